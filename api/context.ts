@@ -1,0 +1,16 @@
+import type { ParameterizedContext } from 'koa';
+import type { Principal } from '../domain/operations/authenticate';
+
+/** What the middleware chain learns about a request, read by the audit middleware at the end. */
+export type RequestState = {
+  requestId: string;
+  clientIp?: string;
+  principal?: Principal;
+  /** Set when a key was presented but refused, so the audit row still names it. */
+  presentedKey?: { keyPrefix?: string; keyId?: string; workspaceId?: string };
+  /** The real reason for a refusal or failure; audit only. */
+  auditReason?: string;
+  body?: unknown;
+};
+
+export type AppContext = ParameterizedContext<RequestState>;

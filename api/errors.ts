@@ -1,0 +1,42 @@
+import { DomainError, type ErrorCode } from '../domain/errors';
+
+export type WireError = { status: number; body: { error: Record<string, unknown> } };
+
+// One body per refusal kind, whatever check failed: the real reason goes to the audit log only.
+const UNAUTHORIZED = 'The API key is missing, invalid, expired, revoked or not allowed from this address.';
+const FORBIDDEN = 'This API key is not allowed to do this.';
+
+/** The only place a domain error becomes an HTTP answer; the switch fails to compile if a code is missed. */
+export function toHttp(err: DomainError, requestId: string): WireError {
+  const wire = (status: number, code: string, message: string, extra: Record<string, unknown> = {}) => ({
+    status,
+    body: { error: { code, message, ...extra } },
+  });
+  const code: ErrorCode = err.code;
+  switch (code) {
+    case 'unauthorized':
+      return wire(401, code, UNAUTHORIZED);
+    case 'forbidden':
+      return wire(403, code, FORBIDDEN);
+    case 'invalid_request':
+      return wire(400, code, err.message, err.details);
+    case 'payload_too_large':
+      return wire(413, 'invalid_request', err.message, err.details);
+    case 'not_found':
+    case 'conflict':
+    case 'suppressed':
+    case 'needs_confirmation':
+      return wire(code === 'not_found' ? 404 : 409, code, err.message, err.details);
+    case 'rate_limited':
+      return wire(429, code, err.message, err.details);
+    case 'server_error':
+      return wire(500, code, 'The service failed to handle this request.', { request_id: requestId });
+    default: {
+      const unreachable: never = code;
+      return unreachable;
+    }
+  }
+}
+
+export const serverError = (requestId: string): WireError =>
+  toHttp(new DomainError('server_error', ''), requestId);

@@ -1,0 +1,23 @@
+import { openDatabase } from '../domain/data-source';
+import { ConfigError, loadConfig } from '../infra/config';
+import { createLogger } from '../infra/logger';
+import { onShutdown } from '../infra/shutdown';
+import { listenApi } from './listen';
+
+/** Production entry point of the API process (`npm start`); migrations run separately. */
+async function main() {
+  const config = loadConfig();
+  const log = createLogger('api', config.logLevel);
+  const db = await openDatabase(config.databaseUrl);
+  const api = await listenApi(config, db, log);
+  log.info('api listening', { url: api.url });
+  onShutdown(log, async () => {
+    await api.close();
+    await db.destroy();
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

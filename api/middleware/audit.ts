@@ -1,0 +1,47 @@
+import type { Middleware } from 'koa';
+import type { DataSource } from 'typeorm';
+import { writeAudit } from '../../domain/audit';
+import type { AuditOutcome } from '../../domain/entities/audit-entry';
+import type { Logger } from '../../infra/logger';
+import type { RequestState } from '../context';
+
+const outcomeOf = (status: number): AuditOutcome =>
+  status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'allowed';
+
+/** Writes one audit row per request, allowed or refused, before the response leaves. */
+export const audit =
+  (db: DataSource, log: Logger): Middleware<RequestState> =>
+  async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      const s = ctx.state;
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+      try {
+        await writeAudit(db, {
+          door: 'rest',
+          action: `${ctx.method} ${route ?? ctx.path.slice(0, 200)}`,
+          outcome: outcomeOf(ctx.status),
+          status: ctx.status,
+          reason: ctx.status >= 400 ? (s.auditReason ?? null) : null,
+          workspaceId: s.principal?.workspaceId ?? s.presentedKey?.workspaceId,
+          keyId: s.principal?.keyId ?? s.presentedKey?.keyId,
+          keyPrefix: s.principal?.keyPrefix ?? s.presentedKey?.keyPrefix,
+          actorUserId: s.principal?.userId,
+          requestId: s.requestId,
+          clientIp: s.clientIp,
+        });
+      } catch (err) {
+        // An unauditable request must not succeed silently: answer 500 instead.
+        log.error('audit write failed', { request_id: s.requestId, error: String(err) });
+        ctx.status = 500;
+        ctx.body = {
+          error: {
+            code: 'server_error',
+            message: 'The service failed to handle this request.',
+            request_id: s.requestId,
+          },
+        };
+      }
+    }
+  };

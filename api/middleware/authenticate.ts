@@ -1,0 +1,36 @@
+import type { Middleware } from 'koa';
+import type { DataSource } from 'typeorm';
+import { DomainError } from '../../domain/errors';
+import { authenticateKey, bearerToken, refusalReason } from '../../domain/operations/authenticate';
+import type { Requirement } from '../../domain/policy';
+import type { RequestState } from '../context';
+
+/** Resolves the bearer key to a principal on every request; refusals all look the same. */
+export const authenticate =
+  (db: DataSource): Middleware<RequestState> =>
+  async (ctx, next) => {
+    const result = await authenticateKey(
+      db,
+      bearerToken(ctx.get('Authorization') || undefined),
+      ctx.state.clientIp,
+    );
+    if (!result.ok) {
+      ctx.state.presentedKey = {
+        keyPrefix: result.keyPrefix,
+        keyId: result.keyId,
+        workspaceId: result.workspaceId,
+      };
+      throw new DomainError('unauthorized', 'unauthorized', {}, result.reason);
+    }
+    ctx.state.principal = result.principal;
+    await next();
+  };
+
+/** Route guard: the key's scope AND the owner's live role; the narrower wins. */
+export const requires =
+  (need: Requirement): Middleware<RequestState> =>
+  async (ctx, next) => {
+    const reason = ctx.state.principal ? refusalReason(ctx.state.principal, need) : 'no principal';
+    if (reason) throw new DomainError('forbidden', 'forbidden', {}, reason);
+    await next();
+  };

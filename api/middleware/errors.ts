@@ -1,0 +1,42 @@
+import type { Middleware } from 'koa';
+import { DomainError } from '../../domain/errors';
+import type { Logger } from '../../infra/logger';
+import type { RequestState } from '../context';
+import { serverError, toHttp } from '../errors';
+
+/**
+ * Maps every failure to the spec's error shape. Only 4xx messages reach callers; anything else is
+ * logged with the request id and answered as a bare server_error.
+ */
+export const errors =
+  (log: Logger): Middleware<RequestState> =>
+  async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new DomainError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      }
+    } catch (err) {
+      const wire =
+        err instanceof DomainError && err.code !== 'server_error'
+          ? toHttp(err, ctx.state.requestId)
+          : undefined;
+      if (wire) {
+        if (err instanceof DomainError && err.auditReason) ctx.state.auditReason = err.auditReason;
+        ctx.state.auditReason ??= err instanceof DomainError ? err.message : undefined;
+      } else {
+        log.error('request failed', {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        });
+        ctx.state.auditReason =
+          err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 500) : 'unknown error';
+      }
+      const answer = wire ?? serverError(ctx.state.requestId);
+      ctx.status = answer.status;
+      ctx.body = answer.body;
+      if (answer.status === 429) ctx.set('Retry-After', String(answer.body.error.retry_after));
+    }
+  };

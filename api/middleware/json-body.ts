@@ -1,0 +1,43 @@
+import type { Middleware } from 'koa';
+import { DomainError } from '../../domain/errors';
+import type { RequestState } from '../context';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () =>
+  new DomainError('payload_too_large', 'The request body is larger than 1 MB.', { field: 'body' });
+
+/** Reads a JSON body (and nothing else), refusing bodies over 1 MB without buffering them. */
+export const jsonBody = (): Middleware<RequestState> => async (ctx, next) => {
+  if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
+    await next();
+    return;
+  }
+  const declared = Number(ctx.get('Content-Length') || 0);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const type = ctx.get('Content-Type');
+  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) {
+    throw new DomainError('invalid_request', 'Content-Type must be application/json.', {
+      field: 'content-type',
+    });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new DomainError('invalid_request', 'The request body is not valid UTF-8.', { field: 'body' });
+  }
+  try {
+    ctx.state.body = JSON.parse(text);
+  } catch {
+    throw new DomainError('invalid_request', 'The request body is not valid JSON.', { field: 'body' });
+  }
+  await next();
+};

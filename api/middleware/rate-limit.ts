@@ -1,0 +1,49 @@
+import type { Middleware } from 'koa';
+import type { DataSource } from 'typeorm';
+import { DomainError } from '../../domain/errors';
+import type { RequestState } from '../context';
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Fixed one-minute windows counted in PostgreSQL, so every API process shares one count per key.
+ * Headers follow the IETF RateLimit fields draft: `RateLimit-Policy` and `RateLimit`.
+ */
+export const rateLimit =
+  (db: DataSource, limit: number): Middleware<RequestState> =>
+  async (ctx, next) => {
+    const policy = `"default";q=${limit};w=${WINDOW_SECONDS}`;
+    ctx.set('RateLimit-Policy', policy);
+    const principal = ctx.state.principal;
+    if (!principal) {
+      await next();
+      return;
+    }
+    const [row] = await db.query<{ hits: number; reset: number }[]>(
+      `INSERT INTO rate_limit_windows AS w (key_id, window_start, hits)
+       VALUES ($1, date_trunc('minute', clock_timestamp()), 1)
+       ON CONFLICT (key_id, window_start) DO UPDATE SET hits = w.hits + 1
+       RETURNING w.hits,
+         greatest(1, ceil(extract(epoch FROM w.window_start + interval '1 minute' - clock_timestamp())))::int AS reset`,
+      [principal.keyId],
+    );
+    const { hits, reset } = row!;
+    if (hits === 1) {
+      // A new window: drop this key's old ones. Not awaited; a failure only leaves a stale row behind.
+      db.query(
+        `DELETE FROM rate_limit_windows WHERE key_id = $1 AND window_start < date_trunc('minute', clock_timestamp())`,
+        [principal.keyId],
+      ).catch(() => undefined);
+    }
+    ctx.set('RateLimit', `"default";r=${Math.max(0, limit - hits)};t=${reset}`);
+    if (hits > limit) {
+      ctx.set('Retry-After', String(reset));
+      throw new DomainError(
+        'rate_limited',
+        `More than ${limit} requests a minute for this key; retry after ${reset} seconds.`,
+        { retry_after: reset },
+        `rate limit of ${limit}/min exceeded`,
+      );
+    }
+    await next();
+  };

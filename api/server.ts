@@ -1,0 +1,39 @@
+import Koa from 'koa';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../infra/config';
+import type { Logger } from '../infra/logger';
+import type { RequestState } from './context';
+import { audit } from './middleware/audit';
+import { authenticate } from './middleware/authenticate';
+import { errors } from './middleware/errors';
+import { jsonBody } from './middleware/json-body';
+import { rateLimit } from './middleware/rate-limit';
+import { requestId } from './middleware/request-id';
+import { v1Routes } from './routes/v1';
+
+export type AppDeps = {
+  db: DataSource;
+  config: Pick<Config, 'trustProxy' | 'rateLimitPerMinute'>;
+  log: Logger;
+};
+
+/**
+ * The HTTP door. Order matters: the request id and audit wrap everything, errors map whatever
+ * happens inside, and a key is checked before its rate limit, its body, or its route.
+ * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
+ */
+export function buildApp({ db, config, log }: AppDeps) {
+  const app = new Koa<RequestState>();
+  app.proxy = config.trustProxy;
+  app.silent = true;
+  const routes = v1Routes(db);
+  app
+    .use(requestId())
+    .use(audit(db, log))
+    .use(errors(log))
+    .use(authenticate(db))
+    .use(rateLimit(db, config.rateLimitPerMinute))
+    .use(jsonBody())
+    .use(routes.routes());
+  return app;
+}

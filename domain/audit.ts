@@ -1,0 +1,71 @@
+import type { EntityManager } from 'typeorm';
+import type { AuditDoor, AuditOutcome } from './entities/audit-entry';
+
+export type AuditRecord = {
+  door: AuditDoor;
+  action: string;
+  outcome: AuditOutcome;
+  reason?: string | null;
+  status?: number | null;
+  workspaceId?: string | null;
+  keyId?: string | null;
+  keyPrefix?: string | null;
+  actorUserId?: string | null;
+  requestId?: string | null;
+  clientIp?: string | null;
+  details?: Record<string, unknown> | null;
+};
+
+/** Who is calling an operation, and through which door; written into every audit row it makes. */
+export type CallContext = {
+  door: AuditDoor;
+  requestId?: string;
+  clientIp?: string;
+  keyId?: string;
+  keyPrefix?: string;
+  actorUserId?: string;
+};
+
+/** Written with the caller's manager, so an operation's audit row commits or rolls back with its change. */
+export async function writeAudit(m: Pick<EntityManager, 'query'>, r: AuditRecord): Promise<void> {
+  await m.query(
+    `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
+       actor_user_id, request_id, client_ip, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [
+      r.door,
+      r.action,
+      r.outcome,
+      r.reason ?? null,
+      r.status ?? null,
+      r.workspaceId ?? null,
+      r.keyId ?? null,
+      r.keyPrefix ?? null,
+      r.actorUserId ?? null,
+      r.requestId ?? null,
+      r.clientIp ?? null,
+      r.details ? JSON.stringify(r.details) : null,
+    ],
+  );
+}
+
+/** An audit row for an operation that succeeded in the given context. */
+export function operationAudit(
+  ctx: CallContext,
+  action: string,
+  workspaceId: string | null,
+  details: Record<string, unknown>,
+): AuditRecord {
+  return {
+    door: ctx.door,
+    action,
+    outcome: 'allowed',
+    workspaceId,
+    keyId: ctx.keyId,
+    keyPrefix: ctx.keyPrefix,
+    actorUserId: ctx.actorUserId,
+    requestId: ctx.requestId,
+    clientIp: ctx.clientIp,
+    details,
+  };
+}

@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { ApiKey } from './entities/api-key';
+import { AuditEntry } from './entities/audit-entry';
+import { Membership } from './entities/membership';
+import { User } from './entities/user';
+import { Workspace } from './entities/workspace';
+import { Identity1763800000000 } from './migrations/1763800000000-identity';
+
+export const entities = [Workspace, User, Membership, ApiKey, AuditEntry];
+export const migrations = [Identity1763800000000];
+
+/** Schema changes only ever come from migrations; `synchronize` stays off. */
+export function createDataSource(url: string, poolSize = 10): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities,
+    migrations,
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: poolSize },
+  });
+}
+
+export async function openDatabase(url: string, opts: { migrate?: boolean; poolSize?: number } = {}) {
+  const db = createDataSource(url, opts.poolSize);
+  await db.initialize();
+  if (opts.migrate) await migrate(db);
+  return db;
+}
+
+// Any number of processes may start at once (tests, api + worker); one migrates, the rest wait.
+const MIGRATION_LOCK = 7_331_001;
+
+export async function migrate(db: DataSource): Promise<void> {
+  const runner = db.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await db.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,97 @@
+import type { DataSource } from 'typeorm';
+import { ipAllowed } from '../ip-allowlist';
+import { displayPrefix, fingerprintKey, looksLikeApiKey, sameFingerprint } from '../keys';
+import { roleAtLeast, type Requirement, type Role, type Scope } from '../policy';
+
+/** The caller behind a key, read afresh on every request (no cache outlives a demotion or revocation). */
+export type Principal = {
+  keyId: string;
+  keyName: string;
+  keyPrefix: string;
+  environment: string;
+  scopes: Scope[];
+  workspaceId: string;
+  userId: string;
+  /** The owner's live role, or null when they are no longer a member. */
+  role: Role | null;
+};
+
+export type AuthResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: string; keyPrefix?: string; keyId?: string; workspaceId?: string };
+
+type KeyRow = {
+  id: string;
+  name: string;
+  environment: string;
+  prefix: string;
+  fingerprint: Buffer;
+  scopes: Scope[];
+  allowed_cidrs: string[];
+  expires_at: Date;
+  revoked_at: Date | null;
+  workspace_id: string;
+  owner_user_id: string;
+  role: Role | null;
+};
+
+/** Parses the Authorization header value; returns undefined for anything but `Bearer <token>`. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+export async function authenticateKey(
+  db: Pick<DataSource, 'query'>,
+  presented: string | undefined,
+  clientIp: string | undefined,
+  now = new Date(),
+): Promise<AuthResult> {
+  if (!presented) return { ok: false, reason: 'no bearer key presented' };
+  // Only a recognisable key's prefix is recorded, so a secret pasted by mistake never reaches the log.
+  const keyPrefix = looksLikeApiKey(presented) ? displayPrefix(presented) : undefined;
+  if (!keyPrefix) return { ok: false, reason: 'malformed key' };
+  const fingerprint = fingerprintKey(presented);
+  const rows = await db.query<KeyRow[]>(
+    `SELECT k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes, k.allowed_cidrs, k.expires_at,
+            k.revoked_at, k.workspace_id, k.owner_user_id, m.role
+       FROM api_keys k
+       LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
+      WHERE k.fingerprint = $1`,
+    [fingerprint],
+  );
+  const row = rows[0];
+  if (!row || !sameFingerprint(row.fingerprint, fingerprint))
+    return { ok: false, reason: 'unknown key', keyPrefix };
+  const known = { keyPrefix, keyId: row.id, workspaceId: row.workspace_id };
+  if (row.revoked_at) return { ok: false, reason: 'key revoked', ...known };
+  if (row.expires_at.getTime() <= now.getTime()) return { ok: false, reason: 'key expired', ...known };
+  if (!ipAllowed(row.allowed_cidrs, clientIp)) {
+    return {
+      ok: false,
+      reason: `client address ${clientIp ?? 'unknown'} not in the key's IP allowlist`,
+      ...known,
+    };
+  }
+  return {
+    ok: true,
+    principal: {
+      keyId: row.id,
+      keyName: row.name,
+      keyPrefix: row.prefix,
+      environment: row.environment,
+      scopes: row.scopes,
+      workspaceId: row.workspace_id,
+      userId: row.owner_user_id,
+      role: row.role,
+    },
+  };
+}
+
+/** Returns the real reason a principal may not do something, or undefined when it may. */
+export function refusalReason(p: Principal, need: Requirement): string | undefined {
+  if (!p.scopes.includes(need.scope)) return `key lacks scope ${need.scope}`;
+  if (p.role === null) return 'key owner is no longer a member of the workspace';
+  if (!roleAtLeast(p.role, need.minRole)) return `key owner's role ${p.role} is below ${need.minRole}`;
+  return undefined;
+}

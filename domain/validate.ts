@@ -1,0 +1,28 @@
+import * as yup from 'yup';
+import { DomainError } from './errors';
+
+/**
+ * Validates with a yup schema and maps the first failure to `invalid_request` naming the field,
+ * so every door reports bad input the same way.
+ */
+export function validate<S extends yup.AnySchema>(schema: S, input: unknown): yup.InferType<S> {
+  try {
+    return schema.validateSync(input, {
+      abortEarly: true,
+      stripUnknown: false,
+      strict: false,
+    });
+  } catch (err) {
+    if (err instanceof yup.ValidationError) {
+      throw new DomainError('invalid_request', err.message, err.path ? { field: err.path } : {});
+    }
+    throw err;
+  }
+}
+
+export const emailSchema = yup
+  .string()
+  .trim()
+  .lowercase()
+  .max(254)
+  .matches(/^[^\s@]+@[^\s@]+$/, '${path} must be an email address');

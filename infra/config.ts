@@ -1,0 +1,110 @@
+import * as yup from 'yup';
+
+export type AppEnv = 'development' | 'test' | 'production';
+
+export type Config = {
+  env: AppEnv;
+  host: string;
+  port: number;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  /** 32 bytes; encrypts webhook signing secrets at rest. */
+  secretsKey: Buffer;
+  trustProxy: boolean;
+  webhookAllowPrivateTargets: boolean;
+  rateLimitPerMinute: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+};
+
+// A fixed key so a fresh checkout runs with no setup; refused outside development and test.
+const DEV_SECRETS_KEY = Buffer.alloc(32, 'dev-only-secrets-key-do-not-use!').toString('base64');
+
+const booleanString = (name: string) =>
+  yup.string().oneOf(['true', 'false'], `${name} must be "true" or "false"`).default('false');
+
+const schema = yup.object({
+  NODE_ENV: yup
+    .string()
+    .oneOf(['development', 'test', 'production'], 'NODE_ENV must be development, test or production')
+    .default('production'),
+  HOST: yup.string().optional(),
+  PORT: yup
+    .number()
+    .typeError('PORT must be a number')
+    .integer('PORT must be an integer')
+    .min(0, 'PORT must be between 0 and 65535')
+    .max(65535, 'PORT must be between 0 and 65535')
+    .default(3000),
+  DATABASE_URL: yup
+    .string()
+    .required('DATABASE_URL is required (postgres://user:password@host:port/database)')
+    .matches(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://'),
+  TEMPORAL_ADDRESS: yup
+    .string()
+    .required('TEMPORAL_ADDRESS is required (host:port of the Temporal frontend)')
+    .matches(/^[^\s:/]+:\d+$/, 'TEMPORAL_ADDRESS must be host:port'),
+  TEMPORAL_NAMESPACE: yup.string().default('default'),
+  TEMPORAL_TASK_QUEUE: yup.string().default('lead-service'),
+  SECRETS_KEY: yup.string().optional(),
+  TRUST_PROXY: booleanString('TRUST_PROXY'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+  RATE_LIMIT_PER_MINUTE: yup
+    .number()
+    .typeError('RATE_LIMIT_PER_MINUTE must be a number')
+    .integer('RATE_LIMIT_PER_MINUTE must be an integer')
+    .min(1, 'RATE_LIMIT_PER_MINUTE must be at least 1')
+    .default(300),
+  LOG_LEVEL: yup
+    .string()
+    .oneOf(['debug', 'info', 'warn', 'error'], 'LOG_LEVEL must be debug, info, warn or error')
+    .default('info'),
+});
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+function decodeSecretsKey(raw: string | undefined, env: AppEnv, problems: string[]): Buffer {
+  if (raw === undefined || raw === '') {
+    if (env !== 'production') return Buffer.from(DEV_SECRETS_KEY, 'base64');
+    problems.push('SECRETS_KEY is required in production (32 random bytes, base64: openssl rand -base64 32)');
+    return Buffer.alloc(0);
+  }
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32) problems.push('SECRETS_KEY must be 32 bytes encoded as base64');
+  return key;
+}
+
+/** Reads and validates the environment; throws ConfigError naming every bad or missing variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const input = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  let parsed: yup.InferType<typeof schema>;
+  try {
+    parsed = schema.validateSync(input, { abortEarly: false, stripUnknown: true });
+  } catch (err) {
+    if (err instanceof yup.ValidationError) throw new ConfigError(err.errors);
+    throw err;
+  }
+  const env = parsed.NODE_ENV;
+  const problems: string[] = [];
+  const secretsKey = decodeSecretsKey(parsed.SECRETS_KEY, env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    env,
+    host: parsed.HOST ?? (env === 'production' ? '0.0.0.0' : '127.0.0.1'),
+    port: parsed.PORT,
+    databaseUrl: parsed.DATABASE_URL,
+    temporalAddress: parsed.TEMPORAL_ADDRESS,
+    temporalNamespace: parsed.TEMPORAL_NAMESPACE,
+    temporalTaskQueue: parsed.TEMPORAL_TASK_QUEUE,
+    secretsKey,
+    trustProxy: parsed.TRUST_PROXY === 'true',
+    webhookAllowPrivateTargets: parsed.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+    logLevel: parsed.LOG_LEVEL,
+  };
+}

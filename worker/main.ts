@@ -1,0 +1,23 @@
+import { openDatabase } from '../domain/data-source';
+import { ConfigError, loadConfig } from '../infra/config';
+import { createLogger } from '../infra/logger';
+import { onShutdown } from '../infra/shutdown';
+import { runWorker } from './run';
+
+/** Production entry point of the worker process (`npm run worker`). */
+async function main() {
+  const config = loadConfig();
+  const log = createLogger('worker', config.logLevel);
+  const db = await openDatabase(config.databaseUrl);
+  const worker = await runWorker(config, db, log);
+  onShutdown(log, async () => {
+    await worker.shutdown();
+    await db.destroy();
+  });
+  await worker.done;
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

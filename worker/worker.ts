@@ -1,0 +1,23 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
+import { createActivities } from '../activities';
+
+export type WorkerOptions = {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  db?: DataSource;
+};
+
+/** The worker that runs every workflow and activity of the service. */
+export async function createWorker({ connection, namespace, taskQueue, db }: WorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities({ db, clock: () => new Date() }),
+    // Parked workflows (retry sleeps, approvals) need no cache; size it for work in flight.
+    maxCachedWorkflows: 100,
+  });
+}
