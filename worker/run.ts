@@ -1,14 +1,13 @@
-import { NativeConnection } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
-import { createWorker } from './worker';
+import { connectWorker, createWorker } from './worker';
 
 export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void> };
 
 /** Connects to Temporal and runs the worker until `shutdown`, which drains in-flight tasks. */
 export async function runWorker(config: Config, db: DataSource, log: Logger): Promise<RunningWorker> {
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const connection = await connectWorker(config.temporalAddress);
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,

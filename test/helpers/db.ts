@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../domain/data-source';
+
+export const testDatabaseUrl = (): string => {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
+  return url;
+};
+
+const withDatabase = (url: string, name: string) => {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+export type TestDatabase = { db: DataSource; url: string; drop: () => Promise<void> };
+
+/** A new, migrated database on the run's PostgreSQL, so test files never see each other's rows. */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const admin = testDatabaseUrl();
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = withDatabase(admin, name);
+  const db = await openDatabase(url, { migrate: true, poolSize: 10 });
+  return {
+    db,
+    url,
+    drop: async () => {
+      if (db.isInitialized) await db.destroy();
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

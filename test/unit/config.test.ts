@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../infra/config';
+
+const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', TEMPORAL_ADDRESS: 'localhost:7233' };
+
+describe('configuration', () => {
+  it('names every bad or missing variable at once', () => {
+    assert.throws(
+      () => loadConfig({ PORT: 'abc', TRUST_PROXY: 'yes' }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        const text = err.problems.join('\n');
+        for (const name of ['PORT', 'TRUST_PROXY', 'DATABASE_URL', 'TEMPORAL_ADDRESS']) assert.match(text, new RegExp(name));
+        return true;
+      },
+    );
+  });
+  it('has a secrets key default only in development and test', () => {
+    assert.equal(loadConfig({ ...base, NODE_ENV: 'development' }).secretsKey.length, 32);
+    assert.throws(() => loadConfig({ ...base, NODE_ENV: 'production' }), /SECRETS_KEY is required in production/);
+    assert.throws(() => loadConfig({ ...base, SECRETS_KEY: 'c2hvcnQ=' }), /SECRETS_KEY must be 32 bytes/);
+    const key = Buffer.alloc(32, 7).toString('base64');
+    assert.deepEqual(loadConfig({ ...base, SECRETS_KEY: key }).secretsKey, Buffer.alloc(32, 7));
+  });
+  it('applies documented defaults', () => {
+    const c = loadConfig({ ...base, NODE_ENV: 'test' });
+    assert.equal(c.port, 3000);
+    assert.equal(c.rateLimitPerMinute, 300);
+    assert.equal(c.temporalNamespace, 'default');
+    assert.equal(c.temporalTaskQueue, 'lead-service');
+    assert.equal(c.trustProxy, false);
+    assert.equal(c.webhookAllowPrivateTargets, false);
+  });
+});
