@@ -29,9 +29,14 @@ async function main() {
   const bins = ensureTemporalBinaries(log);
   const dataDir = path.join(root, '.data', `test-${process.pid}`);
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), database: 'postgres', log, fast: true });
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(dataDir, 'pg'),
+    database: 'postgres',
+    log,
+    fast: true,
+  });
   const temporal = await startTemporalDevServer({ log, headless: true });
-  let code = 1;
+  let code: number;
   try {
     code = await new Promise<number>((resolve) => {
       const child = spawn(

@@ -25,8 +25,15 @@ async function startDev(dataDir: string): Promise<Run> {
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exit = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  await waitFor('npm run dev to be ready', async () => out.includes('"msg":"ready"') || undefined, 120_000, 200);
+  const exit = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await waitFor(
+    'npm run dev to be ready',
+    async () => out.includes('"msg":"ready"') || undefined,
+    120_000,
+    200,
+  );
   return { child, output: () => out, exit };
 }
 
@@ -36,7 +43,11 @@ async function interrupt(run: Run) {
   const { code, signal } = await run.exit;
   // npm itself dies of the SIGINT (as in a terminal); what matters is that the dev process stopped cleanly.
   assert.ok(code === 0 || signal === 'SIGINT', `npm exit ${code ?? signal}`);
-  await waitFor('the clean-stop log line', async () => run.output().includes('"msg":"stopped cleanly"'), 10_000);
+  await waitFor(
+    'the clean-stop log line',
+    async () => run.output().includes('"msg":"stopped cleanly"'),
+    10_000,
+  );
 }
 
 describe('npm run dev, as a newcomer runs it', () => {

@@ -16,7 +16,13 @@ const UNAUTHORIZED = {
 };
 const FORBIDDEN = { error: { code: 'forbidden', message: 'This API key is not allowed to do this.' } };
 
-type AuditRow = { action: string; outcome: string; reason: string | null; status: number; key_prefix: string | null };
+type AuditRow = {
+  action: string;
+  outcome: string;
+  reason: string | null;
+  status: number;
+  key_prefix: string | null;
+};
 
 describe('API keys, permissions and audit', () => {
   let t: TestDatabase;
@@ -33,10 +39,9 @@ describe('API keys, permissions and audit', () => {
   it('stores only the SHA-256 fingerprint and a 12-character prefix of a new key', async () => {
     const { key } = await workspaceWithKey(t.db);
     assert.match(key.key, /^lk_live_[0-9A-Za-z]{40}$/);
-    const [row] = await t.db.query<{ fingerprint: Buffer; prefix: string; expires_at: Date; created_at: Date }[]>(
-      'SELECT fingerprint, prefix, expires_at, created_at FROM api_keys WHERE id = $1',
-      [key.id],
-    );
+    const [row] = await t.db.query<
+      { fingerprint: Buffer; prefix: string; expires_at: Date; created_at: Date }[]
+    >('SELECT fingerprint, prefix, expires_at, created_at FROM api_keys WHERE id = $1', [key.id]);
     assert.deepEqual(row!.fingerprint, createHash('sha256').update(key.key).digest());
     assert.equal(row!.prefix, key.key.slice(0, 12));
     const days = (row!.expires_at.getTime() - row!.created_at.getTime()) / 86_400_000;
@@ -93,7 +98,11 @@ describe('API keys, permissions and audit', () => {
     const unknownRow = await auditFor(
       (await request(app).get('/api/v1/me').set(bearer(unknown))).headers['request-id'] as string,
     );
-    assert.equal(unknownRow!.key_prefix, unknown.slice(0, 12), 'unknown keys are audited by prefix, never whole');
+    assert.equal(
+      unknownRow!.key_prefix,
+      unknown.slice(0, 12),
+      'unknown keys are audited by prefix, never whole',
+    );
   });
 
   it('revocation takes effect on the next call', async () => {
@@ -106,17 +115,36 @@ describe('API keys, permissions and audit', () => {
   it('applies the IP allowlist to the caller address, trusting X-Forwarded-For only behind a proxy', async () => {
     const { key } = await workspaceWithKey(t.db, { allowedCidrs: ['198.51.100.0/24', '2001:db8::/32'] });
     const proxied = testApp(t.db, { trustProxy: true });
-    await request(proxied).get('/api/v1/me').set(bearer(key.key)).set('X-Forwarded-For', '198.51.100.7').expect(200);
-    await request(proxied).get('/api/v1/me').set(bearer(key.key)).set('X-Forwarded-For', '2001:db8::1').expect(200);
-    await request(proxied).get('/api/v1/me').set(bearer(key.key)).set('X-Forwarded-For', '198.51.101.7').expect(401);
+    await request(proxied)
+      .get('/api/v1/me')
+      .set(bearer(key.key))
+      .set('X-Forwarded-For', '198.51.100.7')
+      .expect(200);
+    await request(proxied)
+      .get('/api/v1/me')
+      .set(bearer(key.key))
+      .set('X-Forwarded-For', '2001:db8::1')
+      .expect(200);
+    await request(proxied)
+      .get('/api/v1/me')
+      .set(bearer(key.key))
+      .set('X-Forwarded-For', '198.51.101.7')
+      .expect(401);
     // Without TRUST_PROXY the header is ignored and the socket address (loopback) is not listed.
-    await request(app).get('/api/v1/me').set(bearer(key.key)).set('X-Forwarded-For', '198.51.100.7').expect(401);
+    await request(app)
+      .get('/api/v1/me')
+      .set(bearer(key.key))
+      .set('X-Forwarded-For', '198.51.100.7')
+      .expect(401);
     const { key: loopback } = await workspaceWithKey(t.db, { allowedCidrs: ['127.0.0.0/8', '::1/128'] });
     await request(app).get('/api/v1/me').set(bearer(loopback.key)).expect(200);
   });
 
   it('checks the scope and the live role on every call; demotion and removal bite at once', async () => {
-    const { key, workspace, email } = await workspaceWithKey(t.db, { role: 'member', scopes: ['business:read'] });
+    const { key, workspace, email } = await workspaceWithKey(t.db, {
+      role: 'member',
+      scopes: ['business:read'],
+    });
     await request(app).get('/api/v1/me').set(bearer(key.key)).expect(200);
 
     await setMemberRole(t.db, operator, { workspaceId: workspace.id, email, role: 'viewer' });
@@ -131,15 +159,19 @@ describe('API keys, permissions and audit', () => {
     const { key: noScope } = await workspaceWithKey(t.db, { role: 'owner', scopes: ['leads:read'] });
     const scoped = await request(app).get('/api/v1/me').set(bearer(noScope.key)).expect(403);
     assert.deepEqual(scoped.body, FORBIDDEN, 'a missing scope and a missing role look the same');
-    assert.match((await auditFor(scoped.headers['request-id'] as string))!.reason!, /lacks scope business:read/);
+    assert.match(
+      (await auditFor(scoped.headers['request-id'] as string))!.reason!,
+      /lacks scope business:read/,
+    );
   });
 
   it('audits allowed calls with key, workspace, route, request id and client address', async () => {
     const { key, workspace } = await workspaceWithKey(t.db);
     const res = await request(app).get('/api/v1/me').set(bearer(key.key)).expect(200);
-    const [row] = await t.db.query<Record<string, unknown>[]>('SELECT * FROM audit_log WHERE request_id = $1', [
-      res.headers['request-id'],
-    ]);
+    const [row] = await t.db.query<Record<string, unknown>[]>(
+      'SELECT * FROM audit_log WHERE request_id = $1',
+      [res.headers['request-id']],
+    );
     assert.equal(row!.door, 'rest');
     assert.equal(row!.action, 'GET /api/v1/me');
     assert.equal(row!.outcome, 'allowed');

@@ -33,7 +33,11 @@ describe('rate limit: 300 requests a minute per key, shared by every API process
     await waitFor('the start of a minute', async () => (await secondsIntoMinute(t.db)) < 30, 40_000, 200);
     for (let i = 0; i < 300; i += 20) {
       const batch = await Promise.all(
-        Array.from({ length: 20 }, (_, j) => request(apps[(i + j) % 2]!).get('/api/v1/me').set(bearer(key.key))),
+        Array.from({ length: 20 }, (_, j) =>
+          request(apps[(i + j) % 2]!)
+            .get('/api/v1/me')
+            .set(bearer(key.key)),
+        ),
       );
       for (const res of batch) {
         assert.equal(res.status, 200);
@@ -50,9 +54,10 @@ describe('rate limit: 300 requests a minute per key, shared by every API process
     assert.match(last.headers['ratelimit'] as string, /^"default";r=0;t=\d+$/);
     const viaSecond = await request(apps[1]!).get('/api/v1/me').set(bearer(key.key));
     assert.equal(viaSecond.status, 429, 'the other instance refuses too');
-    const [row] = await t.db.query<{ reason: string }[]>('SELECT reason FROM audit_log WHERE request_id = $1', [
-      last.headers['request-id'],
-    ]);
+    const [row] = await t.db.query<{ reason: string }[]>(
+      'SELECT reason FROM audit_log WHERE request_id = $1',
+      [last.headers['request-id']],
+    );
     assert.match(row!.reason, /rate limit/);
     // Another key of the same service is unaffected.
     const fresh = await request(apps[1]!).get('/api/v1/me').set(bearer(other.key)).expect(200);

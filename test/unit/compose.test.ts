@@ -23,12 +23,20 @@ describe('docker-compose.yml', () => {
     assert.match(s.postgres!.image!, /^postgres:\d+/);
     const temporal = Object.values(s).find((x) => /^temporalio\/server:/.test(x.image ?? ''));
     assert.ok(temporal, 'temporalio/server');
-    assert.ok(Object.values(s).some((x) => /^temporalio\/ui:/.test(x.image ?? '')), 'temporalio/ui');
-    assert.ok(!Object.values(s).some((x) => /auto-setup/.test(x.image ?? '')), 'auto-setup is no longer built');
-    for (const name of ['api', 'worker', 'migrate']) assert.ok(s[name]?.build, `${name} is built from the Dockerfile`);
+    assert.ok(
+      Object.values(s).some((x) => /^temporalio\/ui:/.test(x.image ?? '')),
+      'temporalio/ui',
+    );
+    assert.ok(
+      !Object.values(s).some((x) => /auto-setup/.test(x.image ?? '')),
+      'auto-setup is no longer built',
+    );
+    for (const name of ['api', 'worker', 'migrate'])
+      assert.ok(s[name]?.build, `${name} is built from the Dockerfile`);
     for (const name of ['api', 'worker']) {
       const env = s[name]!.environment!;
-      for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SECRETS_KEY']) assert.ok(env[v], `${name} sets ${v}`);
+      for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SECRETS_KEY'])
+        assert.ok(env[v], `${name} sets ${v}`);
       assert.equal(s[name]!.depends_on!.migrate!.condition, 'service_completed_successfully');
     }
   });

@@ -11,14 +11,18 @@ describe('configuration', () => {
       (err: unknown) => {
         assert.ok(err instanceof ConfigError);
         const text = err.problems.join('\n');
-        for (const name of ['PORT', 'TRUST_PROXY', 'DATABASE_URL', 'TEMPORAL_ADDRESS']) assert.match(text, new RegExp(name));
+        for (const name of ['PORT', 'TRUST_PROXY', 'DATABASE_URL', 'TEMPORAL_ADDRESS'])
+          assert.match(text, new RegExp(name));
         return true;
       },
     );
   });
   it('has a secrets key default only in development and test', () => {
     assert.equal(loadConfig({ ...base, NODE_ENV: 'development' }).secretsKey.length, 32);
-    assert.throws(() => loadConfig({ ...base, NODE_ENV: 'production' }), /SECRETS_KEY is required in production/);
+    assert.throws(
+      () => loadConfig({ ...base, NODE_ENV: 'production' }),
+      /SECRETS_KEY is required in production/,
+    );
     assert.throws(() => loadConfig({ ...base, SECRETS_KEY: 'c2hvcnQ=' }), /SECRETS_KEY must be 32 bytes/);
     const key = Buffer.alloc(32, 7).toString('base64');
     assert.deepEqual(loadConfig({ ...base, SECRETS_KEY: key }).secretsKey, Buffer.alloc(32, 7));

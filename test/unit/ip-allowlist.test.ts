@@ -14,7 +14,8 @@ describe('IP allowlist', () => {
     assert.equal(ipAllowed(['192.0.2.1'], '192.0.2.1'), true);
   });
   it('rejects malformed CIDRs', () => {
-    for (const bad of ['10.0.0.0/33', 'nonsense', '10.0.0.0/x', '::/129', '']) assert.equal(parseCidr(bad), undefined, bad);
+    for (const bad of ['10.0.0.0/33', 'nonsense', '10.0.0.0/x', '::/129', ''])
+      assert.equal(parseCidr(bad), undefined, bad);
   });
 });
 
