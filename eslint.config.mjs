@@ -8,7 +8,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['scripts/*.mjs'] },
+        projectService: true,
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -32,6 +32,15 @@ export default tseslint.config(
       'no-console': 'off',
       // Activities and handlers are async by contract even when they do not await.
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Plain JavaScript helper scripts: no type information to lint with.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { console: 'readonly', process: 'readonly', URL: 'readonly' },
     },
   },
   {
