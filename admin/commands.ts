@@ -4,6 +4,9 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../domain/operations/ap
 import { createWorkspace } from '../domain/operations/create-workspace';
 import { listAudit } from '../domain/operations/list-audit';
 import { addMember, removeMember, setMemberRole } from '../domain/operations/members';
+import { operatorActor } from '../domain/actor';
+import { recordInboundMessage } from '../domain/operations/record-inbound-message';
+import { suppressContact } from '../domain/operations/suppress-contact';
 import { list } from './args';
 
 export type Flags = Record<string, string>;
@@ -33,6 +36,19 @@ export const commands: Record<string, Record<string, Command>> = {
       }),
     revoke: (db, ctx, f) => revokeApiKey(db, ctx, { id: f.id }),
     list: (db, _ctx, f) => listApiKeys(db, { workspaceId: f.workspace }),
+  },
+  message: {
+    inbound: (db, ctx, f) =>
+      recordInboundMessage(db, operatorActor(ctx), { leadId: f.lead, channel: f.channel, body: f.body }),
+  },
+  suppression: {
+    add: (db, ctx, f) =>
+      suppressContact(db, operatorActor(ctx), {
+        workspaceId: f.workspace,
+        address: f.address,
+        channel: f.channel,
+        reason: f.reason,
+      }),
   },
   audit: {
     list: (db, _ctx, f) => listAudit(db, { workspaceId: f.workspace, limit: f.limit }),

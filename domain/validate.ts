@@ -5,12 +5,17 @@ import { DomainError } from './errors';
  * Validates with a yup schema and maps the first failure to `invalid_request` naming the field,
  * so every door reports bad input the same way.
  */
-export function validate<S extends yup.AnySchema>(schema: S, input: unknown): yup.InferType<S> {
+export function validate<S extends yup.AnySchema>(
+  schema: S,
+  input: unknown,
+  /** Strict for JSON bodies: no coercion (42 is not a string). CLI flags arrive as strings and are coerced. */
+  opts: { strict?: boolean } = {},
+): yup.InferType<S> {
   try {
     return schema.validateSync(input, {
       abortEarly: true,
       stripUnknown: false,
-      strict: false,
+      strict: opts.strict ?? false,
     });
   } catch (err) {
     if (err instanceof yup.ValidationError) {

@@ -1,0 +1,78 @@
+import type { DataSource } from 'typeorm';
+import * as yup from 'yup';
+import { authorize, type Actor } from '../actor';
+import { DomainError } from '../errors';
+import { LEAD_COLUMNS, leadView, type LeadRow } from '../leads/lead-row';
+import { countryOfTimezone, normalisePhone } from '../leads/normalise';
+import { LEADS_READ } from '../leads/requirements';
+import { LEAD_STATUSES, type LeadStatus } from '../leads/status-rules';
+import { validate } from '../validate';
+
+export const searchParamsSchema = yup
+  .object({
+    query: yup.string().max(200, 'query must be at most 200 characters'),
+    status: yup
+      .mixed<LeadStatus>()
+      .oneOf([...LEAD_STATUSES], `status must be one of ${LEAD_STATUSES.join(', ')}`),
+    needs_attention: yup
+      .mixed<'true' | 'false'>()
+      .oneOf(['true', 'false'], 'needs_attention must be true or false'),
+    limit: yup
+      .string()
+      .matches(/^\d+$/, 'limit must be an integer from 1 to 50')
+      .test(
+        'range',
+        'limit must be an integer from 1 to 50',
+        (v) => v === undefined || (Number(v) >= 1 && Number(v) <= 50),
+      ),
+  })
+  .strict(true)
+  .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a search parameter`);
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Searches a workspace's live leads, newest first: `query` matches name, email or phone,
+ * case-insensitively and partially (trigram index). `count` is the number of leads returned.
+ */
+export async function searchLeads(db: DataSource, actor: Actor, workspaceId: string, params: unknown) {
+  authorize(actor, LEADS_READ);
+  const p = validate(searchParamsSchema, params, { strict: true });
+  const where = ['workspace_id = $1', 'archived_at IS NULL'];
+  const args: unknown[] = [workspaceId];
+  const query = p.query?.trim();
+  if (query) {
+    const patterns = [likePattern(query)];
+    // A phone typed as the lead gave it (07700 900123) also finds the stored form (+447700900123).
+    if (/^[+()\d\s.-]{3,}$/.test(query)) {
+      const [{ timezone }] = await db.query<[{ timezone: string }]>(
+        'SELECT timezone FROM workspaces WHERE id = $1',
+        [workspaceId],
+      );
+      const phone = normalisePhone(query, countryOfTimezone(timezone));
+      for (const alt of [phone, query.replace(/\D/g, '')])
+        if (alt && !patterns.includes(likePattern(alt))) patterns.push(likePattern(alt));
+    }
+    where.push(`(${patterns.map((pat) => `search_text LIKE $${args.push(pat)}`).join(' OR ')})`);
+  }
+  if (p.status) where.push(`status = $${args.push(p.status)}`);
+  if (p.needs_attention) where.push(`needs_attention = $${args.push(p.needs_attention === 'true')}`);
+  const limit = p.limit === undefined ? 25 : Number(p.limit);
+  const rows = await db.query<LeadRow[]>(
+    `SELECT ${LEAD_COLUMNS} FROM leads WHERE ${where.join(' AND ')}
+     ORDER BY created_at DESC, id DESC LIMIT $${args.push(limit)}`,
+    args,
+  );
+  return { data: rows.map(leadView), count: rows.length };
+}
+
+/** Query strings arrive as `string | string[]`; a repeated parameter is refused, naming it. */
+export function singleValued(query: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(query)) {
+    if (Array.isArray(v))
+      throw new DomainError('invalid_request', `${k} may be given only once`, { field: k });
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
