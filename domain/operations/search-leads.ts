@@ -49,9 +49,12 @@ export async function searchLeads(db: DataSource, actor: Actor, workspaceId: str
         'SELECT timezone FROM workspaces WHERE id = $1',
         [workspaceId],
       );
-      const phone = normalisePhone(query, countryOfTimezone(timezone));
-      for (const alt of [phone, query.replace(/\D/g, '')])
+      const digits = query.replace(/\D/g, '');
+      // A national number's trunk 0 is not in the stored E.164 form: "06 11 22" also looks for "61122".
+      const national = /^0[1-9]\d{2,}$/.test(digits) ? digits.slice(1) : undefined;
+      for (const alt of [normalisePhone(query, countryOfTimezone(timezone)), digits, national]) {
         if (alt && !patterns.includes(likePattern(alt))) patterns.push(likePattern(alt));
+      }
     }
     where.push(`(${patterns.map((pat) => `search_text LIKE $${args.push(pat)}`).join(' OR ')})`);
   }
