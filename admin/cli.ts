@@ -2,6 +2,8 @@ import { openDatabase } from '../domain/data-source';
 import { DomainError } from '../domain/errors';
 import { loadConfig } from '../infra/config';
 import { envWithDevStack } from '../infra/dev-stack';
+import { connectClient, workflowCanceller } from '../infra/temporal-client';
+import type { WorkflowCanceller } from '../domain/webhooks/workflow-ids';
 import { parseArgs } from './args';
 import { commands, usage } from './commands';
 
@@ -12,10 +14,23 @@ async function main(argv: string[]): Promise<unknown> {
   if (!run) throw new Error(`unknown command "${[group, command].filter(Boolean).join(' ')}"; ${usage()}`);
   const config = loadConfig(envWithDevStack());
   const db = await openDatabase(config.databaseUrl, { poolSize: 2 });
+  let temporal: Awaited<ReturnType<typeof connectClient>> | undefined;
+  const cancelWorkflows: WorkflowCanceller = async (ids) => {
+    if (ids.length === 0) return;
+    temporal ??= await connectClient(config.temporalAddress, config.temporalNamespace);
+    await workflowCanceller(temporal.client)(ids);
+  };
   try {
-    return await run(db, { door: 'admin', requestId: `admin_${Date.now().toString(36)}` }, flags);
+    return await run(db, { door: 'admin', requestId: `admin_${Date.now().toString(36)}` }, flags, {
+      endpoint: {
+        secretsKey: config.secretsKey,
+        allowPrivateTargets: config.webhookAllowPrivateTargets,
+        cancelWorkflows,
+      },
+    });
   } finally {
     await db.destroy();
+    await temporal?.close();
   }
 }
 

@@ -7,10 +7,29 @@ import { addMember, removeMember, setMemberRole } from '../domain/operations/mem
 import { operatorActor } from '../domain/actor';
 import { recordInboundMessage } from '../domain/operations/record-inbound-message';
 import { suppressContact } from '../domain/operations/suppress-contact';
+import {
+  listDeliveries,
+  listNotifications,
+  recoverEndpoint,
+  resendDelivery,
+} from '../domain/operations/deliveries';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  setEndpointEvents,
+  testEndpoint,
+  type EndpointDeps,
+} from '../domain/operations/webhook-endpoints';
 import { list } from './args';
 
 export type Flags = Record<string, string>;
-export type Command = (db: DataSource, ctx: CallContext, f: Flags) => Promise<unknown>;
+/** What commands need beyond the database; the Temporal client is connected only when a command cancels workflows. */
+export type CommandDeps = { endpoint: EndpointDeps };
+export type Command = (db: DataSource, ctx: CallContext, f: Flags, deps: CommandDeps) => Promise<unknown>;
 
 /** The operator contract of decisions.md; each command calls the same domain operation as every other door. */
 export const commands: Record<string, Record<string, Command>> = {
@@ -50,10 +69,49 @@ export const commands: Record<string, Record<string, Command>> = {
         reason: f.reason,
       }),
   },
+  endpoint: {
+    create: (db, ctx, f, d) =>
+      createEndpoint(
+        db,
+        operatorActor(ctx),
+        { workspaceId: f.workspace, url: f.url, events: list(f.events), ownerEmail: f.owner },
+        d.endpoint,
+      ),
+    'rotate-secret': (db, ctx, f, d) =>
+      rotateEndpointSecret(db, operatorActor(ctx), { id: f.id }, d.endpoint),
+    enable: (db, ctx, f) => enableEndpoint(db, operatorActor(ctx), { id: f.id }),
+    disable: (db, ctx, f, d) =>
+      disableEndpoint(db, operatorActor(ctx), { id: f.id, reason: f.reason }, d.endpoint),
+    delete: (db, ctx, f, d) => deleteEndpoint(db, operatorActor(ctx), { id: f.id }, d.endpoint),
+    'set-events': (db, ctx, f, d) =>
+      setEndpointEvents(db, operatorActor(ctx), { id: f.id, events: list(f.events) }, d.endpoint),
+    test: (db, ctx, f) => testEndpoint(db, operatorActor(ctx), { id: f.id }),
+    list: (db, _ctx, f) => listEndpoints(db, { workspaceId: f.workspace }),
+    recover: (db, ctx, f) => recoverEndpoint(db, operatorActor(ctx), { id: f.id, since: f.since }),
+  },
+  delivery: {
+    list: async (db, ctx, f) =>
+      (
+        await listDeliveries(
+          db,
+          operatorActor(ctx),
+          f.workspace ?? '',
+          pick(f, ['type', 'status', 'limit']),
+          { withAttempts: true },
+        )
+      ).data,
+    resend: (db, ctx, f) => resendDelivery(db, operatorActor(ctx), { id: f.id }),
+  },
+  notification: {
+    list: (db, _ctx, f) => listNotifications(db, { workspaceId: f.workspace }),
+  },
   audit: {
     list: (db, _ctx, f) => listAudit(db, { workspaceId: f.workspace, limit: f.limit }),
   },
 };
+
+const pick = (f: Flags, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => f[k] !== undefined).map((k) => [k, f[k]]));
 
 export const usage = () =>
   'commands: ' +

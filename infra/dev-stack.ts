@@ -32,6 +32,7 @@ export function envWithDevStack(env: NodeJS.ProcessEnv = process.env): NodeJS.Pr
   if (!stack) return env;
   return {
     NODE_ENV: 'development',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     DATABASE_URL: stack.databaseUrl,
     TEMPORAL_ADDRESS: stack.temporalAddress,
     TEMPORAL_NAMESPACE: stack.temporalNamespace,

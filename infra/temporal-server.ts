@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from './logger';
 import { freePort, stopChild, waitFor } from './processes';
+import { DEV_SERVER_SEARCH_ATTRIBUTES } from '../worker/search-attributes';
 import { ensureTemporalBinaries } from './temporal-bin';
 
 export type TemporalDevServer = { address: string; uiUrl?: string; pid: number; stop: () => Promise<void> };
@@ -35,6 +36,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     '--sqlite-pragma',
     'synchronous=normal',
   );
+  for (const sa of DEV_SERVER_SEARCH_ATTRIBUTES) args.push('--search-attribute', sa);
   if (opts.dbFile) {
     mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);

@@ -1,25 +1,58 @@
+import { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import { createActivities } from '../activities';
+import { httpPost } from '../activities/http-post';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
+import { workflowCanceller } from '../infra/temporal-client';
+import { startRelay } from './relay';
 import { connectWorker, createWorker } from './worker';
 
-export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void> };
+export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void>; kick: () => void };
 
-/** Connects to Temporal and runs the worker until `shutdown`, which drains in-flight tasks. */
-export async function runWorker(config: Config, db: DataSource, log: Logger): Promise<RunningWorker> {
+/**
+ * Connects to Temporal and runs the worker and the outbox relay until `shutdown`, which stops the
+ * relay and drains in-flight tasks. The relay's client shares the worker's connection, so its
+ * eager starts can run on this very worker.
+ */
+export async function runWorker(
+  config: Config,
+  db: DataSource,
+  log: Logger,
+  opts: { crashAt?: 'before-start' | 'before-mark' } = {},
+): Promise<RunningWorker> {
   const connection = await connectWorker(config.temporalAddress);
+  const client = new Client({ connection, namespace: config.temporalNamespace });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
-    db,
+    activities: createActivities({
+      db,
+      http: httpPost,
+      clock: () => new Date(),
+      secretsKey: config.secretsKey,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      cancelWorkflows: workflowCanceller(client),
+    }),
   });
   const done = worker.run().finally(() => connection.close());
   done.catch((err: unknown) => log.error('worker stopped with an error', { error: String(err) }));
+  const relay = startRelay({
+    db,
+    databaseUrl: config.databaseUrl,
+    client,
+    taskQueue: config.temporalTaskQueue,
+    log,
+    crashAt: opts.crashAt,
+  });
+  await relay.ready;
   log.info('worker running', { task_queue: config.temporalTaskQueue, namespace: config.temporalNamespace });
   return {
     done,
+    kick: relay.kick,
     shutdown: async () => {
+      await relay.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
     },

@@ -1,1 +1,2 @@
+export { deliverWebhookWorkflow } from './deliver-webhook';
 export { pingWorkflow } from './ping';

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { pingWorkflow } from '../../workflows';
+import { createPingActivities } from '../../activities/ping';
 import { connectWorker, createWorker } from '../../worker/worker';
 
 const address = () => {
@@ -20,7 +21,12 @@ describe('worker against a real Temporal dev server', () => {
 
   before(async () => {
     nativeConnection = await connectWorker(address());
-    worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue });
+    worker = await createWorker({
+      connection: nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      activities: createPingActivities({ clock: () => new Date() }),
+    });
     running = worker.run();
     connection = await Connection.connect({ address: address() });
   });

@@ -1,0 +1,112 @@
+import type { DataSource } from 'typeorm';
+import { recordAttempt } from '../domain/webhooks/record-attempt';
+import { decryptSecret } from '../domain/webhooks/secrets';
+import { checkTarget } from '../domain/webhooks/url-policy';
+import type { WorkflowCanceller } from '../domain/webhooks/workflow-ids';
+import { signWebhook } from '../receiver/verify';
+import { classify, type HttpPost, type PostResult } from './http-post';
+
+export type DeliveryDeps = {
+  db: DataSource;
+  http: HttpPost;
+  clock: () => Date;
+  secretsKey: Buffer;
+  allowPrivateTargets: boolean;
+  cancelWorkflows: WorkflowCanceller;
+};
+
+export type AttemptInput = {
+  deliveryId: string;
+  generation: number;
+  attempt: number;
+  nextDelayMs: number | null;
+};
+export type AttemptOutcome = {
+  outcome: 'succeeded' | 'retry' | 'exhausted' | 'cancelled';
+  status?: number;
+  errorClass?: string;
+};
+
+type Target = {
+  status: string;
+  generation: number;
+  event_id: string;
+  event_type: string;
+  envelope: string;
+  url: string;
+  endpoint_status: string;
+  event_types: string[];
+  secret_ciphertext: Buffer;
+};
+
+export const createDeliveryActivities = (deps: DeliveryDeps) => ({
+  /**
+   * One attempt: re-check that the delivery is still wanted and the target still allowed, sign the
+   * stored bytes afresh (the receiver rejects timestamps older than 300 s, and retries come hours
+   * later), POST, and record the attempt with the delivery's new state.
+   */
+  async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
+    const { db } = deps;
+    const [t] = await db.query<Target[]>(
+      `SELECT d.status, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
+              e.event_types, e.secret_ciphertext
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
+        WHERE d.id = $1`,
+      [input.deliveryId],
+    );
+    if (!t || t.generation !== input.generation || !['PENDING', 'FAILED'].includes(t.status))
+      return { outcome: 'cancelled' };
+    const subscribed =
+      t.event_type === 'endpoint.test' || t.event_types.includes('*') || t.event_types.includes(t.event_type);
+    if (t.endpoint_status !== 'ACTIVE' || !subscribed) {
+      await db.query(
+        `UPDATE webhook_deliveries SET status = 'CANCELLED', next_attempt_at = NULL WHERE id = $1 AND status IN ('PENDING', 'FAILED')`,
+        [input.deliveryId],
+      );
+      return { outcome: 'cancelled' };
+    }
+    const startedAt = deps.clock();
+    const target = await checkTarget(t.url, deps.allowPrivateTargets);
+    let result: PostResult;
+    if (!target.ok) result = { errorClass: 'blocked_target' };
+    else {
+      const secret = decryptSecret(t.secret_ciphertext, deps.secretsKey);
+      result = await deps.http({
+        url: target.url,
+        address: target.address!,
+        body: t.envelope,
+        headers: {
+          'content-type': 'application/json',
+          'service-signature': signWebhook(t.envelope, secret, Math.floor(startedAt.getTime() / 1000)),
+          'service-event-id': t.event_id,
+          'service-event-type': t.event_type,
+          'service-delivery-attempt': String(input.attempt),
+          'user-agent': 'lead-service-webhooks/1',
+        },
+      });
+    }
+    const durationMs = Math.max(0, deps.clock().getTime() - startedAt.getTime());
+    const verdict = classify(result);
+    const outcome =
+      verdict === 'succeeded'
+        ? 'succeeded'
+        : verdict === 'give_up' || input.nextDelayMs === null
+          ? 'exhausted'
+          : 'retry';
+    const recorded = await recordAttempt(db, {
+      deliveryId: input.deliveryId,
+      generation: input.generation,
+      attempt: input.attempt,
+      startedAt,
+      durationMs,
+      responseStatus: result.status ?? null,
+      errorClass: result.errorClass ?? (verdict === 'succeeded' ? null : `http_${result.status}`),
+      outcome,
+      nextAttemptAt:
+        outcome === 'retry' ? new Date(startedAt.getTime() + durationMs + input.nextDelayMs!) : null,
+    });
+    if (recorded.cancelWorkflows.length > 0) await deps.cancelWorkflows(recorded.cancelWorkflows);
+    if (!recorded.recorded) return { outcome: 'cancelled' };
+    return { outcome, status: result.status, errorClass: result.errorClass };
+  },
+});

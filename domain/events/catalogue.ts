@@ -1,0 +1,36 @@
+/** The spec's event catalogue; endpoints subscribe to some of these, or to `*`. */
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.touched',
+  'lead.qualified',
+  'lead.status_changed',
+  'lead.handover_required',
+  'lead.scored',
+  'score.changed',
+  'lead.intent_changed',
+  'message.received',
+  'reply.received',
+  'booking.created',
+  'meeting.booked',
+  'meeting.pending',
+  'meeting.cancelled',
+  'meeting.no_show',
+  'contact.unsubscribed',
+  'contact.suppressed',
+  'opportunity.created',
+  'opportunity.won',
+  'opportunity.lost',
+  'ai.escalated',
+  'quote.sent',
+  'quote.viewed',
+  'quote.accepted',
+  'quote.declined',
+  'quote.expired',
+  'signature.completed',
+  'invoice.issued',
+  'invoice.paid',
+  'invoice.overdue',
+] as const;
+
+/** Sent only by the endpoint test, to that endpoint, whatever it subscribed to. */
+export const TEST_EVENT_TYPE = 'endpoint.test';

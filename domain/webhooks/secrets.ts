@@ -1,0 +1,18 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/** `whsec_` + 32 random bytes in base64url; the HMAC key is this whole string, prefix included. */
+export const generateSigningSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+
+/** AES-256-GCM: iv (12) | tag (16) | ciphertext. Tampering or a wrong key fails loudly on decrypt. */
+export function encryptSecret(secret: string, key: Buffer): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+}
+
+export function decryptSecret(blob: Buffer, key: Buffer): string {
+  const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, 12));
+  decipher.setAuthTag(blob.subarray(12, 28));
+  return Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8');
+}

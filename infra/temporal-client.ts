@@ -1,0 +1,23 @@
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import type { WorkflowCanceller } from '../domain/webhooks/workflow-ids';
+
+/** Cancels workflows by id; one already finished or never started is not an error. */
+export const workflowCanceller =
+  (client: Client): WorkflowCanceller =>
+  async (ids) => {
+    await Promise.all(
+      ids.map(async (id) => {
+        try {
+          await client.workflow.getHandle(id).cancel();
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      }),
+    );
+  };
+
+/** A client for tools (the admin CLI) that only need to signal or cancel. */
+export async function connectClient(address: string, namespace: string) {
+  const connection = await Connection.connect({ address });
+  return { client: new Client({ connection, namespace }), close: () => connection.close() };
+}

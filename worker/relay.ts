@@ -1,0 +1,151 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import pg from 'pg';
+import type { DataSource } from 'typeorm';
+import { DELIVERIES_CHANNEL } from '../domain/events/emit';
+import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
+import type { Logger } from '../infra/logger';
+import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from './search-attributes';
+
+export type RelayOptions = {
+  db: DataSource;
+  databaseUrl: string;
+  client: Client;
+  taskQueue: string;
+  log: Logger;
+  batchSize?: number;
+  /** Fallback poll when no notification arrives (a lost connection, a NOTIFY from another database). */
+  pollMs?: number;
+  /** Crash tests only: exit the process at this point of a pass, as a kill -9 would. */
+  crashAt?: 'before-start' | 'before-mark';
+};
+
+type Pending = {
+  id: string;
+  generation: number;
+  attempts: number;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  workspace_id: string;
+};
+
+const START_CONCURRENCY = 32;
+
+/**
+ * The outbox relay: starts a delivery workflow for every delivery that has none yet, with a
+ * deterministic workflow id, then marks it started. A crash between commit and start only delays
+ * a delivery (the next pass starts it); a crash between start and mark is harmless (Temporal
+ * refuses the second start of that id). Woken by NOTIFY at commit, with a poll as a fallback.
+ */
+export function startRelay(opts: RelayOptions) {
+  const { db, client, taskQueue, log } = opts;
+  const batchSize = opts.batchSize ?? 200;
+  let running = true;
+  let wake: (() => void) | undefined;
+  let dirty = true;
+  const listener = new pg.Client({ connectionString: opts.databaseUrl });
+
+  const startOne = async (d: Pending) => {
+    const workflowId = deliveryWorkflowId(d.id, d.generation);
+    try {
+      await client.workflow.start(deliverWebhookWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [{ deliveryId: d.id, generation: d.generation, firstAttempt: d.attempts + 1 }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        requestEagerStart: true,
+        memo: {
+          delivery_id: d.id,
+          event_id: d.event_id,
+          event_type: d.event_type,
+          endpoint_id: d.endpoint_id,
+          workspace_id: d.workspace_id,
+          generation: d.generation,
+        },
+        typedSearchAttributes: [
+          { key: WEBHOOK_EVENT_TYPE, value: d.event_type },
+          { key: WEBHOOK_ENDPOINT_ID, value: d.endpoint_id },
+          { key: WORKSPACE_ID, value: d.workspace_id },
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    return d;
+  };
+
+  const pass = async (): Promise<number> => {
+    const due = await db.query<Pending[]>(
+      `SELECT id, generation, attempts, event_id, event_type, endpoint_id, workspace_id FROM webhook_deliveries
+        WHERE workflow_started_at IS NULL AND status = 'PENDING' ORDER BY created_at LIMIT $1`,
+      [batchSize],
+    );
+    if (due.length === 0) return 0;
+    if (opts.crashAt === 'before-start') process.exit(86);
+    const started: Pending[] = [];
+    for (let i = 0; i < due.length; i += START_CONCURRENCY) {
+      const results = await Promise.allSettled(due.slice(i, i + START_CONCURRENCY).map(startOne));
+      for (const r of results) {
+        if (r.status === 'fulfilled') started.push(r.value);
+        else log.warn('could not start a delivery workflow; will retry', { error: String(r.reason) });
+      }
+    }
+    if (opts.crashAt === 'before-mark') process.exit(87);
+    if (started.length > 0) {
+      await db.query(
+        `UPDATE webhook_deliveries d SET workflow_started_at = clock_timestamp()
+           FROM unnest($1::uuid[], $2::int[]) AS s(id, generation)
+          WHERE d.id = s.id AND d.generation = s.generation AND d.workflow_started_at IS NULL`,
+        [started.map((d) => d.id), started.map((d) => d.generation)],
+      );
+    }
+    return due.length;
+  };
+
+  const loop = async () => {
+    while (running) {
+      dirty = false;
+      let n = 0;
+      try {
+        n = await pass();
+      } catch (err) {
+        log.error('relay pass failed', { error: String(err) });
+      }
+      if (n >= batchSize || dirty) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, opts.pollMs ?? 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  };
+
+  const ready = (async () => {
+    listener.on('notification', () => {
+      dirty = true;
+      wake?.();
+    });
+    listener.on('error', (err) =>
+      log.warn('relay listener lost its connection; polling only', { error: String(err) }),
+    );
+    await listener.connect();
+    await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+  })();
+  const done = ready.then(loop);
+  return {
+    ready,
+    /** Runs one pass now (tests, and the admin CLI after a resend). */
+    kick: () => wake?.(),
+    stop: async () => {
+      running = false;
+      wake?.();
+      await done.catch(() => undefined);
+      await listener.end().catch(() => undefined);
+    },
+  };
+}

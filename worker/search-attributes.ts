@@ -1,0 +1,14 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Custom search attributes, so an operator can filter deliveries in the Temporal Web UI
+ * (`WebhookEventType = "lead.created"`). Registered by the dev server flags and by docker-compose.
+ */
+export const WEBHOOK_EVENT_TYPE = defineSearchAttributeKey('WebhookEventType', SearchAttributeType.KEYWORD);
+export const WEBHOOK_ENDPOINT_ID = defineSearchAttributeKey('WebhookEndpointId', SearchAttributeType.KEYWORD);
+export const WORKSPACE_ID = defineSearchAttributeKey('WorkspaceId', SearchAttributeType.KEYWORD);
+
+/** `--search-attribute` flags for `temporal server start-dev`. */
+export const DEV_SERVER_SEARCH_ATTRIBUTES = [WEBHOOK_EVENT_TYPE, WEBHOOK_ENDPOINT_ID, WORKSPACE_ID].map(
+  (k) => `${k.name}=Keyword`,
+);

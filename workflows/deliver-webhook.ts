@@ -1,0 +1,49 @@
+import { proxyLocalActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** Waits between attempts: attempt 1 at once, then 30 s, 5 min, 30 min, 2 h, 8 h, 12 h; 7 attempts over about 22.6 hours. */
+export const RETRY_LADDER_MS: readonly number[] = [
+  30 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  8 * HOUR,
+  12 * HOUR,
+];
+export const ATTEMPTS_PER_LADDER = RETRY_LADDER_MS.length + 1;
+
+export type DeliveryInput = {
+  deliveryId: string;
+  /** 0 for the first ladder; a resend runs a new ladder as generation 1, 2, ... */
+  generation: number;
+  /** Attempt number of this ladder's first attempt (a resend continues the count). */
+  firstAttempt: number;
+};
+export type DeliveryOutcome = 'succeeded' | 'exhausted' | 'cancelled';
+
+// Local activity: a delivery that succeeds at once finishes in the workflow task that started it
+// (with eager start), which is what makes a workflow per delivery affordable (see perf-notes).
+// It returns HTTP failures as outcomes; it throws (and is retried) only for our own faults.
+const { attemptDelivery } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '45 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+/** One delivery of one event to one endpoint, through the retry ladder. Cancelled while it waits, it just ends. */
+export async function deliverWebhookWorkflow(
+  input: DeliveryInput,
+): Promise<{ outcome: DeliveryOutcome; attempts: number }> {
+  for (let i = 0; i < ATTEMPTS_PER_LADDER; i++) {
+    const attempt = input.firstAttempt + i;
+    const wait = RETRY_LADDER_MS[i];
+    const { outcome } = await attemptDelivery({ ...input, attempt, nextDelayMs: wait ?? null });
+    if (outcome !== 'retry' || wait === undefined)
+      return { outcome: outcome === 'retry' ? 'exhausted' : outcome, attempts: attempt };
+    await sleep(wait);
+  }
+  throw new Error('unreachable: the ladder ends with its last attempt');
+}
