@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { freePort } from '../infra/processes';
+import { runApiPhases } from './lib/api-phases';
+import { parseIntFlags } from './lib/args';
+import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
+import { startService } from './lib/children';
+import { ensureMember } from './lib/keys';
+import { benchLogger } from './lib/log';
+import { printApiReport } from './lib/report';
+import { explainSearch } from './lib/search-plan';
+import { representativeSearch } from './lib/traffic';
+import { DEFAULT_LEADS, seedLeads } from './seed-leads';
+
+const USAGE = 'npm run bench -- api [--leads N] [--duration S] [--connections C] [--warmup S]';
+
+// Variables the API reads: the parent shell's values must not leak into the server under test.
+const API_CONFIG_VARS = [
+  'NODE_ENV',
+  'HOST',
+  'PORT',
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_TASK_QUEUE',
+  'SECRETS_KEY',
+  'TRUST_PROXY',
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  'RATE_LIMIT_PER_MINUTE',
+  'LOG_LEVEL',
+];
+
+function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of API_CONFIG_VARS) delete env[name];
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    // Only validated as host:port: the API does not connect to Temporal.
+    TEMPORAL_ADDRESS: '127.0.0.1:7233',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/**
+ * `npm run bench -- api`: the real API (its own process, production mode) against a bare Koa app,
+ * both driven over loopback from this process. Progress on stderr; the table, then one JSON line
+ * with every figure, on stdout. Exits 1 when any response was not 2xx: such a run measured errors.
+ */
+export async function main(args: string[]) {
+  const settings = parseIntFlags(
+    args,
+    { leads: DEFAULT_LEADS, duration: 10, connections: 50, warmup: 2 },
+    USAGE,
+  );
+  const log = benchLogger('bench');
+  const stops: (() => Promise<void>)[] = [];
+  let stopping: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      for (const stop of stops.reverse())
+        await stop().catch((err: unknown) => log.error('stop failed', { error: String(err) }));
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.warn(`${signal}: stopping the servers and PostgreSQL`);
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const { pg, db } = await openBenchDatabase(log, stops);
+    const workspaceId = await benchWorkspace(db, settings.leads);
+    const seed = await seedLeads(db, workspaceId, settings.leads, log);
+    await ensureMember(db, workspaceId);
+
+    log.info('starting the API and the bare Koa baseline');
+    const [api, bare] = await Promise.all([
+      startService('api', 'api/main.ts', await freePort(), apiEnv(pg.url), '/api/v1/me'),
+      startService('bare koa', 'bench/bare-koa.ts', await freePort(), process.env, '/'),
+    ]);
+    stops.push(api.stop, bare.stop);
+
+    const results = await runApiPhases(db, workspaceId, { api, bare }, settings, log);
+
+    log.info('EXPLAIN (ANALYZE, BUFFERS) of the searches');
+    const plan = await explainSearch(db, workspaceId, representativeSearch());
+    const plansByKind = [];
+    for (const query of results.fragments.slice(0, 5))
+      plansByKind.push(await explainSearch(db, workspaceId, query));
+
+    const failures = printApiReport({
+      settings,
+      seed,
+      results,
+      plan,
+      plansByKind,
+      apiRequestsCutOff: api.abortedRequests(),
+    });
+    if (failures > 0) {
+      log.error(`${failures} non-2xx responses or errors: these figures measure failures, not the API`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await stopAll();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

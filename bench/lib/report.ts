@@ -1,0 +1,106 @@
+import { cpus } from 'node:os';
+import type { ApiResults } from './api-phases';
+import type { SearchPlan } from './search-plan';
+import type { Measured } from './stats';
+import { SEARCH_KINDS } from './traffic';
+
+export const SEARCH_P99_TARGET_MS = 30;
+
+type Row = { label: string; m: Measured; ratio: number | null };
+
+const ratioOf = (m: Measured, base: Measured) => Math.round((m.rps / base.rps) * 1000) / 1000;
+
+/** A fixed-width table; the ratio is req/s against bare Koa at the same concurrency. */
+export function table(list: Row[]): string {
+  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs bare Koa'];
+  const body = list.map((r) => [
+    r.label,
+    r.m.rps.toFixed(1),
+    r.m.p50_ms.toFixed(2),
+    r.m.p99_ms.toFixed(2),
+    String(r.m.non_2xx),
+    String(r.m.errors),
+    r.ratio === null ? '-' : r.ratio.toFixed(3),
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...body].map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+export type ApiReport = {
+  settings: { leads: number; duration: number; connections: number; warmup: number };
+  seed: { seeded: number; inserted: number; seconds: number };
+  results: ApiResults;
+  plan: SearchPlan;
+  plansByKind: SearchPlan[];
+  apiRequestsCutOff: number;
+};
+
+/** Prints the plan, the table and, as the very last stdout line, every figure as one JSON object. */
+export function printApiReport({ settings, seed, results, plan, plansByKind, apiRequestsCutOff }: ApiReport) {
+  const { bare, getLead, search, postLead, searchOneConn } = results;
+  const apiPhases = [getLead, search, postLead, searchOneConn];
+  const all = [bare, ...apiPhases];
+  const met = searchOneConn.p99_ms < SEARCH_P99_TARGET_MS;
+  const used = (p: SearchPlan) => `leads_search ${p.index_used ? 'used' : 'NOT used'}`;
+
+  console.log(`EXPLAIN (ANALYZE, BUFFERS) of GET /leads?query=${plan.query}:\n${plan.plan}\n`);
+  plansByKind.forEach((p, i) =>
+    console.log(`  ${SEARCH_KINDS[i]} ${JSON.stringify(p.query)}: ${p.execution_ms} ms, ${used(p)}`),
+  );
+  console.log(
+    `\n${settings.leads} leads, ${settings.duration} s per row after ${settings.warmup} s warm-up, ` +
+      `${settings.connections} connections, ${cpus().length} CPUs\n`,
+  );
+  console.log(
+    table([
+      { label: 'bare koa', m: bare, ratio: 1 },
+      { label: 'GET /leads/{id}', m: getLead, ratio: ratioOf(getLead, bare) },
+      { label: 'GET /leads?query=', m: search, ratio: ratioOf(search, bare) },
+      { label: 'POST /leads', m: postLead, ratio: ratioOf(postLead, bare) },
+      { label: 'search@1conn', m: searchOneConn, ratio: null },
+    ]),
+  );
+  console.log(
+    `\nsearch at 1 connection: p99 ${searchOneConn.p99_ms} ms (target < ${SEARCH_P99_TARGET_MS} ms: ` +
+      `${met ? 'met' : 'MISSED'}); ${used(plan)} for query=${JSON.stringify(plan.query)}`,
+  );
+  const summary = (p: SearchPlan) => ({
+    query: p.query,
+    index_used: p.index_used,
+    execution_ms: p.execution_ms,
+  });
+  console.log(
+    JSON.stringify({
+      bench: 'api',
+      leads_seeded: seed.seeded,
+      seed_seconds: seed.inserted > 0 ? seed.seconds : null,
+      duration_s: settings.duration,
+      warmup_s: settings.warmup,
+      connections: settings.connections,
+      cpus: cpus().length,
+      node: process.version,
+      api_keys_created: results.keysCreated,
+      max_requests_per_key: Math.max(...apiPhases.map((p) => p.max_requests_per_key)),
+      api_requests_cut_off_at_phase_ends: apiRequestsCutOff,
+      bare_koa: bare,
+      get_lead: getLead,
+      search,
+      post_lead: postLead,
+      search_1conn: searchOneConn,
+      ratio_get_lead_vs_bare: ratioOf(getLead, bare),
+      ratio_search_vs_bare: ratioOf(search, bare),
+      ratio_post_lead_vs_bare: ratioOf(postLead, bare),
+      search_p50_ms: searchOneConn.p50_ms,
+      search_p99_ms: searchOneConn.p99_ms,
+      search_p99_target_ms: SEARCH_P99_TARGET_MS,
+      search_p99_met: met,
+      search_plan: summary(plan),
+      search_plans_by_kind: plansByKind.map((p, i) => ({ kind: SEARCH_KINDS[i], ...summary(p) })),
+      non_2xx_total: all.reduce((sum, m) => sum + m.non_2xx, 0),
+      errors_total: all.reduce((sum, m) => sum + m.errors, 0),
+    }),
+  );
+  return all.reduce((sum, m) => sum + m.non_2xx + m.errors, 0);
+}

@@ -1,0 +1,36 @@
+import type { DataSource } from 'typeorm';
+import { searchLeads } from '../../domain/operations/search-leads';
+import { benchOperator } from './bench-database';
+
+export type SearchPlan = {
+  query: string;
+  index_used: boolean;
+  execution_ms: number | null;
+  plan: string;
+};
+
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the very statement GET /leads?query= runs: searchLeads itself builds
+ * it and hands it to a stand-in DataSource, which explains it instead of running it. The plan
+ * follows the code when the search changes; a copy of its SQL here would not.
+ */
+export async function explainSearch(db: DataSource, workspaceId: string, query: string): Promise<SearchPlan> {
+  let plan: string | undefined;
+  const explaining = {
+    query: async (sql: string, args?: unknown[]) => {
+      if (!/\bFROM leads\b/.test(sql)) return db.query<unknown>(sql, args);
+      const rows = await db.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, args);
+      plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      return [];
+    },
+  } as unknown as DataSource;
+  await searchLeads(explaining, benchOperator, workspaceId, { query });
+  if (plan === undefined) throw new Error('searchLeads ran no query against leads');
+  const time = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1];
+  return {
+    query,
+    index_used: /\bleads_search\b/.test(plan),
+    execution_ms: time === undefined ? null : Number(time),
+    plan,
+  };
+}
