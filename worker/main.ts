@@ -9,7 +9,9 @@ async function main() {
   const config = loadConfig();
   const log = createLogger('worker', config.logLevel);
   const db = await openDatabase(config.databaseUrl);
-  const worker = await runWorker(config, db, log);
+  // RELAY_CRASH_AT exists for the crash-safety tests only: it makes the relay exit mid-pass, as a kill would.
+  const crashAt = process.env.RELAY_CRASH_AT as 'before-start' | 'before-mark' | undefined;
+  const worker = await runWorker(config, db, log, { crashAt });
   onShutdown(log, async () => {
     await worker.shutdown();
     await db.destroy();

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { operatorActor } from '../../domain/actor';
+import { createEndpoint } from '../../domain/operations/webhook-endpoints';
+import { loadConfig, type Config } from '../../infra/config';
+import { createLogger } from '../../infra/logger';
+import { waitFor } from '../../infra/processes';
+import { workflowCanceller } from '../../infra/temporal-client';
+import { runWorker, type RunningWorker } from '../../worker/run';
+import { testApp } from './api';
+import { freshDatabase, type TestDatabase } from './db';
+import { operator, workspaceWithKey } from './fixtures';
+import type { Receiver } from './receiver';
+
+export const temporalAddress = () => {
+  const a = process.env.TEST_TEMPORAL_ADDRESS;
+  if (!a) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests with `npm test`');
+  return a;
+};
+
+export type DeliveryRow = {
+  id: string;
+  status: string;
+  attempts: number;
+  response_status: number | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  event_type: string;
+  event_id: string;
+  generation: number;
+};
+
+/** PostgreSQL, the real Temporal dev server, the worker with its relay, and the API, on a task queue of its own. */
+export async function startWebhookStack(opts: { inProcessWorker?: boolean } = {}) {
+  const t: TestDatabase = await freshDatabase();
+  const config: Config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: t.url,
+    TEMPORAL_ADDRESS: temporalAddress(),
+    TEMPORAL_TASK_QUEUE: `webhooks-${randomUUID().slice(0, 8)}`,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  });
+  const log = createLogger('test-worker', 'error');
+  const worker: RunningWorker | undefined =
+    opts.inProcessWorker === false ? undefined : await runWorker(config, t.db, log);
+  const connection = await Connection.connect({ address: config.temporalAddress });
+  const client = new Client({ connection, namespace: config.temporalNamespace });
+  const w = await workspaceWithKey(t.db, {
+    role: 'admin',
+    scopes: ['leads:read', 'leads:write', 'business:read'],
+  });
+  const endpointDeps = {
+    secretsKey: config.secretsKey,
+    allowPrivateTargets: true,
+    cancelWorkflows: workflowCanceller(client),
+  };
+  return {
+    t,
+    db: t.db,
+    config,
+    client,
+    app: testApp(t.db),
+    workspace: w.workspace,
+    key: w.key.key,
+    endpointDeps,
+    /** An endpoint pointing at the receiver, whose secret the receiver then verifies with. */
+    endpoint: async (receiver: Receiver, events: string[], path = '') => {
+      const e = await createEndpoint(
+        t.db,
+        operatorActor(operator),
+        { workspaceId: w.workspace.id, url: receiver.url + path, events },
+        endpointDeps,
+      );
+      receiver.setSecret(e.secret);
+      return e;
+    },
+    deliveries: (where = 'true', params: unknown[] = []) =>
+      t.db.query<DeliveryRow[]>(
+        `SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at`,
+        params,
+      ),
+    waitForDelivery: async (
+      where: string,
+      params: unknown[],
+      ok: (d: DeliveryRow) => boolean,
+      timeoutMs = 20_000,
+    ) =>
+      waitFor(
+        `a delivery matching ${where}`,
+        async () => {
+          const [d] = await t.db.query<DeliveryRow[]>(
+            `SELECT * FROM webhook_deliveries WHERE ${where}`,
+            params,
+          );
+          return d && ok(d) ? d : undefined;
+        },
+        timeoutMs,
+        50,
+      ),
+    stop: async () => {
+      await worker?.shutdown();
+      await connection.close();
+      await t.drop();
+    },
+  };
+}
+export type WebhookStack = Awaited<ReturnType<typeof startWebhookStack>>;
