@@ -23,10 +23,16 @@ export const jsonBody = (): Middleware<RequestState> => async (ctx, next) => {
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    // The client went away mid-body: its fault, not ours, and nothing was done.
+    throw new DomainError('invalid_request', 'The request body ended before it was complete.', { field: 'body' });
   }
   let text: string;
   try {

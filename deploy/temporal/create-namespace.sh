@@ -22,13 +22,23 @@ until temporal operator cluster health --address "$addr" >/dev/null 2>&1; do
   sleep 2
 done
 
+created=no
 if temporal operator namespace describe --namespace "$NS" --address "$addr" >/dev/null 2>&1; then
   echo "Namespace '$NS' already exists"
-  exit 0
+else
+  temporal operator namespace create --namespace "$NS" --retention "$RETENTION" --address "$addr"
+  created=yes
 fi
 
-temporal operator namespace create --namespace "$NS" --retention "$RETENTION" --address "$addr"
-# Frontends see a new namespace only after their registry refresh (~10s);
-# wait so api/worker don't start into NamespaceNotFound on first boot.
-sleep 15
-echo "Namespace '$NS' created (retention $RETENTION)"
+# The search attributes the worker sets on delivery workflows, so operators can filter them in the Web UI.
+for sa in WebhookEventType WebhookEndpointId WorkspaceId; do
+  temporal operator search-attribute create --namespace "$NS" --name "$sa" --type Keyword --address "$addr" >/dev/null 2>&1 ||
+    echo "search attribute $sa already registered"
+done
+
+if [ "$created" = yes ]; then
+  # Frontends see a new namespace only after their registry refresh (~10s);
+  # wait so api/worker don't start into NamespaceNotFound on first boot.
+  sleep 15
+  echo "Namespace '$NS' created (retention $RETENTION)"
+fi
