@@ -32,7 +32,9 @@ export const jsonBody = (): Middleware<RequestState> => async (ctx, next) => {
   } catch (err) {
     if (err instanceof DomainError) throw err;
     // The client went away mid-body: its fault, not ours, and nothing was done.
-    throw new DomainError('invalid_request', 'The request body ended before it was complete.', { field: 'body' });
+    throw new DomainError('invalid_request', 'The request body ended before it was complete.', {
+      field: 'body',
+    });
   }
   let text: string;
   try {

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { authorize, type Actor } from '../actor';
 import { DomainError } from '../errors';
 import { LEAD_COLUMNS, leadView, type LeadRow } from '../leads/lead-row';
-import { countryOfTimezone, normalisePhone } from '../leads/normalise';
+import { countryOfTimezone, normaliseEmail, normalisePhone } from '../leads/normalise';
 import { LEADS_READ } from '../leads/requirements';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/status-rules';
 import { validate } from '../validate';
@@ -29,6 +29,8 @@ export const searchParamsSchema = yup
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a search parameter`);
 
+const FULL_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
@@ -41,7 +43,11 @@ export async function searchLeads(db: DataSource, actor: Actor, workspaceId: str
   const where = ['workspace_id = $1', 'archived_at IS NULL'];
   const args: unknown[] = [workspaceId];
   const query = p.query?.trim();
-  if (query) {
+  if (query && FULL_EMAIL.test(query)) {
+    // A whole address is looked up on the unique email index: every address shares its domain's
+    // trigrams, so a trigram search for one reads the postings of most of the workspace.
+    where.push(`email = $${args.push(normaliseEmail(query))}`);
+  } else if (query) {
     const patterns = [likePattern(query)];
     // A phone typed as the lead gave it (07700 900123) also finds the stored form (+447700900123).
     if (/^[+()\d\s.-]{3,}$/.test(query)) {
