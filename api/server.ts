@@ -7,7 +7,8 @@ import { audit } from './middleware/audit';
 import { authenticate } from './middleware/authenticate';
 import { errors } from './middleware/errors';
 import { jsonBody } from './middleware/json-body';
-import { rateLimit } from './middleware/rate-limit';
+import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
+import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
 import { v1Routes } from './routes/v1';
 
@@ -29,8 +30,10 @@ export function buildApp({ db, config, log }: AppDeps) {
   const routes = v1Routes(db);
   app
     .use(requestId())
+    .use(rateLimitPolicy(config.rateLimitPerMinute))
     .use(audit(db, log))
     .use(errors(log))
+    .use(openApiRoute())
     .use(authenticate(db))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())

@@ -5,6 +5,14 @@ import type { RequestState } from '../context';
 
 const WINDOW_SECONDS = 60;
 
+/** `RateLimit-Policy` on every response, refusals before the key is known included. */
+export const rateLimitPolicy =
+  (limit: number): Middleware<RequestState> =>
+  async (ctx, next) => {
+    ctx.set('RateLimit-Policy', `"default";q=${limit};w=${WINDOW_SECONDS}`);
+    await next();
+  };
+
 /**
  * Fixed one-minute windows counted in PostgreSQL, so every API process shares one count per key.
  * Headers follow the IETF RateLimit fields draft: `RateLimit-Policy` and `RateLimit`.
@@ -12,8 +20,6 @@ const WINDOW_SECONDS = 60;
 export const rateLimit =
   (db: DataSource, limit: number): Middleware<RequestState> =>
   async (ctx, next) => {
-    const policy = `"default";q=${limit};w=${WINDOW_SECONDS}`;
-    ctx.set('RateLimit-Policy', policy);
     const principal = ctx.state.principal;
     if (!principal) {
       await next();

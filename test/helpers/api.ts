@@ -1,11 +1,16 @@
 import type { DataSource } from 'typeorm';
 import { buildApp } from '../../api/server';
 import { createLogger } from '../../infra/logger';
+import { contractCheck } from './openapi-check';
 
-/** The Koa app as production builds it, for supertest against `app.callback()`. */
-export const testApp = (db: DataSource, opts: { trustProxy?: boolean; rateLimitPerMinute?: number } = {}) =>
-  buildApp({
+/** The Koa app as production builds it, for supertest against `app.callback()`, checked against the contract. */
+export const testApp = (db: DataSource, opts: { trustProxy?: boolean; rateLimitPerMinute?: number } = {}) => {
+  const app = buildApp({
     db,
     config: { trustProxy: opts.trustProxy ?? false, rateLimitPerMinute: opts.rateLimitPerMinute ?? 300 },
     log: createLogger('test-api', 'error'),
-  }).callback();
+  });
+  // Every response a test receives is held to the OpenAPI document.
+  app.middleware.unshift(contractCheck());
+  return app.callback();
+};

@@ -1,0 +1,167 @@
+import { DELIVERY_STATUSES } from '../../domain/operations/deliveries';
+import { CHANNELS } from '../../domain/operations/record-inbound-message';
+import { MAX_NOTE_LENGTH } from '../../domain/leads/schemas';
+import { LEAD_STATUSES } from '../../domain/leads/status-rules';
+import { SCOPES } from '../../domain/policy';
+
+/** JSON Schema (2020-12, as OpenAPI 3.1 uses) for bodies; built from the same constants the validation uses. */
+type Schema = Record<string, unknown>;
+
+const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] });
+const dateTime = str({ format: 'date-time' });
+const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+export const ERROR_CODES = [
+  'unauthorized',
+  'forbidden',
+  'invalid_request',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'needs_confirmation',
+  'suppressed',
+  'server_error',
+] as const;
+
+const contact = {
+  first_name: nullable(str({ maxLength: 100 })),
+  last_name: nullable(str({ maxLength: 100 })),
+  email: nullable(str({ maxLength: 254, format: 'email' })),
+  phone: nullable(str({ maxLength: 40 })),
+  postcode: nullable(str({ maxLength: 20 })),
+};
+
+export const schemas: Record<string, Schema> = {
+  Error: obj(
+    {
+      error: obj(
+        {
+          code: str({ enum: [...ERROR_CODES] }),
+          message: str(),
+          field: str({ description: 'The field, parameter or header that failed validation.' }),
+          retry_after: { type: 'integer', minimum: 1, description: 'Seconds to wait (rate_limited).' },
+          request_id: str({ description: 'Identifies the attempt (server_error).' }),
+          failed_step: str({ enum: ['lead.update', 'lead.set_status', 'lead.add_note'] }),
+          applied: {
+            type: 'array',
+            items: str({ enum: ['lead.update', 'lead.set_status', 'lead.add_note'] }),
+          },
+          from: str({ enum: [...LEAD_STATUSES] }),
+          to: str({ enum: [...LEAD_STATUSES] }),
+          effect: str({ description: 'What would have happened (needs_confirmation).' }),
+        },
+        ['code', 'message'],
+      ),
+    },
+    ['error'],
+  ),
+  Me: obj({
+    workspace: obj({
+      id: str({ format: 'uuid' }),
+      name: str(),
+      timezone: str(),
+      industry: str(),
+      status: str(),
+    }),
+    key: obj({
+      name: str(),
+      environment: str({ enum: ['live'] }),
+      scopes: { type: 'array', items: str({ enum: [...SCOPES] }) },
+    }),
+    acting_as: obj({ role: nullable(str({ enum: ['viewer', 'member', 'admin', 'owner'] })) }),
+  }),
+  Lead: obj({
+    id: str({ format: 'uuid' }),
+    ...contact,
+    status: str({ enum: [...LEAD_STATUSES] }),
+    source: nullable(str()),
+    needs_attention: { type: 'boolean' },
+    follow_up: str({ enum: ['NOT_STARTED', 'ACTIVE', 'STOPPED'] }),
+    score: {
+      oneOf: [
+        { type: 'null' },
+        obj({
+          total: { type: 'integer', minimum: 0, maximum: 100 },
+          grade: str({ enum: ['A', 'B', 'C', 'D'] }),
+        }),
+      ],
+    },
+    archived: { type: 'boolean' },
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+  LeadList: obj({
+    data: { type: 'array', items: ref('Lead'), maxItems: 50 },
+    count: { type: 'integer', minimum: 0 },
+  }),
+  ActivityItem: obj({
+    type: str({ enum: ['message'] }),
+    id: str({ format: 'uuid' }),
+    direction: str({ enum: ['inbound', 'outbound'] }),
+    channel: str({ enum: [...CHANNELS] }),
+    status: str(),
+    body: str({ maxLength: 500 }),
+    at: dateTime,
+  }),
+  LeadWithActivity: obj({
+    data: ref('Lead'),
+    recent_activity: { type: 'array', items: ref('ActivityItem'), maxItems: 20 },
+  }),
+  IntakeRequest: obj(
+    {
+      ...contact,
+      source: str({ minLength: 1, maxLength: 200, description: 'Which ad form the lead came from.' }),
+      message: str({ maxLength: 10000, description: 'A first message, recorded as an inbound message.' }),
+      answers: {
+        type: 'object',
+        maxProperties: 50,
+        additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 1000 },
+        description: 'Qualification answers, for example {"timeline": "now", "budget": 5000}.',
+      },
+      consent: obj({ given: { const: true }, at: dateTime }),
+    },
+    ['source', 'consent'],
+  ),
+  IntakeResponse: obj({ data: ref('Lead'), outcome: str({ enum: ['CREATED', 'MERGED', 'DUPLICATE'] }) }),
+  LeadPatch: {
+    ...obj(
+      {
+        ...contact,
+        status: str({ enum: [...LEAD_STATUSES] }),
+        note: str({ minLength: 1, maxLength: MAX_NOTE_LENGTH }),
+      },
+      [],
+    ),
+    minProperties: 1,
+  },
+  Warning: obj({ code: str({ enum: ['status_unchanged', 'follow_up_stopped'] }), message: str() }),
+  PatchResponse: obj({
+    data: ref('Lead'),
+    applied: { type: 'array', items: str({ enum: ['lead.update', 'lead.set_status', 'lead.add_note'] }) },
+    warnings: { type: 'array', items: ref('Warning') },
+  }),
+  Envelope: obj({ id: str(), type: str(), created_at: dateTime, data: { type: 'object' } }),
+  Delivery: obj({
+    id: str({ format: 'uuid' }),
+    event_id: str(),
+    type: str(),
+    status: str({ enum: [...DELIVERY_STATUSES] }),
+    attempts: { type: 'integer', minimum: 0 },
+    response_status: nullable({ type: 'integer' }),
+    next_attempt_at: nullable(dateTime),
+    delivered_at: nullable(dateTime),
+    created_at: dateTime,
+    payload: ref('Envelope'),
+  }),
+  DeliveryList: obj({
+    data: { type: 'array', items: ref('Delivery'), maxItems: 100 },
+    count: { type: 'integer', minimum: 0 },
+  }),
+};
