@@ -8,7 +8,7 @@ import { listenApi } from './listen';
 async function main() {
   const config = loadConfig();
   const log = createLogger('api', config.logLevel);
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
   const api = await listenApi(config, db, log);
   log.info('api listening', { url: api.url });
   onShutdown(log, async () => {

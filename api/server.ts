@@ -2,6 +2,7 @@ import Koa from 'koa';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
+import { createAuditWriter } from './audit-writer';
 import type { RequestState } from './context';
 import { audit } from './middleware/audit';
 import { authenticate } from './middleware/authenticate';
@@ -31,7 +32,7 @@ export function buildApp({ db, config, log }: AppDeps) {
   app
     .use(requestId())
     .use(rateLimitPolicy(config.rateLimitPerMinute))
-    .use(audit(db, log))
+    .use(audit(createAuditWriter(db), log))
     .use(errors(log))
     .use(openApiRoute())
     .use(authenticate(db))

@@ -15,6 +15,7 @@ export type Config = {
   trustProxy: boolean;
   webhookAllowPrivateTargets: boolean;
   rateLimitPerMinute: number;
+  dbPoolSize: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 };
 
@@ -50,6 +51,13 @@ const schema = yup.object({
   SECRETS_KEY: yup.string().optional(),
   TRUST_PROXY: booleanString('TRUST_PROXY'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+  DB_POOL_SIZE: yup
+    .number()
+    .typeError('DB_POOL_SIZE must be a number')
+    .integer('DB_POOL_SIZE must be an integer')
+    .min(1, 'DB_POOL_SIZE must be between 1 and 200')
+    .max(200, 'DB_POOL_SIZE must be between 1 and 200')
+    .default(20),
   RATE_LIMIT_PER_MINUTE: yup
     .number()
     .typeError('RATE_LIMIT_PER_MINUTE must be a number')
@@ -105,6 +113,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parsed.TRUST_PROXY === 'true',
     webhookAllowPrivateTargets: parsed.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+    dbPoolSize: parsed.DB_POOL_SIZE,
     logLevel: parsed.LOG_LEVEL,
   };
 }

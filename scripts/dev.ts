@@ -53,7 +53,7 @@ async function main() {
     env.TEMPORAL_ADDRESS = temporal.address;
   }
   const config = loadConfig(env);
-  const db = await openDatabase(config.databaseUrl, { migrate: true });
+  const db = await openDatabase(config.databaseUrl, { migrate: true, poolSize: config.dbPoolSize });
   stops.push(() => db.destroy());
   const worker = await runWorker(config, db, createLogger('worker', config.logLevel));
   stops.push(worker.shutdown);

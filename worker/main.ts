@@ -8,7 +8,7 @@ import { runWorker } from './run';
 async function main() {
   const config = loadConfig();
   const log = createLogger('worker', config.logLevel);
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
   // RELAY_CRASH_AT exists for the crash-safety tests only: it makes the relay exit mid-pass, as a kill would.
   const crashAt = process.env.RELAY_CRASH_AT as 'before-start' | 'before-mark' | undefined;
   const worker = await runWorker(config, db, log, { crashAt });

@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
-import type { DataSource } from 'typeorm';
-import { writeAudit } from '../../domain/audit';
+import type { AuditWriter } from '../audit-writer';
 import type { AuditOutcome } from '../../domain/entities/audit-entry';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
@@ -10,7 +9,7 @@ const outcomeOf = (status: number): AuditOutcome =>
 
 /** Writes one audit row per request, allowed or refused, before the response leaves. */
 export const audit =
-  (db: DataSource, log: Logger): Middleware<RequestState> =>
+  (audits: AuditWriter, log: Logger): Middleware<RequestState> =>
   async (ctx, next) => {
     try {
       await next();
@@ -18,7 +17,7 @@ export const audit =
       const s = ctx.state;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute;
       try {
-        await writeAudit(db, {
+        await audits.write({
           door: 'rest',
           action: `${ctx.method} ${route ?? ctx.path.slice(0, 200)}`,
           outcome: outcomeOf(ctx.status),
