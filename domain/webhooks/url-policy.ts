@@ -24,7 +24,6 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],
@@ -34,7 +33,9 @@ for (const [net, prefix] of [
 ] as const)
   blocked.addSubnet(net, prefix, 'ipv6');
 
-export const isPublicAddress = (address: string): boolean => {
+export const isPublicAddress = (raw: string): boolean => {
+  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged by the IPv4 address inside it.
+  const address = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(raw)?.[1] ?? raw;
   const family = isIP(address);
   return family !== 0 && !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 };
