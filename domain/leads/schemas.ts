@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { DomainError } from '../errors';
 import { LEAD_STATUSES } from './status-rules';
 
 export const MAX_NOTE_LENGTH = 2000;
@@ -9,6 +10,14 @@ const name = (field: string) =>
     .typeError(`${field} must be a string or null`)
     .max(100, `${field} must be at most 100 characters`)
     .nullable();
+
+/** A JSON body must be an object; `null`, arrays and scalars are refused naming the body. */
+export function objectBody(input: unknown): Record<string, unknown> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new DomainError('invalid_request', 'The body must be a JSON object.', { field: 'body' });
+  }
+  return input as Record<string, unknown>;
+}
 
 /** Trims top-level strings before strict validation (strict refuses coercion but also skips transforms). */
 export const trimStrings = (input: unknown): unknown =>

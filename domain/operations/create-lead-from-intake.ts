@@ -14,7 +14,7 @@ import {
   type LeadView,
 } from '../leads/lead-row';
 import { LEADS_WRITE } from '../leads/requirements';
-import { intakeSchema, trimStrings } from '../leads/schemas';
+import { intakeSchema, objectBody, trimStrings } from '../leads/schemas';
 import { validate } from '../validate';
 import { qualifyLeadIn } from './qualify-lead';
 import { recordInboundMessageIn } from './record-inbound-message';
@@ -36,7 +36,7 @@ export function parseIntake(
   body: unknown,
   sourceType = 'ad_form',
 ): Omit<Intake, 'contact'> & { contact: Contact } {
-  const v = validate(intakeSchema, trimStrings(body), { strict: true });
+  const v = validate(intakeSchema, trimStrings(objectBody(body)), { strict: true });
   const contact: Contact = {};
   for (const f of CONTACT_FIELDS) if (v[f] !== undefined) contact[f] = v[f];
   return {

@@ -5,7 +5,7 @@ import { DomainError, invalid } from '../../../domain/errors';
 import { validateIdempotencyKey, withIdempotency } from '../../../domain/idempotency';
 import type { Contact, LeadView } from '../../../domain/leads/lead-row';
 import { LEADS_READ, LEADS_WRITE } from '../../../domain/leads/requirements';
-import { leadPatchSchema, trimStrings } from '../../../domain/leads/schemas';
+import { leadPatchSchema, objectBody, trimStrings } from '../../../domain/leads/schemas';
 import { addLeadNoteIn } from '../../../domain/operations/add-lead-note';
 import {
   createLeadFromIntakeIn,
@@ -68,7 +68,7 @@ export function leadRoutes(db: DataSource) {
   // Not a transaction: each step commits on its own, and a refused later step reports what was applied.
   router.patch('/leads/:id', requires(LEADS_WRITE), async (ctx) => {
     const id = leadId(ctx);
-    const patch = validate(leadPatchSchema, trimStrings(ctx.state.body), { strict: true });
+    const patch = validate(leadPatchSchema, trimStrings(objectBody(ctx.state.body)), { strict: true });
     const actor = actorOf(ctx);
     const { status, note, ...details } = patch;
     const applied: Step[] = [];
