@@ -40,14 +40,15 @@ describe('bad input is refused cleanly and changes nothing', () => {
     else assert.match(res.body.error.message, field);
   };
   /** Sends the bytes as they are (superagent would JSON-encode a Buffer). */
-  const raw = (method: 'post' | 'patch', path: string, body: string | Buffer, type = 'application/json') =>
-    request(app)
-      [method](path)
+  const raw = (method: 'post' | 'patch', path: string, body: string | Buffer, type = 'application/json') => {
+    const req = method === 'post' ? request(app).post(path) : request(app).patch(path);
+    return req
       .set(bearer(key))
       .set('Idempotency-Key', `raw-${Math.random()}`)
       .set('Content-Type', type)
       .serialize((b: unknown) => b as string)
       .send(body as string);
+  };
 
   it('malformed UUIDs in the path', async () => {
     const before = await snapshot();
