@@ -1,11 +1,13 @@
 import type { ParameterizedContext } from 'koa';
-import type { Principal } from '../domain/operations/authenticate';
+import type { Principal, RateCount } from '../domain/operations/authenticate';
 
 /** What the middleware chain learns about a request, read by the audit middleware at the end. */
 export type RequestState = {
   requestId: string;
   clientIp?: string;
   principal?: Principal;
+  /** Counted with the key lookup; the rate-limit middleware decides with it. */
+  rate?: RateCount;
   /** Set when a key was presented but refused, so the audit row still names it. */
   presentedKey?: { keyPrefix?: string; keyId?: string; workspaceId?: string };
   /** The real reason for a refusal or failure; audit only. */

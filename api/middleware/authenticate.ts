@@ -13,6 +13,10 @@ export const authenticate =
       db,
       bearerToken(ctx.get('Authorization') || undefined),
       ctx.state.clientIp,
+      new Date(),
+      {
+        countRequest: true,
+      },
     );
     if (!result.ok) {
       ctx.state.presentedKey = {
@@ -23,6 +27,7 @@ export const authenticate =
       throw new DomainError('unauthorized', 'unauthorized', {}, result.reason);
     }
     ctx.state.principal = result.principal;
+    ctx.state.rate = result.rate;
     await next();
   };
 

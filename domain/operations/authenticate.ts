@@ -16,8 +16,11 @@ export type Principal = {
   role: Role | null;
 };
 
+/** This request's place in its key's rate-limit window, counted in the same round trip as the key lookup. */
+export type RateCount = { hits: number; reset: number };
+
 export type AuthResult =
-  | { ok: true; principal: Principal }
+  | { ok: true; principal: Principal; rate?: RateCount }
   | { ok: false; reason: string; keyPrefix?: string; keyId?: string; workspaceId?: string };
 
 type KeyRow = {
@@ -33,6 +36,8 @@ type KeyRow = {
   workspace_id: string;
   owner_user_id: string;
   role: Role | null;
+  hits: number | null;
+  reset: number | null;
 };
 
 /** Parses the Authorization header value; returns undefined for anything but `Bearer <token>`. */
@@ -46,19 +51,32 @@ export async function authenticateKey(
   presented: string | undefined,
   clientIp: string | undefined,
   now = new Date(),
+  /** Also count this request in the key's one-minute window (the REST door's rate limit). */
+  opts: { countRequest?: boolean } = {},
 ): Promise<AuthResult> {
   if (!presented) return { ok: false, reason: 'no bearer key presented' };
   // Only a recognisable key's prefix is recorded, so a secret pasted by mistake never reaches the log.
   const keyPrefix = looksLikeApiKey(presented) ? displayPrefix(presented) : undefined;
   if (!keyPrefix) return { ok: false, reason: 'malformed key' };
   const fingerprint = fingerprintKey(presented);
+  // One round trip: the key, its owner's live role and, for a live key, the rate-limit count.
   const rows = await db.query<KeyRow[]>(
-    `SELECT k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes, k.allowed_cidrs, k.expires_at,
-            k.revoked_at, k.workspace_id, k.owner_user_id, m.role
-       FROM api_keys k
-       LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
-      WHERE k.fingerprint = $1`,
-    [fingerprint],
+    `WITH k AS (
+       SELECT k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes, k.allowed_cidrs, k.expires_at,
+              k.revoked_at, k.workspace_id, k.owner_user_id, m.role
+         FROM api_keys k
+         LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
+        WHERE k.fingerprint = $1
+     ), rl AS (
+       INSERT INTO rate_limit_windows AS w (key_id, window_start, hits)
+       SELECT id, date_trunc('minute', clock_timestamp()), 1 FROM k
+        WHERE $2 AND revoked_at IS NULL AND expires_at > clock_timestamp()
+       ON CONFLICT (key_id, window_start) DO UPDATE SET hits = w.hits + 1
+       RETURNING w.hits,
+         greatest(1, ceil(extract(epoch FROM w.window_start + interval '1 minute' - clock_timestamp())))::int AS reset
+     )
+     SELECT k.*, rl.hits, rl.reset FROM k LEFT JOIN rl ON true`,
+    [fingerprint, opts.countRequest ?? false],
   );
   const row = rows[0];
   if (!row || !sameFingerprint(row.fingerprint, fingerprint))
@@ -85,6 +103,7 @@ export async function authenticateKey(
       userId: row.owner_user_id,
       role: row.role,
     },
+    rate: row.hits === null || row.reset === null ? undefined : { hits: row.hits, reset: row.reset },
   };
 }
 
