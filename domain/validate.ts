@@ -20,7 +20,7 @@ export function validate<S extends yup.AnySchema>(
   } catch (err) {
     if (err instanceof yup.ValidationError) {
       // An unknown member is reported on its object; name the member itself, as for every other field.
-      const unknown = err.type === 'noUnknown' ? String(err.params?.unknown ?? '').split(', ')[0] : undefined;
+      const unknown = err.type === 'noUnknown' ? (typeof err.params?.unknown === 'string' ? err.params.unknown : '').split(', ')[0] : undefined;
       const prefix = err.path ? `${err.path}.` : '';
       const field = unknown ? prefix + unknown : err.path;
       throw new DomainError('invalid_request', err.message, field ? { field } : {});
