@@ -18,7 +18,15 @@ export function createAuditWriter(db: DataSource) {
     const batch = queue.splice(0, MAX_BATCH);
     if (queue.length > 0) schedule();
     const params: unknown[] = [];
-    const rows = batch.map(({ record: r }, i) => {
+    // Whatever a caller sent (a NUL in a path or parameter name) must not stop its audit row.
+    const clean = (v: string | null | undefined) => (v == null ? null : v.replaceAll('\u0000', '\\0'));
+    const rows = batch.map(({ record }, i) => {
+      const r = {
+        ...record,
+        action: clean(record.action)!,
+        reason: clean(record.reason),
+        keyPrefix: clean(record.keyPrefix),
+      };
       params.push(
         r.door,
         r.action,

@@ -8,39 +8,21 @@ import { ensureMember } from './lib/keys';
 import { benchLogger } from './lib/log';
 import { printApiReport } from './lib/report';
 import { explainSearch } from './lib/search-plan';
+import { serviceEnv } from './lib/service-env';
 import { representativeSearch } from './lib/traffic';
 import { DEFAULT_LEADS, seedLeads } from './seed-leads';
 
 const USAGE = 'npm run bench -- api [--leads N] [--duration S] [--connections C] [--warmup S]';
 
-// Variables the API reads: the parent shell's values must not leak into the server under test.
-const API_CONFIG_VARS = [
-  'NODE_ENV',
-  'HOST',
-  'PORT',
-  'DATABASE_URL',
-  'TEMPORAL_ADDRESS',
-  'TEMPORAL_NAMESPACE',
-  'TEMPORAL_TASK_QUEUE',
-  'SECRETS_KEY',
-  'TRUST_PROXY',
-  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
-  'RATE_LIMIT_PER_MINUTE',
-  'LOG_LEVEL',
-];
-
 function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of API_CONFIG_VARS) delete env[name];
-  return {
-    ...env,
+  return serviceEnv({
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
     // Only validated as host:port: the API does not connect to Temporal.
     TEMPORAL_ADDRESS: '127.0.0.1:7233',
     SECRETS_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
-  };
+  });
 }
 
 /**

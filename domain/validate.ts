@@ -20,7 +20,10 @@ export function validate<S extends yup.AnySchema>(
   } catch (err) {
     if (err instanceof yup.ValidationError) {
       // An unknown member is reported on its object; name the member itself, as for every other field.
-      const unknown = err.type === 'noUnknown' ? (typeof err.params?.unknown === 'string' ? err.params.unknown : '').split(', ')[0] : undefined;
+      const unknown =
+        err.type === 'noUnknown'
+          ? (typeof err.params?.unknown === 'string' ? err.params.unknown : '').split(', ')[0]
+          : undefined;
       const prefix = err.path ? `${err.path}.` : '';
       const field = unknown ? prefix + unknown : err.path;
       throw new DomainError('invalid_request', err.message, field ? { field } : {});
@@ -35,3 +38,15 @@ export const emailSchema = yup
   .lowercase()
   .max(254)
   .matches(/^[^\s@]+@[^\s@]+$/, '${path} must be an email address');
+
+/**
+ * A length limit in characters (code points), as JSON Schema's maxLength and PostgreSQL's length()
+ * count them; yup's own max() counts UTF-16 units, so an emoji would count twice.
+ */
+export const maxChars = (max: number, message: string) => ({
+  name: 'max',
+  exclusive: true,
+  params: { max },
+  message,
+  test: (v: string | null | undefined) => v == null || [...v].length <= max,
+});

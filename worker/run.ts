@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../activities';
@@ -6,7 +7,7 @@ import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { workflowCanceller } from '../infra/temporal-client';
 import { startRelay } from './relay';
-import { connectWorker, createWorker } from './worker';
+import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
 
 export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void>; kick: () => void };
 
@@ -21,12 +22,14 @@ export async function runWorker(
   log: Logger,
   opts: { crashAt?: 'before-start' | 'before-mark' } = {},
 ): Promise<RunningWorker> {
+  const workflowBundlePath = await bundleWorkflowsOutOfProcess();
   const connection = await connectWorker(config.temporalAddress);
   const client = new Client({ connection, namespace: config.temporalNamespace });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
+    workflowBundlePath,
     activities: createActivities({
       db,
       http: httpPost,
@@ -55,6 +58,7 @@ export async function runWorker(
       await relay.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
+      rmSync(workflowBundlePath, { force: true });
     },
   };
 }

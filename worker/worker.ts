@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { installWorkerLogging } from './logging';
@@ -7,6 +10,8 @@ export type WorkerOptions = {
   namespace: string;
   taskQueue: string;
   activities: Partial<Activities>;
+  /** A prebuilt workflow bundle (see bundle-workflows.ts); without it the worker bundles in-process. */
+  workflowBundlePath?: string;
 };
 
 /** The worker's connection; SDK logging is set up first, since the runtime starts with the first connection. */
@@ -21,14 +26,36 @@ export async function createWorker({
   namespace,
   taskQueue,
   activities,
+  workflowBundlePath,
 }: WorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,
     namespace,
     taskQueue,
-    workflowsPath: require.resolve('../workflows'),
+    ...(workflowBundlePath
+      ? { workflowBundle: { codePath: workflowBundlePath } }
+      : { workflowsPath: require.resolve('../workflows') }),
     activities,
     // Parked workflows (retry sleeps, approvals) need no cache; size it for work in flight.
     maxCachedWorkflows: 100,
   });
+}
+
+/** Builds the workflow bundle in a child process (same runtime flags, so tsx works too) and returns its path. */
+export async function bundleWorkflowsOutOfProcess(): Promise<string> {
+  const outFile = path.join(os.tmpdir(), `lead-service-workflows-${process.pid}.js`);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, require.resolve('./bundle-workflows'), outFile],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`workflow bundling failed (exit ${code})`)),
+    );
+  });
+  return outFile;
 }

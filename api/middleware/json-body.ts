@@ -47,5 +47,29 @@ export const jsonBody = (): Middleware<RequestState> => async (ctx, next) => {
   } catch {
     throw new DomainError('invalid_request', 'The request body is not valid JSON.', { field: 'body' });
   }
+  // PostgreSQL text cannot hold NUL; refuse it here, naming the field, rather than fail on write.
+  const nul = findNul(ctx.state.body, '');
+  if (nul !== undefined) {
+    throw new DomainError('invalid_request', 'Strings must not contain NUL characters.', {
+      field: nul || 'body',
+    });
+  }
   await next();
 };
+
+/** The path of the first string (or key) holding U+0000, if any. Iterative: bodies may nest deeply. */
+function findNul(root: unknown, rootPath: string): string | undefined {
+  const stack: [unknown, string][] = [[root, rootPath]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path;
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (k.includes('\u0000')) return path || 'body';
+        stack.push([v, path ? `${path}.${k}` : k]);
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 import { LEAD_STATUSES } from '../../domain/leads/status-rules';
 import { DELIVERY_STATUSES } from '../../domain/operations/deliveries';
 import type { Requirement } from '../../domain/policy';
-import { schemas } from './schemas';
+import { NO_NUL, schemas } from './schemas';
 
 type Json = Record<string, unknown>;
 
@@ -120,7 +120,7 @@ export function openApiDocument(): Json {
               in: 'query',
               required: false,
               description: 'Matches name, email or phone, partially and case-insensitively.',
-              schema: { type: 'string', maxLength: 200 },
+              schema: { type: 'string', maxLength: 200, pattern: NO_NUL },
             },
             {
               name: 'status',

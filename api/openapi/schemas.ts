@@ -1,6 +1,7 @@
 import { DELIVERY_STATUSES } from '../../domain/operations/deliveries';
 import { CHANNELS } from '../../domain/operations/record-inbound-message';
 import { MAX_NOTE_LENGTH } from '../../domain/leads/schemas';
+import { PHONE_PATTERN } from '../../domain/leads/normalise';
 import { LEAD_STATUSES } from '../../domain/leads/status-rules';
 import { SCOPES } from '../../domain/policy';
 
@@ -8,6 +9,9 @@ import { SCOPES } from '../../domain/policy';
 type Schema = Record<string, unknown>;
 
 const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+/** Text the service stores: any characters but NUL, which PostgreSQL text cannot hold (refused with 400). */
+export const NO_NUL = '^[^\\u0000]*$';
+const text = (extra: Schema = {}): Schema => str({ pattern: NO_NUL, ...extra });
 const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] });
 const dateTime = str({ format: 'date-time' });
 const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({
@@ -31,11 +35,12 @@ export const ERROR_CODES = [
 ] as const;
 
 const contact = {
-  first_name: nullable(str({ maxLength: 100 })),
-  last_name: nullable(str({ maxLength: 100 })),
+  first_name: nullable(text({ maxLength: 100 })),
+  last_name: nullable(text({ maxLength: 100 })),
   email: nullable(str({ maxLength: 254, format: 'email' })),
-  phone: nullable(str({ maxLength: 40 })),
-  postcode: nullable(str({ maxLength: 20 })),
+  // An empty string clears the phone, like null.
+  phone: nullable(str({ maxLength: 40, pattern: `^$|${PHONE_PATTERN.source}` })),
+  postcode: nullable(text({ maxLength: 20 })),
 };
 
 export const schemas: Record<string, Schema> = {
@@ -114,28 +119,36 @@ export const schemas: Record<string, Schema> = {
     data: ref('Lead'),
     recent_activity: { type: 'array', items: ref('ActivityItem'), maxItems: 20 },
   }),
-  IntakeRequest: obj(
-    {
-      ...contact,
-      source: str({ minLength: 1, maxLength: 200, description: 'Which ad form the lead came from.' }),
-      message: str({ maxLength: 10000, description: 'A first message, recorded as an inbound message.' }),
-      answers: {
-        type: 'object',
-        maxProperties: 50,
-        additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 1000 },
-        description: 'Qualification answers, for example {"timeline": "now", "budget": 5000}.',
+  IntakeRequest: {
+    ...obj(
+      {
+        ...contact,
+        source: text({ minLength: 1, maxLength: 200, description: 'Which ad form the lead came from.' }),
+        message: text({ maxLength: 10000, description: 'A first message, recorded as an inbound message.' }),
+        answers: {
+          type: 'object',
+          maxProperties: 50,
+          propertyNames: { maxLength: 100, pattern: NO_NUL },
+          additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 1000, pattern: NO_NUL },
+          description: 'Qualification answers, for example {"timeline": "now", "budget": 5000}.',
+        },
+        consent: obj({ given: { const: true }, at: dateTime }),
       },
-      consent: obj({ given: { const: true }, at: dateTime }),
-    },
-    ['source', 'consent'],
-  ),
+      ['source', 'consent'],
+    ),
+    // At least one way to reach the person.
+    anyOf: [
+      { required: ['email'], properties: { email: { type: 'string' } } },
+      { required: ['phone'], properties: { phone: { type: 'string', minLength: 3 } } },
+    ],
+  },
   IntakeResponse: obj({ data: ref('Lead'), outcome: str({ enum: ['CREATED', 'MERGED', 'DUPLICATE'] }) }),
   LeadPatch: {
     ...obj(
       {
         ...contact,
         status: str({ enum: [...LEAD_STATUSES] }),
-        note: str({ minLength: 1, maxLength: MAX_NOTE_LENGTH }),
+        note: text({ minLength: 1, maxLength: MAX_NOTE_LENGTH }),
       },
       [],
     ),

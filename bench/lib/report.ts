@@ -22,6 +22,11 @@ export function table(list: Row[]): string {
     String(r.m.errors),
     r.ratio === null ? '-' : r.ratio.toFixed(3),
   ]);
+  return formatTable(header, body);
+}
+
+/** Fixed-width columns: the first left-aligned (labels), the rest right-aligned (figures). */
+export function formatTable(header: string[], body: string[][]): string {
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((cells) => cells[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

@@ -39,16 +39,23 @@ const COUNTRY_BY_ZONE: Record<string, CountryCode> = {
 export const countryOfTimezone = (timezone: string): CountryCode | undefined => COUNTRY_BY_ZONE[timezone];
 
 /**
+ * What a phone number may look like on input: digits with spaces, dots, dashes, brackets and a
+ * leading +, holding 3 to 20 digits. The API document states the same pattern.
+ */
+export const PHONE_PATTERN = /^(?=(?:\D*\d){3,20}\D*$)[+()\d\s.-]+$/;
+
+/**
  * E.164 (`+447700900123`) when the number parses, using the workspace's country for national formats;
  * otherwise the digits, with a leading + kept. Undefined when it cannot be a phone number.
  */
 export function normalisePhone(phone: string, country?: CountryCode): string | undefined {
   const text = phone.trim();
-  if (!/^[+()\d\s.-]+$/.test(text)) return undefined;
+  if (!PHONE_PATTERN.test(text)) return undefined;
   const parsed = parsePhoneNumberFromString(text, country ? { defaultCountry: country } : undefined);
   if (parsed?.isPossible()) return parsed.number;
-  const international = text.startsWith('+') || text.startsWith('00');
-  const digits = text.replace(/\D/g, '').replace(/^00/, '');
-  if (digits.length < 3 || digits.length > 20) return undefined;
-  return international ? `+${digits}` : digits;
+  const digits = text.replace(/\D/g, '');
+  if (text.startsWith('+')) return `+${digits}`;
+  // 00 is the international prefix in most of the world: 0044... is +44...
+  if (text.startsWith('00') && digits.length >= 5) return `+${digits.slice(2)}`;
+  return digits;
 }

@@ -1,5 +1,7 @@
 import * as yup from 'yup';
 import { DomainError } from '../errors';
+import { maxChars } from '../validate';
+import { PHONE_PATTERN } from './normalise';
 import { LEAD_STATUSES } from './status-rules';
 
 export const MAX_NOTE_LENGTH = 2000;
@@ -8,7 +10,7 @@ const name = (field: string) =>
   yup
     .string()
     .typeError(`${field} must be a string or null`)
-    .max(100, `${field} must be at most 100 characters`)
+    .test(maxChars(100, `${field} must be at most 100 characters`))
     .nullable();
 
 /** A JSON body must be an object; `null`, arrays and scalars are refused naming the body. */
@@ -32,18 +34,22 @@ export const contactFields = {
   email: yup
     .string()
     .typeError('email must be a string or null')
-    .max(254, 'email must be at most 254 characters')
+    .test(maxChars(254, 'email must be at most 254 characters'))
     .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'email must be an email address')
     .nullable(),
   phone: yup
     .string()
     .typeError('phone must be a string or null')
-    .max(40, 'phone must be at most 40 characters')
+    .test(maxChars(40, 'phone must be at most 40 characters'))
+    .matches(PHONE_PATTERN, {
+      message: 'phone must be a phone number: 3 to 20 digits, optionally with a leading +',
+      excludeEmptyString: true,
+    })
     .nullable(),
   postcode: yup
     .string()
     .typeError('postcode must be a string or null')
-    .max(20, 'postcode must be at most 20 characters')
+    .test(maxChars(20, 'postcode must be at most 20 characters'))
     .nullable(),
 };
 
@@ -66,7 +72,7 @@ export const leadPatchSchema = strictObject(
       .string()
       .typeError('note must be a string')
       .min(1, 'note must not be empty')
-      .max(MAX_NOTE_LENGTH, `note must be at most ${MAX_NOTE_LENGTH} characters`),
+      .test(maxChars(MAX_NOTE_LENGTH, `note must be at most ${MAX_NOTE_LENGTH} characters`)),
   },
   'lead',
 ).test(
@@ -83,12 +89,12 @@ export const intakeSchema = strictObject(
       .string()
       .typeError('source must be a string')
       .min(1, 'source must not be empty')
-      .max(200, 'source must be at most 200 characters')
+      .test(maxChars(200, 'source must be at most 200 characters'))
       .required('source is required'),
     message: yup
       .string()
       .typeError('message must be a string')
-      .max(10_000, 'message must be at most 10000 characters'),
+      .test(maxChars(10_000, 'message must be at most 10000 characters')),
     answers: yup
       .object()
       .typeError('answers must be an object')

@@ -10,7 +10,7 @@ import { MAX_NOTE_LENGTH } from '../leads/schemas';
 /** Adds a note (1 to 2,000 characters) to a lead. */
 export async function addLeadNoteIn(m: EntityManager, actor: Actor, leadId: string, body: string) {
   authorize(actor, LEADS_WRITE);
-  if (body.length < 1 || body.length > MAX_NOTE_LENGTH) {
+  if (body.length < 1 || [...body].length > MAX_NOTE_LENGTH) {
     throw invalid('note', `note must be 1 to ${MAX_NOTE_LENGTH} characters`);
   }
   const lead = await lockLead(m, leadId, actorWorkspace(actor));

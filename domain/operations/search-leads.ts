@@ -6,11 +6,11 @@ import { LEAD_COLUMNS, leadView, type LeadRow } from '../leads/lead-row';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../leads/normalise';
 import { LEADS_READ } from '../leads/requirements';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/status-rules';
-import { validate } from '../validate';
+import { maxChars, validate } from '../validate';
 
 export const searchParamsSchema = yup
   .object({
-    query: yup.string().max(200, 'query must be at most 200 characters'),
+    query: yup.string().test(maxChars(200, 'query must be at most 200 characters')),
     status: yup
       .mixed<LeadStatus>()
       .oneOf([...LEAD_STATUSES], `status must be one of ${LEAD_STATUSES.join(', ')}`),
@@ -79,6 +79,11 @@ export async function searchLeads(db: DataSource, actor: Actor, workspaceId: str
 export function singleValued(query: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(query)) {
+    if (k.includes('\u0000') || (typeof v === 'string' && v.includes('\u0000'))) {
+      throw new DomainError('invalid_request', 'Query parameters must not contain NUL characters.', {
+        field: k.replaceAll('\u0000', ''),
+      });
+    }
     if (Array.isArray(v))
       throw new DomainError('invalid_request', `${k} may be given only once`, { field: k });
     if (v !== undefined) out[k] = v;

@@ -140,6 +140,26 @@ describe('bad input is refused cleanly and changes nothing', () => {
     await expectRefusal(await request(app).get('/api/v1/events?type=a.b&type=c.d').set(bearer(key)), 'type');
   });
 
+  it('counts lengths in characters, as the document does: 20 emoji are a valid postcode, 21 are not', async () => {
+    const ok = await request(app)
+      .patch(`/api/v1/leads/${leadId}`)
+      .set(bearer(key))
+      .send({ postcode: '🏠'.repeat(20) });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    await expectRefusal(
+      await request(app)
+        .patch(`/api/v1/leads/${leadId}`)
+        .set(bearer(key))
+        .send({ postcode: '🏠'.repeat(21) }),
+      'postcode',
+    );
+    const note = await request(app)
+      .patch(`/api/v1/leads/${leadId}`)
+      .set(bearer(key))
+      .send({ note: '🙂'.repeat(2000) });
+    assert.equal(note.status, 200, JSON.stringify(note.body));
+  });
+
   it('unknown fields and nulls where strings are expected', async () => {
     const before = await snapshot();
     const unknown = await postLead(app, key, intakeBody({ admin: true }));

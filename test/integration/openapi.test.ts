@@ -74,6 +74,12 @@ describe('the OpenAPI document', () => {
     for (const f of ['first_name', 'last_name', 'email', 'phone', 'postcode']) {
       assert.equal(patch[f]!.maxLength, testParam(described(leadPatchSchema, f), 'max', 'max'), f);
     }
+    const phoneTest = described(leadPatchSchema, 'phone').tests?.find((t) => t.name === 'matches');
+    assert.equal(
+      patch.phone!.pattern,
+      `^$|${(phoneTest?.params?.regex as RegExp).source}`,
+      'the phone pattern (empty clears)',
+    );
     const intake = doc.components.schemas.IntakeRequest!.properties;
     assert.equal(intake.source!.maxLength, testParam(described(intakeSchema, 'source'), 'max', 'max'));
     assert.equal(intake.message!.maxLength, testParam(described(intakeSchema, 'message'), 'max', 'max'));

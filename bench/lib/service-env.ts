@@ -1,0 +1,23 @@
+// Variables the API and the worker read (infra/config.ts): the parent shell's values must not leak
+// into a process under test, so each bench sets every one it means and inherits none.
+const SERVICE_CONFIG_VARS = [
+  'NODE_ENV',
+  'HOST',
+  'PORT',
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_TASK_QUEUE',
+  'SECRETS_KEY',
+  'TRUST_PROXY',
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  'RATE_LIMIT_PER_MINUTE',
+  'LOG_LEVEL',
+];
+
+/** This process's environment less every service setting, plus the ones given. */
+export function serviceEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of SERVICE_CONFIG_VARS) delete env[name];
+  return { ...env, ...settings };
+}
