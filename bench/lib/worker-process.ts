@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { repoRoot } from '../../infra/paths';
 import { stopChild } from '../../infra/processes';
@@ -24,12 +24,22 @@ const READY = /"msg":"worker running"/;
 const READY_TIMEOUT_MS = 180_000;
 
 /**
- * The production worker entry (worker/main.ts: Temporal worker + outbox relay) in a process of its
+ * The production worker entry (dist/worker/main.js, built first: Temporal worker + outbox relay) in a process of its
  * own, so its memory can be read from /proc and it never shares an event loop with the load.
  * Its log lines join our stderr.
  */
 export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  // Production runs compiled JavaScript (Dockerfile: npm run build); measure that, not tsx's overhead.
+  const build = spawnSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: repoRoot(),
+      encoding: 'utf8',
+    },
+  );
+  if (build.status !== 0) throw new Error(`npm run build failed: ${build.stdout}${build.stderr}`);
+  const child = spawn(process.execPath, ['dist/worker/main.js'], {
     cwd: repoRoot(),
     env: serviceEnv({
       NODE_ENV: 'production',
