@@ -37,6 +37,7 @@ type Target = {
   endpoint_status: string;
   event_types: string[];
   secret_ciphertext: Buffer;
+  already_made: boolean;
 };
 
 export const createDeliveryActivities = (deps: DeliveryDeps) => ({
@@ -49,13 +50,21 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => ({
     const { db } = deps;
     const [t] = await db.query<Target[]>(
       `SELECT d.status, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
-              e.event_types, e.secret_ciphertext
+              e.event_types, e.secret_ciphertext, a.number IS NOT NULL AS already_made
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
+         LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
         WHERE d.id = $1`,
-      [input.deliveryId],
+      [input.deliveryId, input.attempt],
     );
-    if (!t || t.generation !== input.generation || !['PENDING', 'FAILED'].includes(t.status))
+    if (t && t.generation === input.generation && t.already_made) {
+      // A re-run of an attempt already made and recorded (the worker died before Temporal heard the
+      // result): answer what was recorded instead of sending it again.
+      const recorded = { SUCCEEDED: 'succeeded', EXHAUSTED: 'exhausted', FAILED: 'retry' } as const;
+      return { outcome: recorded[t.status as keyof typeof recorded] ?? 'cancelled' };
+    }
+    if (!t || t.generation !== input.generation || !['PENDING', 'FAILED'].includes(t.status)) {
       return { outcome: 'cancelled' };
+    }
     const subscribed =
       t.event_type === 'endpoint.test' || t.event_types.includes('*') || t.event_types.includes(t.event_type);
     if (t.endpoint_status !== 'ACTIVE' || !subscribed) {

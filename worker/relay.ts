@@ -45,7 +45,7 @@ export function startRelay(opts: RelayOptions) {
   let running = true;
   let wake: (() => void) | undefined;
   let dirty = true;
-  const listener = new pg.Client({ connectionString: opts.databaseUrl });
+  let listener: pg.Client | undefined;
 
   const startOne = async (d: Pending) => {
     const workflowId = deliveryWorkflowId(d.id, d.generation);
@@ -125,17 +125,31 @@ export function startRelay(opts: RelayOptions) {
     }
   };
 
-  const ready = (async () => {
-    listener.on('notification', () => {
+  // LISTEN on a connection of its own; if it drops, poll meanwhile and reconnect with a back-off.
+  const reconnect = (): void => {
+    setTimeout(() => {
+      if (running) listen().catch(reconnect);
+    }, 2_000).unref();
+  };
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: opts.databaseUrl });
+    client.on('notification', () => {
       dirty = true;
       wake?.();
     });
-    listener.on('error', (err) =>
-      log.warn('relay listener lost its connection; polling only', { error: String(err) }),
-    );
-    await listener.connect();
-    await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
-  })();
+    client.on('error', (err) => {
+      log.warn('relay listener lost its connection; polling until it is back', { error: String(err) });
+      void client.end().catch(() => undefined);
+      if (listener === client) listener = undefined;
+      reconnect();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    listener = client;
+    dirty = true; // anything committed while nobody listened
+    wake?.();
+  };
+  const ready = listen();
   const done = ready.then(loop);
   return {
     ready,
@@ -145,7 +159,7 @@ export function startRelay(opts: RelayOptions) {
       running = false;
       wake?.();
       await done.catch(() => undefined);
-      await listener.end().catch(() => undefined);
+      await listener?.end().catch(() => undefined);
     },
   };
 }

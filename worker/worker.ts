@@ -37,7 +37,7 @@ export async function createWorker({
       : { workflowsPath: require.resolve('../workflows') }),
     activities,
     // Parked workflows (retry sleeps, approvals) need no cache; size it for work in flight.
-    maxCachedWorkflows: 100,
+    maxCachedWorkflows: 25,
   });
 }
 

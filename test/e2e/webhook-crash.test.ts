@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { repoRoot } from '../../infra/paths';
+import { waitFor } from '../../infra/processes';
 import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
@@ -110,6 +111,16 @@ describe('crash safety of webhook delivery', () => {
         [d.id],
         (x) => x.status === 'FAILED' || x.status === 'SUCCEEDED',
         60_000,
+      );
+      // Mid-ladder: Temporal has the first attempt's result and the workflow sleeps on its timer.
+      await waitFor(
+        'the workflow to sleep between attempts',
+        async () => {
+          const history = await s.client.workflow.getHandle(`webhook-delivery:${d.id}`).fetchHistory();
+          return history.events?.some((e) => e.timerStartedEventAttributes) ?? false;
+        },
+        30_000,
+        100,
       );
     } finally {
       await kill(worker);
