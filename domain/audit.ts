@@ -26,29 +26,41 @@ export type CallContext = {
   actorUserId?: string;
 };
 
-/** Written with the caller's manager, so an operation's audit row commits or rolls back with its change. */
-export async function writeAudit(m: Pick<EntityManager, 'query'>, r: AuditRecord): Promise<void> {
-  await m.query(
-    `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
-       actor_user_id, request_id, client_ip, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-    [
-      r.door,
-      r.action,
-      r.outcome,
-      r.reason ?? null,
-      r.status ?? null,
-      r.workspaceId ?? null,
-      r.keyId ?? null,
-      r.keyPrefix ?? null,
-      r.actorUserId ?? null,
-      r.requestId ?? null,
-      r.clientIp ?? null,
-      r.details ? JSON.stringify(r.details) : null,
-    ],
+// Whatever a caller sent (a NUL in a path or parameter name) must not stop its audit row.
+const clean = (v: string | null | undefined) => (v == null ? null : v.replaceAll('\u0000', '\\0'));
+
+/** One INSERT for any number of audit rows: the SQL and its parameters. */
+export function auditInsert(records: AuditRecord[]): { sql: string; params: unknown[] } {
+  const columns = 12;
+  const params = records.flatMap((r) => [
+    r.door,
+    clean(r.action),
+    r.outcome,
+    clean(r.reason),
+    r.status ?? null,
+    r.workspaceId ?? null,
+    r.keyId ?? null,
+    clean(r.keyPrefix),
+    r.actorUserId ?? null,
+    r.requestId ?? null,
+    r.clientIp ?? null,
+    r.details ? JSON.stringify(r.details) : null,
+  ]);
+  const rows = records.map(
+    (_, i) => `(${Array.from({ length: columns }, (_, j) => `$${i * columns + j + 1}`).join(', ')})`,
   );
+  return {
+    sql: `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
+            actor_user_id, request_id, client_ip, details) VALUES ${rows.join(', ')}`,
+    params,
+  };
 }
 
+/** Written with the caller's manager, so an operation's audit row commits or rolls back with its change. */
+export async function writeAudit(m: Pick<EntityManager, 'query'>, r: AuditRecord): Promise<void> {
+  const { sql, params } = auditInsert([r]);
+  await m.query(sql, params);
+}
 /** An audit row for an operation that succeeded in the given context. */
 export function operationAudit(
   ctx: CallContext,

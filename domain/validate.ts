@@ -50,3 +50,12 @@ export const maxChars = (max: number, message: string) => ({
   message,
   test: (v: string | null | undefined) => v == null || [...v].length <= max,
 });
+
+/** A `limit` query parameter (query strings are text): a whole number from 1 to `max`. */
+export const limitParam = (max: number) => {
+  const message = `limit must be an integer from 1 to ${max}`;
+  return yup
+    .string()
+    .matches(/^\d+$/, message)
+    .test('range', message, (v) => v === undefined || (Number(v) >= 1 && Number(v) <= max));
+};

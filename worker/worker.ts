@@ -36,8 +36,9 @@ export async function createWorker({
       ? { workflowBundle: { codePath: workflowBundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),
     activities,
-    // Parked workflows (retry sleeps, approvals) need no cache; size it for work in flight.
-    maxCachedWorkflows: 25,
+    // Parked workflows (retry sleeps, approvals) need no cache, but the relay starts dozens at once with
+    // local activities in flight: a cache smaller than that evicts them mid-attempt (25 was measured worse).
+    maxCachedWorkflows: 100,
   });
 }
 

@@ -6,7 +6,7 @@ import { DomainError, notFound } from '../errors';
 import { DELIVERIES_CHANNEL } from '../events/emit';
 import type { Requirement } from '../policy';
 import { returning } from '../sql';
-import { validate } from '../validate';
+import { limitParam, validate } from '../validate';
 
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'EXHAUSTED', 'CANCELLED'] as const;
 const READ: Requirement = { scope: 'business:read', minRole: 'viewer' };
@@ -21,14 +21,7 @@ export const deliveryParamsSchema = yup
     status: yup
       .string()
       .oneOf([...DELIVERY_STATUSES], `status must be one of ${DELIVERY_STATUSES.join(', ')}`),
-    limit: yup
-      .string()
-      .matches(/^\d+$/, 'limit must be an integer from 1 to 100')
-      .test(
-        'range',
-        'limit must be an integer from 1 to 100',
-        (v) => v === undefined || (Number(v) >= 1 && Number(v) <= 100),
-      ),
+    limit: limitParam(100),
   })
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this list`);

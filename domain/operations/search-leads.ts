@@ -6,7 +6,7 @@ import { LEAD_COLUMNS, leadView, type LeadRow } from '../leads/lead-row';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../leads/normalise';
 import { LEADS_READ } from '../leads/requirements';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/status-rules';
-import { maxChars, validate } from '../validate';
+import { limitParam, maxChars, validate } from '../validate';
 
 export const searchParamsSchema = yup
   .object({
@@ -17,14 +17,7 @@ export const searchParamsSchema = yup
     needs_attention: yup
       .mixed<'true' | 'false'>()
       .oneOf(['true', 'false'], 'needs_attention must be true or false'),
-    limit: yup
-      .string()
-      .matches(/^\d+$/, 'limit must be an integer from 1 to 50')
-      .test(
-        'range',
-        'limit must be an integer from 1 to 50',
-        (v) => v === undefined || (Number(v) >= 1 && Number(v) <= 50),
-      ),
+    limit: limitParam(50),
   })
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a search parameter`);
