@@ -8,9 +8,15 @@ import { Workspace } from './entities/workspace';
 import { Identity1763800000000 } from './migrations/1763800000000-identity';
 import { Leads1763800100000 } from './migrations/1763800100000-leads';
 import { Webhooks1763800200000 } from './migrations/1763800200000-webhooks';
+import { SearchIndex1763800300000 } from './migrations/1763800300000-search-index';
 
 export const entities = [Workspace, User, Membership, ApiKey, AuditEntry];
-export const migrations = [Identity1763800000000, Leads1763800100000, Webhooks1763800200000];
+export const migrations = [
+  Identity1763800000000,
+  Leads1763800100000,
+  Webhooks1763800200000,
+  SearchIndex1763800300000,
+];
 
 /** Schema changes only ever come from migrations; `synchronize` stays off. */
 export function createDataSource(url: string, poolSize = 10): DataSource {

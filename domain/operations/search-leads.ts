@@ -22,6 +22,9 @@ export const searchParamsSchema = yup
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a search parameter`);
 
+/** How many of the newest leads a query search walks before it asks the trigram index. */
+const RECENT_WINDOW = 5000;
+
 const FULL_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -60,11 +63,23 @@ export async function searchLeads(db: DataSource, actor: Actor, workspaceId: str
   if (p.status) where.push(`status = $${args.push(p.status)}`);
   if (p.needs_attention) where.push(`needs_attention = $${args.push(p.needs_attention === 'true')}`);
   const limit = p.limit === undefined ? 25 : Number(p.limit);
-  const rows = await db.query<LeadRow[]>(
-    `SELECT ${LEAD_COLUMNS} FROM leads WHERE ${where.join(' AND ')}
-     ORDER BY created_at DESC, id DESC LIMIT $${args.push(limit)}`,
-    args,
-  );
+  const limitArg = `$${args.push(limit)}`;
+  const select = (from: string) =>
+    db.query<LeadRow[]>(
+      `SELECT ${LEAD_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limitArg}`,
+      args,
+    );
+  let rows: LeadRow[] | undefined;
+  if (query && !FULL_EMAIL.test(query)) {
+    // A common fragment (a surname) matches thousands of leads: walking the newest leads finds a page at
+    // once, where the trigram index would gather every match and sort them. A rare one is not in the
+    // newest leads, and the index finds it. So walk a bounded window first; it answers only if full.
+    const window = `(SELECT * FROM leads WHERE workspace_id = $1 AND archived_at IS NULL
+                     ORDER BY created_at DESC, id DESC LIMIT ${RECENT_WINDOW}) recent`;
+    const recent = await select(window);
+    if (recent.length === limit) rows = recent;
+  }
+  rows ??= await select('leads');
   return { data: rows.map(leadView), count: rows.length };
 }
 

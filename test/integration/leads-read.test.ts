@@ -228,6 +228,19 @@ describe('reading and searching leads', () => {
       );
     });
     assert.match(plan.map((r) => r['QUERY PLAN']).join('\n'), /leads_search/);
+    // A common fragment is answered from the newest leads; the page is the same newest-first page.
+    const common = await get(big.key.key, '/api/v1/leads?query=first1&limit=25');
+    assert.equal(common.body.count, 25);
+    const created = common.body.data.map((l: { created_at: string }) => l.created_at);
+    assert.deepEqual([...created].sort().reverse(), created);
+    assert.ok(
+      common.body.data.every((l: { first_name: string }) => l.first_name.toLowerCase().includes('first1')),
+    );
+    const [newest] = await t.db.query<{ first_name: string }[]>(
+      `SELECT first_name FROM leads WHERE workspace_id = $1 AND search_text LIKE '%first1%' ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [big.workspace.id],
+    );
+    assert.equal(common.body.data[0].first_name, newest!.first_name);
     const res = await get(big.key.key, '/api/v1/leads?query=LAST12345');
     assert.deepEqual(
       res.body.data.map((l: { last_name: string }) => l.last_name),
