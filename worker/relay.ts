@@ -84,14 +84,20 @@ export function startRelay(opts: RelayOptions) {
     );
     if (due.length === 0) return 0;
     if (opts.crashAt === 'before-start') process.exit(86);
+    // A pool rather than chunks: a slow start does not hold up the other slots.
     const started: Pending[] = [];
-    for (let i = 0; i < due.length; i += START_CONCURRENCY) {
-      const results = await Promise.allSettled(due.slice(i, i + START_CONCURRENCY).map(startOne));
-      for (const r of results) {
-        if (r.status === 'fulfilled') started.push(r.value);
-        else log.warn('could not start a delivery workflow; will retry', { error: String(r.reason) });
+    let next = 0;
+    const slot = async () => {
+      while (next < due.length) {
+        const d = due[next++]!;
+        try {
+          started.push(await startOne(d));
+        } catch (err) {
+          log.warn('could not start a delivery workflow; will retry', { error: String(err) });
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, due.length) }, slot));
     if (opts.crashAt === 'before-mark') process.exit(87);
     if (started.length > 0) {
       await db.query(
