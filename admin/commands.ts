@@ -5,6 +5,7 @@ import { createWorkspace } from '../domain/operations/create-workspace';
 import { listAudit } from '../domain/operations/list-audit';
 import { addMember, removeMember, setMemberRole } from '../domain/operations/members';
 import { operatorActor } from '../domain/actor';
+import { DomainError } from '../domain/errors';
 import { recordInboundMessage } from '../domain/operations/record-inbound-message';
 import { suppressContact } from '../domain/operations/suppress-contact';
 import {
@@ -92,13 +93,9 @@ export const commands: Record<string, Record<string, Command>> = {
   delivery: {
     list: async (db, ctx, f) =>
       (
-        await listDeliveries(
-          db,
-          operatorActor(ctx),
-          f.workspace ?? '',
-          pick(f, ['type', 'status', 'limit']),
-          { withAttempts: true },
-        )
+        await listDeliveries(db, operatorActor(ctx), workspaceFlag(f), pick(f, ['type', 'status', 'limit']), {
+          withAttempts: true,
+        })
       ).data,
     resend: (db, ctx, f) => resendDelivery(db, operatorActor(ctx), { id: f.id }),
   },
@@ -108,6 +105,15 @@ export const commands: Record<string, Record<string, Command>> = {
   audit: {
     list: (db, _ctx, f) => listAudit(db, { workspaceId: f.workspace, limit: f.limit }),
   },
+};
+
+const workspaceFlag = (f: Flags): string => {
+  if (!f.workspace || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(f.workspace)) {
+    throw new DomainError('invalid_request', 'workspace is required and must be a UUID', {
+      field: 'workspace',
+    });
+  }
+  return f.workspace;
 };
 
 const pick = (f: Flags, keys: string[]) =>

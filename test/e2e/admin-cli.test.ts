@@ -131,6 +131,7 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
         'all',
       ],
       ['frobnicate', 'now'],
+      ['delivery', 'list'],
     ]) {
       const r = admin(...args);
       assert.equal(r.code, 1, args.join(' '));
