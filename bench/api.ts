@@ -5,6 +5,7 @@ import { parseIntFlags } from './lib/args';
 import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
 import { startService } from './lib/children';
 import { ensureMember } from './lib/keys';
+import { withCleanup } from './lib/cleanup';
 import { benchLogger } from './lib/log';
 import { printApiReport } from './lib/report';
 import { explainSearch } from './lib/search-plan';
@@ -37,20 +38,7 @@ export async function main(args: string[]) {
     USAGE,
   );
   const log = benchLogger('bench');
-  const stops: (() => Promise<void>)[] = [];
-  let stopping: Promise<void> | undefined;
-  const stopAll = () =>
-    (stopping ??= (async () => {
-      for (const stop of stops.reverse())
-        await stop().catch((err: unknown) => log.error('stop failed', { error: String(err) }));
-    })());
-  const onSignal = (signal: NodeJS.Signals) => {
-    log.warn(`${signal}: stopping the servers and PostgreSQL`);
-    void stopAll().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
+  await withCleanup(log, async (stops) => {
     const { pg, db } = await openBenchDatabase(log, stops);
     const workspaceId = await benchWorkspace(db, settings.leads);
     const seed = await seedLeads(db, workspaceId, settings.leads, log);
@@ -83,9 +71,5 @@ export async function main(args: string[]) {
       log.error(`${failures} non-2xx responses or errors: these figures measure failures, not the API`);
       process.exitCode = 1;
     }
-  } finally {
-    await stopAll();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 }

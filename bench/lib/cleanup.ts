@@ -15,7 +15,7 @@ export async function withCleanup<T>(log: Logger, body: (stops: Stops) => Promis
         await stop().catch((err: unknown) => log.error('stop failed', { error: String(err) }));
     })());
   const onSignal = (signal: NodeJS.Signals) => {
-    log.warn(`${signal}: stopping the worker, Temporal and PostgreSQL`);
+    log.warn(`${signal}: stopping what the bench started`);
     void stopAll().finally(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
