@@ -22,7 +22,7 @@ import { recordInboundMessageIn } from './record-inbound-message';
 export type IntakeOutcome = 'CREATED' | 'MERGED' | 'DUPLICATE' | 'SUPPRESSED';
 export type IntakeResult = { outcome: IntakeOutcome; lead: LeadView | null };
 
-type Intake = {
+export type Intake = {
   contact: Contact;
   source: string;
   sourceType: string;
@@ -65,10 +65,11 @@ export async function createLeadFromIntakeIn(
   m: EntityManager,
   actor: Actor,
   workspaceId: string,
-  body: unknown,
+  /** The raw body, or an intake the door already parsed with parseIntake. */
+  input: { parsed: Intake } | { body: unknown },
 ): Promise<IntakeResult> {
   authorize(actor, LEADS_WRITE);
-  const intake = parseIntake(body);
+  const intake = 'parsed' in input ? input.parsed : parseIntake(input.body);
   const contact = normaliseContact(intake.contact, await workspaceTimezone(m, workspaceId));
   const addresses = [contact.email, contact.phone].filter((a): a is string => !!a);
   await lockAddresses(m, workspaceId, addresses);
@@ -204,7 +205,7 @@ export async function createLeadFromIntakeIn(
 
 /** The intake as a whole transaction, for doors without an idempotency record of their own. */
 export async function createLeadFromIntake(db: DataSource, actor: Actor, workspaceId: string, body: unknown) {
-  const result = await db.transaction((m) => createLeadFromIntakeIn(m, actor, workspaceId, body));
+  const result = await db.transaction((m) => createLeadFromIntakeIn(m, actor, workspaceId, { body }));
   if (result.outcome === 'SUPPRESSED') throw suppressedError();
   return result;
 }

@@ -49,9 +49,9 @@ export function leadRoutes(db: DataSource) {
   router.post('/leads', requires(LEADS_WRITE), async (ctx) => {
     const p = ctx.state.principal!;
     const key = validateIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
-    parseIntake(ctx.state.body); // refuse bad input before taking the Idempotency-Key
+    const intake = parseIntake(ctx.state.body); // bad input is refused before the Idempotency-Key is taken
     const result = await withIdempotency(db, p.keyId, key, ctx.state.body, async (m) => {
-      const r = await createLeadFromIntakeIn(m, actorOf(ctx), p.workspaceId, ctx.state.body);
+      const r = await createLeadFromIntakeIn(m, actorOf(ctx), p.workspaceId, { parsed: intake });
       if (r.outcome === 'SUPPRESSED') return toHttp(suppressedError(), ctx.state.requestId);
       return { status: r.outcome === 'CREATED' ? 201 : 200, body: { data: r.lead, outcome: r.outcome } };
     });
