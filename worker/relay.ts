@@ -32,12 +32,15 @@ type Pending = {
 };
 
 const START_CONCURRENCY = 32;
+/** After this, a delivery whose first attempt has not recorded is offered for a (refused) restart. */
+const RECENTLY_STARTED_MS = 5 * 60_000;
 
 /**
  * The outbox relay: starts a delivery workflow for every delivery that has none yet, with a
- * deterministic workflow id, then marks it started. A crash between commit and start only delays
- * a delivery (the next pass starts it); a crash between start and mark is harmless (Temporal
- * refuses the second start of that id). Woken by NOTIFY at commit, with a poll as a fallback.
+ * deterministic workflow id. The first attempt's record marks the row started (one write less per
+ * delivery than a separate mark). A crash between commit and start only delays a delivery (the next
+ * pass starts it); a start repeated after a crash is refused by Temporal (same id).
+ * Woken by NOTIFY at commit, with a poll as a fallback.
  */
 export function startRelay(opts: RelayOptions) {
   const { db, client, taskQueue, log } = opts;
@@ -76,37 +79,38 @@ export function startRelay(opts: RelayOptions) {
     return d;
   };
 
+  // Started by this relay, waiting for their first attempt to record (which marks the row started):
+  // not started again meanwhile. Lost in a crash, which costs only a refused duplicate start.
+  const recentlyStarted = new Map<string, number>();
+  const keyOf = (d: Pick<Pending, 'id' | 'generation'>) => `${d.id}:${d.generation}`;
+
   const pass = async (): Promise<number> => {
+    const now = Date.now();
+    for (const [k, at] of recentlyStarted) if (now - at > RECENTLY_STARTED_MS) recentlyStarted.delete(k);
     const due = await db.query<Pending[]>(
       `SELECT id, generation, attempts, event_id, event_type, endpoint_id, workspace_id FROM webhook_deliveries
-        WHERE workflow_started_at IS NULL AND status = 'PENDING' ORDER BY created_at LIMIT $1`,
-      [batchSize],
+        WHERE workflow_started_at IS NULL AND status = 'PENDING'
+          AND NOT ((id::text || ':' || generation) = ANY($2::text[]))
+        ORDER BY created_at LIMIT $1`,
+      [batchSize, [...recentlyStarted.keys()]],
     );
     if (due.length === 0) return 0;
     if (opts.crashAt === 'before-start') process.exit(86);
     // A pool rather than chunks: a slow start does not hold up the other slots.
-    const started: Pending[] = [];
     let next = 0;
     const slot = async () => {
       while (next < due.length) {
         const d = due[next++]!;
         try {
-          started.push(await startOne(d));
+          await startOne(d);
+          if (opts.crashAt === 'before-mark') process.exit(87);
+          recentlyStarted.set(keyOf(d), Date.now());
         } catch (err) {
           log.warn('could not start a delivery workflow; will retry', { error: String(err) });
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, due.length) }, slot));
-    if (opts.crashAt === 'before-mark') process.exit(87);
-    if (started.length > 0) {
-      await db.query(
-        `UPDATE webhook_deliveries d SET workflow_started_at = clock_timestamp()
-           FROM unnest($1::uuid[], $2::int[]) AS s(id, generation)
-          WHERE d.id = s.id AND d.generation = s.generation AND d.workflow_started_at IS NULL`,
-        [started.map((d) => d.id), started.map((d) => d.generation)],
-      );
-    }
     return due.length;
   };
 

@@ -38,7 +38,7 @@ export class Webhooks1763800200000 implements MigrationInterface {
         delivered_at timestamptz,
         -- Bumped by a resend: each generation is a workflow of its own (webhook-delivery:<id>:r<n>).
         generation integer NOT NULL DEFAULT 0,
-        -- Set once the relay has started this generation's workflow; the relay starts every row without it.
+        -- Set when this generation's first attempt is recorded; the relay starts every PENDING row without it.
         workflow_started_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         UNIQUE (event_id, endpoint_id)

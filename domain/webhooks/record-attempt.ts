@@ -37,6 +37,7 @@ export async function recordAttempt(db: DataSource, r: AttemptRecord): Promise<R
     const [delivery] = await returning<{ endpoint_id: string; workspace_id: string }>(
       m,
       `UPDATE webhook_deliveries SET status = $3, attempts = $4, response_status = $5, next_attempt_at = $6,
+              workflow_started_at = coalesce(workflow_started_at, $7),
               delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $7::timestamptz + make_interval(secs => $8 / 1000.0) END
         WHERE id = $1 AND generation = $2 AND status IN ('PENDING', 'FAILED')
         RETURNING endpoint_id, workspace_id`,
