@@ -163,8 +163,6 @@ export function startRelay(opts: RelayOptions) {
   const done = ready.then(loop);
   return {
     ready,
-    /** Runs one pass now (tests, and the admin CLI after a resend). */
-    kick: () => wake?.(),
     stop: async () => {
       running = false;
       wake?.();

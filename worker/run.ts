@@ -9,7 +9,7 @@ import { workflowCanceller } from '../infra/temporal-client';
 import { startRelay } from './relay';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
 
-export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void>; kick: () => void };
+export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void> };
 
 /**
  * Connects to Temporal and runs the worker and the outbox relay until `shutdown`, which stops the
@@ -53,7 +53,6 @@ export async function runWorker(
   log.info('worker running', { task_queue: config.temporalTaskQueue, namespace: config.temporalNamespace });
   return {
     done,
-    kick: relay.kick,
     shutdown: async () => {
       await relay.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -25,18 +25,9 @@ export const rateLimit =
       await next();
       return;
     }
-    const { hits, reset } =
-      ctx.state.rate ??
-      (
-        await db.query<{ hits: number; reset: number }[]>(
-          `INSERT INTO rate_limit_windows AS w (key_id, window_start, hits)
-           VALUES ($1, date_trunc('minute', clock_timestamp()), 1)
-           ON CONFLICT (key_id, window_start) DO UPDATE SET hits = w.hits + 1
-           RETURNING w.hits,
-             greatest(1, ceil(extract(epoch FROM w.window_start + interval '1 minute' - clock_timestamp())))::int AS reset`,
-          [principal.keyId],
-        )
-      )[0]!;
+    // Counted by the key lookup in the same round trip (authenticateKey); the count lives there only.
+    if (!ctx.state.rate) throw new Error('rate limit: the key lookup did not count this request');
+    const { hits, reset } = ctx.state.rate;
     if (hits === 1) {
       // A new window: drop this key's old ones. Not awaited; a failure only leaves a stale row behind.
       db.query(
