@@ -1,6 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const TOOLING_IMPORT = {
+  group: ['**/tooling/*'],
+  message: 'tooling/ is for dev, tests, fuzzing and benches; production code must not import it.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'eslint.config.mjs'] },
   js.configs.recommended,
@@ -54,6 +59,11 @@ export default tseslint.config(
     },
   },
   {
+    // What production runs never loads dev and test tooling (embedded PostgreSQL is a devDependency).
+    files: ['api/**/*.ts', 'domain/**/*.ts', 'worker/**/*.ts', 'activities/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [TOOLING_IMPORT] }] },
+  },
+  {
     // Workflows are replayed deterministically in a sandbox: no I/O, no Node built-ins.
     files: ['workflows/**/*.ts'],
     rules: {
@@ -62,6 +72,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*'], message: 'Workflows must not use Node built-ins; do I/O in activities.' },
+            TOOLING_IMPORT,
           ],
           paths: [
             'assert',

@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
+import type { WorkflowCanceller } from '../domain/kernel/operation';
+import { classify, outcomeOf, type PostResult } from '../domain/webhooks/delivery-rules';
 import { recordAttempt } from '../domain/webhooks/record-attempt';
 import { decryptSecret } from '../domain/webhooks/secrets';
+import { signWebhook } from '../domain/webhooks/signing';
 import { checkTarget } from '../domain/webhooks/url-policy';
-import type { WorkflowCanceller } from '../domain/webhooks/workflow-ids';
-import { signWebhook } from '../receiver/verify';
-import { classify, type HttpPost, type PostResult } from './http-post';
+import type { HttpPost } from './http-post';
 
 export type DeliveryDeps = {
   db: DataSource;
@@ -96,12 +97,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => ({
     }
     const durationMs = Math.max(0, deps.clock().getTime() - startedAt.getTime());
     const verdict = classify(result);
-    const outcome =
-      verdict === 'succeeded'
-        ? 'succeeded'
-        : verdict === 'give_up' || input.nextDelayMs === null
-          ? 'exhausted'
-          : 'retry';
+    const outcome = outcomeOf(verdict, input.nextDelayMs);
     const recorded = await recordAttempt(db, {
       deliveryId: input.deliveryId,
       generation: input.generation,

@@ -1,13 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { ATTEMPT_TIMEOUT_MS, type PostResult } from '../domain/webhooks/delivery-rules';
 
-export const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
-
-export type PostResult =
-  { status: number; errorClass?: undefined } | { status?: undefined; errorClass: ErrorClass };
-export type ErrorClass = 'timeout' | 'connection' | 'tls' | 'blocked_target' | 'dns';
 
 export type PostRequest = {
   url: URL;
@@ -67,14 +63,3 @@ export const httpPost: HttpPost = ({ url, address, headers, body, timeoutMs = AT
     });
     req.end(body);
   });
-
-export type AttemptVerdict = 'succeeded' | 'retry' | 'give_up';
-
-/** The delivery rules: 2xx succeeds; 4xx other than 408 and 429 ends it; everything else is retried. */
-export function classify(result: PostResult): AttemptVerdict {
-  if (result.status === undefined) return 'retry';
-  const s = result.status;
-  if (s >= 200 && s < 300) return 'succeeded';
-  if (s >= 400 && s < 500 && s !== 408 && s !== 429) return 'give_up';
-  return 'retry';
-}

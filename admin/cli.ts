@@ -1,19 +1,22 @@
 import { openDatabase } from '../domain/data-source';
-import { DomainError } from '../domain/errors';
+import { operatorActor } from '../domain/kernel/actor';
+import { DomainError } from '../domain/kernel/errors';
+import type { WorkflowCanceller } from '../domain/kernel/operation';
+import { runOperation } from '../domain/kernel/runner';
 import { loadConfig } from '../infra/config';
-import { envWithDevStack } from '../infra/dev-stack';
 import { connectClient, workflowCanceller } from '../infra/temporal-client';
-import type { WorkflowCanceller } from '../domain/webhooks/workflow-ids';
+import { envWithDevStack } from '../tooling/dev-stack';
 import { parseArgs } from './args';
 import { commands, usage } from './commands';
 
 /** The operator CLI: JSON on stdout; one line on stderr and exit 1 on any error. */
 async function main(argv: string[]): Promise<unknown> {
   const { group, command, flags } = parseArgs(argv);
-  const run = group && command ? commands[group]?.[command] : undefined;
-  if (!run) throw new Error(`unknown command "${[group, command].filter(Boolean).join(' ')}"; ${usage()}`);
+  const cmd = group && command ? commands[group]?.[command] : undefined;
+  if (!cmd) throw new Error(`unknown command "${[group, command].filter(Boolean).join(' ')}"; ${usage()}`);
   const config = loadConfig(envWithDevStack());
   const db = await openDatabase(config.databaseUrl, { poolSize: 2 });
+  // Connected only when a command has workflows to cancel.
   let temporal: Awaited<ReturnType<typeof connectClient>> | undefined;
   const cancelWorkflows: WorkflowCanceller = async (ids) => {
     if (ids.length === 0) return;
@@ -21,13 +24,19 @@ async function main(argv: string[]): Promise<unknown> {
     await workflowCanceller(temporal.client)(ids);
   };
   try {
-    return await run(db, { door: 'admin', requestId: `admin_${Date.now().toString(36)}` }, flags, {
-      endpoint: {
+    const services = {
+      db,
+      webhooks: {
         secretsKey: config.secretsKey,
         allowPrivateTargets: config.webhookAllowPrivateTargets,
         cancelWorkflows,
       },
+    };
+    const actor = operatorActor({ door: 'admin', requestId: `admin_${Date.now().toString(36)}` });
+    const output: unknown = await runOperation(services, cmd.operation, actor, cmd.input(flags), {
+      workspaceId: flags.workspace,
     });
+    return cmd.present ? cmd.present(output) : output;
   } finally {
     await db.destroy();
     await temporal?.close();

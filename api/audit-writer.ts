@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { auditInsert, type AuditRecord } from '../domain/audit';
+import { auditInsert, type AuditRecord } from '../domain/kernel/audit';
 
 const MAX_BATCH = 200;
 

@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
-import type { Principal, RateCount } from '../domain/operations/authenticate';
+import type { RateCount } from '../domain/identity/authenticate';
+import type { Principal } from '../domain/kernel/permissions';
 
 /** What the middleware chain learns about a request, read by the audit middleware at the end. */
 export type RequestState = {

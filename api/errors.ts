@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '../domain/errors';
+import { DomainError, type ErrorCode } from '../domain/kernel/errors';
 
 export type WireError = { status: number; body: { error: Record<string, unknown> } };
 

@@ -28,7 +28,7 @@ export function buildApp({ db, config, log }: AppDeps) {
   const app = new Koa<RequestState>();
   app.proxy = config.trustProxy;
   app.silent = true;
-  const routes = v1Routes(db);
+  const routes = v1Routes({ db });
   app
     .use(requestId())
     .use(rateLimitPolicy(config.rateLimitPerMinute))

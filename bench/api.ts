@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../infra/processes';
+import { withCleanup } from '../tooling/cleanup';
+import { freePort } from '../tooling/processes';
 import { runApiPhases } from './lib/api-phases';
 import { parseIntFlags } from './lib/args';
 import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
 import { startService } from './lib/children';
 import { ensureMember } from './lib/keys';
-import { withCleanup } from './lib/cleanup';
 import { benchLogger } from './lib/log';
 import { printApiReport } from './lib/report';
 import { explainSearch } from './lib/search-plan';

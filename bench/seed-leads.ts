@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../infra/logger';
+import { withCleanup } from '../tooling/cleanup';
 import { parseIntFlags } from './lib/args';
 import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
 import { benchLogger } from './lib/log';
@@ -141,12 +142,9 @@ const seconds = (since: number) => Math.round((performance.now() - since) / 100)
 export async function main(args: string[]) {
   const { leads } = parseIntFlags(args, { leads: DEFAULT_LEADS }, 'npm run bench -- seed-leads [--leads N]');
   const log = benchLogger('seed');
-  const stops: (() => Promise<void>)[] = [];
-  try {
+  await withCleanup(log, async (stops) => {
     const { db } = await openBenchDatabase(log, stops);
     const result = await seedLeads(db, await benchWorkspace(db, leads), leads, log);
     console.log(JSON.stringify({ bench: 'seed-leads', ...result }));
-  } finally {
-    for (const stop of stops.reverse()) await stop();
-  }
+  });
 }

@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
+import { withCleanup } from '../tooling/cleanup';
 import { parseIntFlags } from './lib/args';
 import { runBaseline } from './lib/baseline-phases';
-import { withCleanup } from './lib/cleanup';
 import { benchLogger } from './lib/log';
 import { parkedPhase } from './lib/parked-phase';
 import { pathLatency, pathThroughput, warmUp } from './lib/path-phases';

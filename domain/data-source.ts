@@ -1,29 +1,25 @@
-import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { ApiKey } from './entities/api-key';
-import { AuditEntry } from './entities/audit-entry';
-import { Membership } from './entities/membership';
-import { User } from './entities/user';
-import { Workspace } from './entities/workspace';
 import { Identity1763800000000 } from './migrations/1763800000000-identity';
 import { Leads1763800100000 } from './migrations/1763800100000-leads';
 import { Webhooks1763800200000 } from './migrations/1763800200000-webhooks';
 import { SearchIndex1763800300000 } from './migrations/1763800300000-search-index';
 
-export const entities = [Workspace, User, Membership, ApiKey, AuditEntry];
-export const migrations = [
+const migrations = [
   Identity1763800000000,
   Leads1763800100000,
   Webhooks1763800200000,
   SearchIndex1763800300000,
 ];
 
-/** Schema changes only ever come from migrations; `synchronize` stays off. */
+/**
+ * TypeORM gives the service its pool, transactions and migrations; rows are read and written with
+ * SQL in each area's row module (docs/decisions.md). Schema changes only ever come from migrations.
+ */
 export function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
-    entities,
+    entities: [],
     migrations,
     synchronize: false,
     migrationsRun: false,

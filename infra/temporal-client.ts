@@ -1,5 +1,5 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowCanceller } from '../domain/webhooks/workflow-ids';
+import type { WorkflowCanceller } from '../domain/kernel/operation';
 
 /** Cancels workflows by id; one already finished or never started is not an error. */
 export const workflowCanceller =

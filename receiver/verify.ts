@@ -1,11 +1,14 @@
 /**
- * Webhook signature verification for receivers. Self-contained (only `node:crypto`) so it can be copied
- * into a receiver's codebase as is. The service signs with `signWebhook` from this same file.
+ * Webhook signature verification for receivers. It needs only `node:crypto` and the service's own
+ * signer (`domain/webhooks/signing.ts`, also dependency-free): copy both files into a receiver as they are.
  *
  * Header: `service-signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` over `<t>.<raw body>`, keyed with the
  * endpoint's signing secret exactly as shown (`whsec_` prefix included, not base64-decoded).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { assertSecret, computeSignature } from '../domain/webhooks/signing';
+
+export { signWebhook } from '../domain/webhooks/signing';
 
 export type WebhookEvent = {
   id: string;
@@ -40,25 +43,6 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 const V1_PATTERN = /^[0-9a-f]{64}$/i;
 // Bounded so Number() stays exact; 15 digits is far beyond any plausible date.
 const TIMESTAMP_PATTERN = /^\d{1,15}$/;
-
-function computeSignature(timestamp: string, payload: string | Buffer, secret: string): Buffer {
-  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(payload).digest();
-}
-
-function assertSecret(secret: string): void {
-  // An unset secret is a configuration error; failing loudly beats silently verifying against "".
-  if (typeof secret !== 'string' || secret.length === 0) throw new TypeError('webhook secret must be set');
-}
-
-/** Returns the `service-signature` header value for `payload` signed at `timestampSeconds`. */
-export function signWebhook(payload: string | Buffer, secret: string, timestampSeconds: number): string {
-  assertSecret(secret);
-  // Anything but a plain integer would render as `1.5` or `1e+21`, which receivers reject as malformed.
-  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0)
-    throw new RangeError('timestampSeconds must be a non-negative integer');
-  const t = String(timestampSeconds);
-  return `t=${t},v1=${computeSignature(t, payload, secret).toString('hex')}`;
-}
 
 type ParsedHeader = { timestamp: string; signatures: Buffer[] };
 

@@ -1,16 +1,13 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { listenApi } from '../api/listen';
-import { openDatabase } from '../domain/data-source';
-import { ConfigError, loadConfig } from '../infra/config';
-import { writeDevStack } from '../infra/dev-stack';
+import { ConfigError } from '../infra/config';
 import { createLogger } from '../infra/logger';
-import { dataDir, stackFile } from '../infra/paths';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../infra/postgres';
-import { freePort } from '../infra/processes';
 import { onShutdown } from '../infra/shutdown';
-import { startTemporalDevServer, type TemporalDevServer } from '../infra/temporal-server';
-import { runWorker } from '../worker/run';
+import { createStops } from '../tooling/cleanup';
+import { writeDevStack } from '../tooling/dev-stack';
+import { dataDir, stackFile } from '../tooling/paths';
+import { freePort } from '../tooling/processes';
+import { startStack } from '../tooling/stack';
 import { seedDemo } from './seed-demo';
 
 /**
@@ -19,12 +16,9 @@ import { seedDemo } from './seed-demo';
  */
 const log = createLogger('dev', 'info');
 const dir = dataDir();
-const stops: (() => Promise<void>)[] = [];
-const stopAll = async () => {
-  for (const stop of stops.reverse())
-    await stop().catch((err: unknown) => log.error('stop failed', { error: String(err) }));
-  rmSync(stackFile(dir), { force: true });
-};
+const stops = createStops(log);
+// Pushed first so it runs last: while the file is there, what it names may still be running.
+stops.push(async () => rmSync(stackFile(dir), { force: true }));
 
 async function main() {
   mkdirSync(dir, { recursive: true, mode: 0o755 });
@@ -33,32 +27,30 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...process.env,
   };
-  onShutdown(log, stopAll);
+  onShutdown(log, stops.stopAll);
 
-  let pg: EmbeddedPostgres | undefined;
-  if (!env.DATABASE_URL) {
-    pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), database: 'leads', log });
-    stops.push(pg.stop);
-    env.DATABASE_URL = pg.url;
-  }
-  let temporal: TemporalDevServer | undefined;
-  if (!env.TEMPORAL_ADDRESS) {
-    temporal = await startTemporalDevServer({
-      log,
-      dbFile: path.join(dir, 'temporal', 'temporal.db'),
-      port: await freePort(Number(env.TEMPORAL_PORT ?? 7233)),
-      uiPort: await freePort(Number(env.TEMPORAL_UI_PORT ?? 8233)),
-    });
-    stops.push(temporal.stop);
-    env.TEMPORAL_ADDRESS = temporal.address;
-  }
-  const config = loadConfig(env);
-  const db = await openDatabase(config.databaseUrl, { migrate: true, poolSize: config.dbPoolSize });
-  stops.push(() => db.destroy());
-  const worker = await runWorker(config, db, createLogger('worker', config.logLevel));
-  stops.push(worker.shutdown);
-  const api = await listenApi(config, db, createLogger('api', config.logLevel));
-  stops.push(api.close);
+  const {
+    postgres: pg,
+    temporal,
+    config,
+    db,
+    api,
+  } = await startStack({
+    log,
+    stops,
+    env,
+    postgres: env.DATABASE_URL ? undefined : { dataDir: path.join(dir, 'pg'), database: 'leads' },
+    database: {},
+    temporal: env.TEMPORAL_ADDRESS
+      ? undefined
+      : {
+          dbFile: path.join(dir, 'temporal', 'temporal.db'),
+          port: await freePort(Number(env.TEMPORAL_PORT ?? 7233)),
+          uiPort: await freePort(Number(env.TEMPORAL_UI_PORT ?? 8233)),
+        },
+    worker: true,
+    api: true,
+  });
 
   writeDevStack(dir, {
     pid: process.pid,
@@ -93,6 +85,6 @@ async function main() {
 
 main().catch(async (err: unknown) => {
   console.error(err instanceof ConfigError ? err.message : err instanceof Error ? err.message : err);
-  await stopAll();
+  await stops.stopAll();
   process.exit(1);
 });

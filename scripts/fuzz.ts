@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../infra/logger';
-import { repoRoot } from '../infra/paths';
-import { ensurePythonTool } from '../infra/python-tools';
+import { repoRoot } from '../tooling/paths';
+import { ensurePythonTool } from '../tooling/python-tools';
 import { parseFuzzOptions, USAGE } from './fuzz/options';
 import { formatSummary, summarise } from './fuzz/report';
 import { runSchemathesis, SCHEMATHESIS_TOOL, schemathesisArgs } from './fuzz/schemathesis';

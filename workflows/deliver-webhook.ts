@@ -1,20 +1,6 @@
 import { proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-
-/** Waits between attempts: attempt 1 at once, then 30 s, 5 min, 30 min, 2 h, 8 h, 12 h; 7 attempts over about 22.6 hours. */
-export const RETRY_LADDER_MS: readonly number[] = [
-  30 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  8 * HOUR,
-  12 * HOUR,
-];
-export const ATTEMPTS_PER_LADDER = RETRY_LADDER_MS.length + 1;
+import { ATTEMPTS_PER_LADDER, RETRY_LADDER_MS } from '../domain/webhooks/delivery-rules';
 
 export type DeliveryInput = {
   deliveryId: string;

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { AuditWriter } from '../audit-writer';
-import type { AuditOutcome } from '../../domain/entities/audit-entry';
+import type { AuditOutcome } from '../../domain/kernel/audit';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
 

@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
-import { DomainError } from '../../domain/errors';
-import { authenticateKey, bearerToken, refusalReason } from '../../domain/operations/authenticate';
-import type { Requirement } from '../../domain/policy';
+import { DomainError } from '../../domain/kernel/errors';
+import { authenticateKey, bearerToken } from '../../domain/identity/authenticate';
+import { refusalReason, type Requirement } from '../../domain/kernel/permissions';
 import type { RequestState } from '../context';
 
 /** Resolves the bearer key to a principal on every request; refusals all look the same. */

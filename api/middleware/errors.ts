@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { DomainError } from '../../domain/errors';
+import { DomainError } from '../../domain/kernel/errors';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
 import { serverError, toHttp } from '../errors';

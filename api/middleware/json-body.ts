@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { DomainError } from '../../domain/errors';
+import { DomainError } from '../../domain/kernel/errors';
 import type { RequestState } from '../context';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
-import { DomainError } from '../../domain/errors';
+import { DomainError } from '../../domain/kernel/errors';
 import type { RequestState } from '../context';
 
 const WINDOW_SECONDS = 60;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { normaliseIp } from '../../domain/ip-allowlist';
+import { normaliseIp } from '../../domain/identity/ip-allowlist';
 import type { RequestState } from '../context';
 
 /** Every response carries `Request-Id`; the same id lands in the audit row and in 500 bodies. */

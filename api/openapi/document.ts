@@ -1,7 +1,8 @@
-import { LEAD_STATUSES } from '../../domain/leads/status-rules';
-import { DELIVERY_STATUSES } from '../../domain/operations/deliveries';
-import type { Requirement } from '../../domain/policy';
-import { NO_NUL, schemas } from './schemas';
+import type { Requirement } from '../../domain/kernel/permissions';
+import { toJsonSchema, type JsonSchema } from '../../domain/kernel/json-schema';
+import { searchParamsSchema } from '../../domain/leads/schemas';
+import { deliveryParamsSchema } from '../../domain/webhooks/operations/deliveries';
+import { schemas, withoutNul } from './schemas';
 
 type Json = Record<string, unknown>;
 
@@ -44,12 +45,17 @@ const guarded = (need: Requirement) => ({
   'x-minimum-role': need.minRole,
 });
 
-const limitParam = (max: number) => ({
-  name: 'limit',
-  in: 'query',
-  required: false,
-  schema: { type: 'integer', minimum: 1, maximum: max, default: 25 },
-});
+/** Query parameters from an operation's input schema, described once in the domain. */
+const queryParameters = (input: Parameters<typeof toJsonSchema>[0]) =>
+  Object.entries(toJsonSchema(input).properties as Record<string, JsonSchema>).map(
+    ([name, { description, ...schema }]) => ({
+      name,
+      in: 'query',
+      required: false,
+      ...(description ? { description } : {}),
+      schema: withoutNul(schema),
+    }),
+  );
 const leadId = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 
 /**
@@ -114,28 +120,7 @@ export function openApiDocument(): Json {
           operationId: 'searchLeads',
           summary: 'Search live leads, newest first',
           ...guarded({ scope: 'leads:read', minRole: 'viewer' }),
-          parameters: [
-            {
-              name: 'query',
-              in: 'query',
-              required: false,
-              description: 'Matches name, email or phone, partially and case-insensitively.',
-              schema: { type: 'string', maxLength: 200, pattern: NO_NUL },
-            },
-            {
-              name: 'status',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', enum: [...LEAD_STATUSES] },
-            },
-            {
-              name: 'needs_attention',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', enum: ['true', 'false'] },
-            },
-            limitParam(50),
-          ],
+          parameters: queryParameters(searchParamsSchema),
           responses: {
             '200': ok('Up to `limit` leads; `count` is how many are in `data`.', 'LeadList'),
             ...errors,
@@ -214,22 +199,7 @@ export function openApiDocument(): Json {
           operationId: 'listDeliveries',
           summary: 'Webhook deliveries of the workspace, newest first',
           ...guarded({ scope: 'business:read', minRole: 'viewer' }),
-          parameters: [
-            {
-              name: 'type',
-              in: 'query',
-              required: false,
-              description: 'One event type, for example lead.created.',
-              schema: { type: 'string', maxLength: 100, pattern: '^[a-z_]+(\\.[a-z_]+)+$' },
-            },
-            {
-              name: 'status',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', enum: [...DELIVERY_STATUSES] },
-            },
-            limitParam(100),
-          ],
+          parameters: queryParameters(deliveryParamsSchema),
           responses: { '200': ok('Delivery records with the payload sent.', 'DeliveryList'), ...errors },
         },
       },

@@ -1,9 +1,10 @@
-import { DELIVERY_STATUSES } from '../../domain/operations/deliveries';
-import { CHANNELS } from '../../domain/operations/record-inbound-message';
-import { MAX_NOTE_LENGTH } from '../../domain/leads/schemas';
+import { DELIVERY_STATUSES } from '../../domain/webhooks/rows';
+import { CHANNELS } from '../../domain/conversations/channels';
+import { toJsonSchema } from '../../domain/kernel/json-schema';
+import { intakeSchema, leadPatchSchema } from '../../domain/leads/schemas';
 import { PHONE_PATTERN } from '../../domain/leads/normalise';
 import { LEAD_STATUSES } from '../../domain/leads/status-rules';
-import { SCOPES } from '../../domain/policy';
+import { SCOPES } from '../../domain/kernel/permissions';
 
 /** JSON Schema (2020-12, as OpenAPI 3.1 uses) for bodies; built from the same constants the validation uses. */
 type Schema = Record<string, unknown>;
@@ -21,6 +22,27 @@ const obj = (properties: Record<string, Schema>, required: string[] = Object.key
   additionalProperties: false,
 });
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+const allowsString = (type: unknown) => type === 'string' || (Array.isArray(type) && type.includes('string'));
+
+/**
+ * This door refuses NUL in any string it reads (PostgreSQL text cannot hold it); the document says so
+ * on every free-text string of a schema generated from an operation's input.
+ */
+export function withoutNul(schema: Schema): Schema {
+  const out: Schema = { ...schema };
+  if (allowsString(out.type) && !out.pattern && !out.format && !out.enum && out.const === undefined)
+    out.pattern = NO_NUL;
+  for (const key of ['properties', 'items', 'additionalProperties'] as const) {
+    const child = out[key];
+    if (!child || typeof child !== 'object') continue;
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, withoutNul(v as Schema)]))
+        : withoutNul(child as Schema);
+  }
+  return out;
+}
 
 export const ERROR_CODES = [
   'unauthorized',
@@ -119,41 +141,10 @@ export const schemas: Record<string, Schema> = {
     data: ref('Lead'),
     recent_activity: { type: 'array', items: ref('ActivityItem'), maxItems: 20 },
   }),
-  IntakeRequest: {
-    ...obj(
-      {
-        ...contact,
-        source: text({ minLength: 1, maxLength: 200, description: 'Which ad form the lead came from.' }),
-        message: text({ maxLength: 10000, description: 'A first message, recorded as an inbound message.' }),
-        answers: {
-          type: 'object',
-          maxProperties: 50,
-          propertyNames: { maxLength: 100, pattern: NO_NUL },
-          additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 1000, pattern: NO_NUL },
-          description: 'Qualification answers, for example {"timeline": "now", "budget": 5000}.',
-        },
-        consent: obj({ given: { const: true }, at: dateTime }),
-      },
-      ['source', 'consent'],
-    ),
-    // At least one way to reach the person.
-    anyOf: [
-      { required: ['email'], properties: { email: { type: 'string' } } },
-      { required: ['phone'], properties: { phone: { type: 'string', minLength: 3 } } },
-    ],
-  },
+  // Request bodies come from the operations' own input schemas (described once, in the domain).
+  IntakeRequest: withoutNul(toJsonSchema(intakeSchema)),
   IntakeResponse: obj({ data: ref('Lead'), outcome: str({ enum: ['CREATED', 'MERGED', 'DUPLICATE'] }) }),
-  LeadPatch: {
-    ...obj(
-      {
-        ...contact,
-        status: str({ enum: [...LEAD_STATUSES] }),
-        note: text({ minLength: 1, maxLength: MAX_NOTE_LENGTH }),
-      },
-      [],
-    ),
-    minProperties: 1,
-  },
+  LeadPatch: withoutNul(toJsonSchema(leadPatchSchema)),
   Warning: obj({ code: str({ enum: ['status_unchanged', 'follow_up_stopped'] }), message: str() }),
   PatchResponse: obj({
     data: ref('Lead'),

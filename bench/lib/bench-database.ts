@@ -1,16 +1,26 @@
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import type { DataSource } from 'typeorm';
-import { operatorActor } from '../../domain/actor';
-import type { CallContext } from '../../domain/audit';
-import { openDatabase } from '../../domain/data-source';
-import { createWorkspace } from '../../domain/operations/create-workspace';
+import type * as yup from 'yup';
+import { createWorkspace } from '../../domain/identity/operations/workspaces';
+import { operatorActor } from '../../domain/kernel/actor';
+import type { Operation, Services } from '../../domain/kernel/operation';
+import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import type { Logger } from '../../infra/logger';
-import { repoRoot } from '../../infra/paths';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../infra/postgres';
+import type { Stops } from '../../tooling/cleanup';
+import { repoRoot } from '../../tooling/paths';
+import type { EmbeddedPostgres } from '../../tooling/postgres';
+import { startStack } from '../../tooling/stack';
 
-export const operator: CallContext = { door: 'admin', requestId: 'bench' };
-export const benchOperator = operatorActor(operator);
+export const benchOperator = operatorActor({ door: 'admin', requestId: 'bench' });
+
+/** Runs a registered operation as the operator, as the admin CLI would. */
+export const asBenchOperator = <S extends yup.AnyObjectSchema, O>(
+  services: Services,
+  op: Operation<S, O>,
+  input: Record<string, unknown>,
+  opts: RunOptions = {},
+) => runOperation(services, op, benchOperator, input, opts);
 
 // Kept between runs so a 1M-lead seed is paid for once; `rm -rf .data/bench` starts over.
 export const benchDataDir = () => path.join(repoRoot(), '.data', 'bench', 'pg');
@@ -27,18 +37,17 @@ const DATABASE = 'bench';
  */
 export async function openBenchDatabase(
   log: Logger,
-  stops: (() => Promise<void>)[],
+  stops: Stops,
   opts: { dataDir?: string; poolSize?: number; fresh?: boolean } = {},
 ): Promise<BenchDatabase> {
-  const pg = await startEmbeddedPostgres({
-    dataDir: opts.dataDir ?? benchDataDir(),
-    database: DATABASE,
+  const { postgres: pg } = await startStack({
     log,
+    stops,
+    postgres: { dataDir: opts.dataDir ?? benchDataDir(), database: DATABASE },
   });
-  stops.push(pg.stop);
+  // Two harness calls: `fresh` recreates the database between PostgreSQL and the migrations.
   if (opts.fresh) await recreateDatabase(pg.url);
-  const db = await openDatabase(pg.url, { migrate: true, poolSize: opts.poolSize ?? 4 });
-  stops.push(() => db.destroy());
+  const { db } = await startStack({ log, stops, database: { url: pg.url, poolSize: opts.poolSize ?? 4 } });
   return { pg, db };
 }
 
@@ -63,5 +72,7 @@ export async function benchWorkspace(db: DataSource, leads: number): Promise<str
     [name],
   );
   if (existing) return existing.id;
-  return (await createWorkspace(db, operator, { name, timezone: 'Europe/London', industry: 'bench' })).id;
+  return (
+    await asBenchOperator({ db }, createWorkspace, { name, timezone: 'Europe/London', industry: 'bench' })
+  ).id;
 }

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { repoRoot } from '../../infra/paths';
-import { stopChild, waitFor } from '../../infra/processes';
+import { repoRoot } from '../../tooling/paths';
+import { stopChild, waitFor } from '../../tooling/processes';
 
 export type Service = {
   url: string;

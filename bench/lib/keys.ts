@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createApiKey } from '../../domain/operations/api-keys';
-import { addMember } from '../../domain/operations/members';
-import type { Scope } from '../../domain/policy';
-import { operator } from './bench-database';
+import { createApiKey } from '../../domain/identity/operations/keys';
+import { addMember } from '../../domain/identity/operations/members';
+import type { Scope } from '../../domain/kernel/permissions';
+import { asBenchOperator } from './bench-database';
 
 export const BENCH_MEMBER = 'bench@example.com';
 const SCOPES: Scope[] = ['leads:read', 'leads:write', 'business:read'];
@@ -14,7 +14,8 @@ export async function ensureMember(db: DataSource, workspaceId: string): Promise
       WHERE ms.workspace_id = $1 AND u.email = $2`,
     [workspaceId, BENCH_MEMBER],
   );
-  if (rows.length === 0) await addMember(db, operator, { workspaceId, email: BENCH_MEMBER, role: 'admin' });
+  if (rows.length === 0)
+    await asBenchOperator({ db }, addMember, { email: BENCH_MEMBER, role: 'admin' }, { workspaceId });
   return BENCH_MEMBER;
 }
 
@@ -26,13 +27,12 @@ export async function createKeys(db: DataSource, workspaceId: string, count: num
     while (keys.length < count) {
       const i = keys.length;
       keys.push('');
-      const created = await createApiKey(db, operator, {
-        workspaceId,
-        ownerEmail: BENCH_MEMBER,
-        name: `bench ${stamp} #${i}`,
-        scopes: SCOPES,
-        expiresInDays: 1,
-      });
+      const created = await asBenchOperator(
+        { db },
+        createApiKey,
+        { ownerEmail: BENCH_MEMBER, name: `bench ${stamp} #${i}`, scopes: SCOPES, expiresInDays: 1 },
+        { workspaceId },
+      );
       keys[i] = created.key;
     }
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import { emitEvent } from '../../domain/events/emit';
+import { emitEvent } from '../../domain/kernel/events';
 import {
   BUDGETS,
   FIRST_NAMES,

@@ -1,5 +1,6 @@
-import type { DataSource } from 'typeorm';
-import { searchLeads } from '../../domain/operations/search-leads';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { OperationContext } from '../../domain/kernel/operation';
+import { searchLeads } from '../../domain/leads/operations/search';
 import { benchOperator } from './bench-database';
 
 export type SearchPlan = {
@@ -23,8 +24,9 @@ export async function explainSearch(db: DataSource, workspaceId: string, query: 
       plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       return [];
     },
-  } as unknown as DataSource;
-  await searchLeads(explaining, benchOperator, workspaceId, { query });
+  } as unknown as EntityManager;
+  const ctx = { m: explaining, actor: benchOperator, workspaceId } as OperationContext;
+  await searchLeads.run(ctx, { query });
   if (plan === undefined) throw new Error('searchLeads ran no query against leads');
   const time = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1];
   return {

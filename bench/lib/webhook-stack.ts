@@ -2,15 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
-import { createWorkspace } from '../../domain/operations/create-workspace';
-import { createEndpoint } from '../../domain/operations/webhook-endpoints';
+import { createWorkspace } from '../../domain/identity/operations/workspaces';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { generateSigningSecret } from '../../domain/webhooks/secrets';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import type { Logger } from '../../infra/logger';
-import { repoRoot } from '../../infra/paths';
-import { startTemporalDevServer, type TemporalDevServer } from '../../infra/temporal-server';
-import { benchOperator, openBenchDatabase, operator } from './bench-database';
-import type { Stops } from './cleanup';
+import type { Stops } from '../../tooling/cleanup';
+import { repoRoot } from '../../tooling/paths';
+import { startStack } from '../../tooling/stack';
+import type { TemporalDevServer } from '../../tooling/temporal-server';
+import { asBenchOperator, openBenchDatabase } from './bench-database';
 import { EVENT_TYPE } from './outbox-load';
 import { startReceiver, type Receiver, type ReceiverPath } from './webhook-receiver';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
@@ -48,24 +49,31 @@ export async function startWebhookStack(log: Logger, stops: Stops): Promise<Webh
 
   log.info('starting the Temporal dev server on a fresh SQLite file');
   for (const suffix of ['', '-wal', '-shm']) rmSync(temporalDbFile() + suffix, { force: true });
-  const temporal = await startTemporalDevServer({ log, dbFile: temporalDbFile(), headless: true });
-  stops.push(temporal.stop);
+  const { temporal } = await startStack({
+    log,
+    stops,
+    temporal: { dbFile: temporalDbFile(), headless: true },
+  });
 
   const receiver = await startReceiver();
   stops.push(receiver.close);
   const secretsKey = randomBytes(32);
   const endpoint = async (name: string, receiverPath: ReceiverPath) => {
-    const workspace = await createWorkspace(db, operator, {
+    // Nothing is disabled or deleted here, so there is no workflow to cancel.
+    const services = {
+      db,
+      webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller },
+    };
+    const workspace = await asBenchOperator(services, createWorkspace, {
       name,
       timezone: 'Europe/London',
       industry: 'bench',
     });
-    const e = await createEndpoint(
-      db,
-      benchOperator,
-      { workspaceId: workspace.id, url: receiver.url(receiverPath), events: [EVENT_TYPE] },
-      // Nothing is disabled or deleted here, so there is no workflow to cancel.
-      { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller },
+    const e = await asBenchOperator(
+      services,
+      createEndpoint,
+      { url: receiver.url(receiverPath), events: [EVENT_TYPE] },
+      { workspaceId: workspace.id },
     );
     receiver.setSecret(receiverPath, e.secret);
     return workspace.id;

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { repoRoot } from '../../infra/paths';
-import { stopChild } from '../../infra/processes';
+import { repoRoot } from '../../tooling/paths';
+import { stopChild } from '../../tooling/processes';
 import { serviceEnv } from './service-env';
 
 export type WorkerProcess = {

@@ -1,5 +1,5 @@
-import { invalid } from '../errors';
-import { CONTACT_FIELDS, type Contact } from './lead-row';
+import { invalid } from '../kernel/errors';
+import { CONTACT_FIELDS, type Contact } from './rows';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from './normalise';
 
 /**

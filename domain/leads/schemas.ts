@@ -1,17 +1,21 @@
 import * as yup from 'yup';
-import { DomainError } from '../errors';
-import { maxChars } from '../validate';
+import { DomainError } from '../kernel/errors';
+import { describe } from '../kernel/json-schema';
+import { limitParam, maxChars } from '../kernel/validate';
 import { PHONE_PATTERN } from './normalise';
-import { LEAD_STATUSES } from './status-rules';
+import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
 export const MAX_NOTE_LENGTH = 2000;
 
-const name = (field: string) =>
-  yup
-    .string()
-    .typeError(`${field} must be a string or null`)
-    .test(maxChars(100, `${field} must be at most 100 characters`))
-    .nullable();
+const name = (field: string, what: string) =>
+  describe(
+    yup
+      .string()
+      .typeError(`${field} must be a string or null`)
+      .test(maxChars(100, `${field} must be at most 100 characters`))
+      .nullable(),
+    what,
+  );
 
 /** A JSON body must be an object; `null`, arrays and scalars are refused naming the body. */
 export function objectBody(input: unknown): Record<string, unknown> {
@@ -29,29 +33,61 @@ export const trimStrings = (input: unknown): unknown =>
 
 /** Contact details, as both intake and PATCH accept them. `null` clears a detail (PATCH only). */
 export const contactFields = {
-  first_name: name('first_name'),
-  last_name: name('last_name'),
-  email: yup
-    .string()
-    .typeError('email must be a string or null')
-    .test(maxChars(254, 'email must be at most 254 characters'))
-    .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'email must be an email address')
-    .nullable(),
-  phone: yup
-    .string()
-    .typeError('phone must be a string or null')
-    .test(maxChars(40, 'phone must be at most 40 characters'))
-    .matches(PHONE_PATTERN, {
-      message: 'phone must be a phone number: 3 to 20 digits, optionally with a leading +',
-      excludeEmptyString: true,
-    })
-    .nullable(),
-  postcode: yup
-    .string()
-    .typeError('postcode must be a string or null')
-    .test(maxChars(20, 'postcode must be at most 20 characters'))
-    .nullable(),
+  first_name: name('first_name', 'First name.'),
+  last_name: name('last_name', 'Last name.'),
+  email: describe(
+    yup
+      .string()
+      .typeError('email must be a string or null')
+      .test(maxChars(254, 'email must be at most 254 characters'))
+      .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'email must be an email address')
+      .nullable(),
+    'Email address; stored trimmed and lower-cased. Leads are matched on it.',
+  ),
+  phone: describe(
+    yup
+      .string()
+      .typeError('phone must be a string or null')
+      .test(maxChars(40, 'phone must be at most 40 characters'))
+      .matches(PHONE_PATTERN, {
+        message: 'phone must be a phone number: 3 to 20 digits, optionally with a leading +',
+        excludeEmptyString: true,
+      })
+      .nullable(),
+    "Phone number; national formats are read with the workspace's country and stored as E.164. Leads are matched on it.",
+  ),
+  postcode: describe(
+    yup
+      .string()
+      .typeError('postcode must be a string or null')
+      .test(maxChars(20, 'postcode must be at most 20 characters'))
+      .nullable(),
+    'Postcode.',
+  ),
 };
+
+/** A lead named by id. */
+export const leadIdField = describe(
+  yup.string().uuid('leadId must be a UUID').required('leadId is required'),
+  'The lead id (UUID).',
+);
+
+export const statusField = describe(
+  yup
+    .string()
+    .typeError('status must be a string')
+    .oneOf([...LEAD_STATUSES], `status must be one of ${LEAD_STATUSES.join(', ')}`),
+  'The new status. Allowed moves: NEW→CONTACTED/RESPONDED/QUALIFIED/BOOKED/LOST; CONTACTED→RESPONDED/QUALIFIED/BOOKED/LOST; RESPONDED→CONTACTED/QUALIFIED/BOOKED/LOST; QUALIFIED→CONTACTED/BOOKED/WON/LOST; BOOKED→QUALIFIED/WON/LOST; WON→LOST; LOST→NEW/CONTACTED. WON or LOST stops follow-up.',
+);
+
+export const noteField = describe(
+  yup
+    .string()
+    .typeError('note must be a string')
+    .min(1, 'note must not be empty')
+    .test(maxChars(MAX_NOTE_LENGTH, `note must be at most ${MAX_NOTE_LENGTH} characters`)),
+  `A note for the lead's record, 1 to ${MAX_NOTE_LENGTH} characters.`,
+);
 
 const strictObject = <T extends yup.ObjectShape>(shape: T, what: string) =>
   yup
@@ -64,80 +100,131 @@ const strictObject = <T extends yup.ObjectShape>(shape: T, what: string) =>
 export const leadPatchSchema = strictObject(
   {
     ...contactFields,
-    status: yup
-      .string()
-      .typeError('status must be a string')
-      .oneOf([...LEAD_STATUSES], `status must be one of ${LEAD_STATUSES.join(', ')}`),
-    note: yup
-      .string()
-      .typeError('note must be a string')
-      .min(1, 'note must not be empty')
-      .test(maxChars(MAX_NOTE_LENGTH, `note must be at most ${MAX_NOTE_LENGTH} characters`)),
+    status: statusField,
+    note: noteField,
   },
   'lead',
-).test(
-  'not-empty',
-  'the body must name at least one field to change',
-  (v) => Object.keys(v ?? {}).length > 0,
-);
+)
+  .meta({ jsonSchema: { minProperties: 1 } })
+  .test(
+    'not-empty',
+    'the body must name at least one field to change',
+    (v) => Object.keys(v ?? {}).length > 0,
+  );
 
 /** POST /leads: the ad-form intake (decisions.md). */
 export const intakeSchema = strictObject(
   {
     ...contactFields,
-    source: yup
-      .string()
-      .typeError('source must be a string')
-      .min(1, 'source must not be empty')
-      .test(maxChars(200, 'source must be at most 200 characters'))
-      .required('source is required'),
-    message: yup
-      .string()
-      .typeError('message must be a string')
-      .test(maxChars(10_000, 'message must be at most 10000 characters')),
-    answers: yup
-      .object()
-      .typeError('answers must be an object')
-      .test('answers', 'answers must hold at most 50 answers of string, number or boolean', (v) => {
-        if (v === undefined) return true;
-        const entries = Object.entries(v);
-        return (
-          entries.length <= 50 &&
-          entries.every(
-            ([k, x]) =>
-              k.length <= 100 &&
-              (['number', 'boolean'].includes(typeof x) || (typeof x === 'string' && x.length <= 1000)),
-          )
-        );
-      }),
-    consent: yup
-      .object({
-        given: yup
-          .boolean()
-          .typeError('consent.given must be true')
-          .oneOf([true], 'consent.given must be true: the person must have asked to be contacted')
-          .required('consent.given is required'),
-        at: yup
-          .string()
-          .typeError('consent.at must be an ISO 8601 timestamp')
-          .required('consent.at is required')
-          .test(
-            'iso',
-            'consent.at must be an ISO 8601 timestamp',
-            (v) =>
-              /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
-              !Number.isNaN(Date.parse(v)),
+    source: describe(
+      yup
+        .string()
+        .typeError('source must be a string')
+        .min(1, 'source must not be empty')
+        .test(maxChars(200, 'source must be at most 200 characters'))
+        .required('source is required'),
+      'Which ad form (or other source) the lead came from.',
+    ),
+    message: describe(
+      yup
+        .string()
+        .typeError('message must be a string')
+        .test(maxChars(10_000, 'message must be at most 10000 characters')),
+      "The person's first message, recorded as an inbound message.",
+    ),
+    answers: describe(
+      yup
+        .object()
+        .typeError('answers must be an object')
+        .test('answers', 'answers must hold at most 50 answers of string, number or boolean', (v) => {
+          if (v === undefined) return true;
+          const entries = Object.entries(v);
+          return (
+            entries.length <= 50 &&
+            entries.every(
+              ([k, x]) =>
+                k.length <= 100 &&
+                (['number', 'boolean'].includes(typeof x) || (typeof x === 'string' && x.length <= 1000)),
+            )
+          );
+        })
+        .meta({
+          jsonSchema: {
+            maxProperties: 50,
+            propertyNames: { maxLength: 100 },
+            additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 1000 },
+          },
+        }),
+      'Qualification answers, for example {"timeline": "now", "budget": 5000}: at most 50, each a string, number or boolean.',
+    ),
+    consent: describe(
+      yup
+        .object({
+          given: describe(
+            yup
+              .boolean()
+              .typeError('consent.given must be true')
+              .oneOf([true], 'consent.given must be true: the person must have asked to be contacted')
+              .required('consent.given is required'),
+            'Always true: the person asked to be contacted.',
           ),
-      })
-      .strict(true)
-      .noUnknown(true, (p: { unknown: string }) => `consent.${p.unknown} is not a consent field`)
-      .default(undefined)
-      .typeError('consent must be an object')
-      .required('consent is required: { "given": true, "at": "<ISO 8601>" }'),
+          at: describe(
+            yup
+              .string()
+              .typeError('consent.at must be an ISO 8601 timestamp')
+              .required('consent.at is required')
+              .test(
+                'iso',
+                'consent.at must be an ISO 8601 timestamp',
+                (v) =>
+                  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
+                  !Number.isNaN(Date.parse(v)),
+              )
+              .meta({ jsonSchema: { format: 'date-time' } }),
+            'When they asked (ISO 8601).',
+          ),
+        })
+        .strict(true)
+        .noUnknown(true, (p: { unknown: string }) => `consent.${p.unknown} is not a consent field`)
+        .default(undefined)
+        .typeError('consent must be an object')
+        .required('consent is required: { "given": true, "at": "<ISO 8601>" }'),
+      'The warm-relationship precondition: { "given": true, "at": "<ISO 8601>" }.',
+    ),
   },
   'lead intake',
-).test('contact', 'email or phone is required', function (v) {
-  return v?.email || v?.phone
-    ? true
-    : this.createError({ path: 'email', message: 'email or phone is required' });
-});
+)
+  .meta({
+    jsonSchema: {
+      // At least one way to reach the person.
+      anyOf: [
+        { required: ['email'], properties: { email: { type: 'string' } } },
+        { required: ['phone'], properties: { phone: { type: 'string', minLength: 3 } } },
+      ],
+    },
+  })
+  .test('contact', 'email or phone is required', function (v) {
+    return v?.email || v?.phone
+      ? true
+      : this.createError({ path: 'email', message: 'email or phone is required' });
+  });
+
+/** GET /leads and `lead.search`: query-string shaped (text values), as the REST door receives them. */
+export const searchParamsSchema = yup
+  .object({
+    query: describe(
+      yup.string().test(maxChars(200, 'query must be at most 200 characters')),
+      'Matches name, email or phone, partially and case-insensitively; a whole email address matches exactly.',
+    ),
+    status: describe(
+      yup.mixed<LeadStatus>().oneOf([...LEAD_STATUSES], `status must be one of ${LEAD_STATUSES.join(', ')}`),
+      'Only leads with this status.',
+    ),
+    needs_attention: describe(
+      yup.mixed<'true' | 'false'>().oneOf(['true', 'false'], 'needs_attention must be true or false'),
+      '"true": only leads with an unanswered message, an open handover or a meeting to confirm; "false": only the others.',
+    ),
+    limit: describe(limitParam(50), 'How many leads, 1 to 50 (default 25).'),
+  })
+  .strict(true)
+  .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a search parameter`);

@@ -1,4 +1,4 @@
-import type { LeadRow } from './lead-row';
+import type { LeadRow } from './rows';
 
 /** Bump when any rule or weight below changes; every score records the version that made it. */
 export const SCORING_VERSION = 'rules-2026-11-v1';

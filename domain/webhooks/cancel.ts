@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { returning } from '../sql';
+import { returning } from '../kernel/sql';
 import { deliveryWorkflowId } from './workflow-ids';
 
 /**

@@ -1,9 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { returning } from '../sql';
+import { returning } from '../kernel/sql';
 import { cancelWaitingDeliveries } from './cancel';
-
-/** After this many deliveries in a row end EXHAUSTED, the endpoint is disabled. */
-export const FAILURES_BEFORE_DISABLE = 20;
+import { FAILURES_BEFORE_DISABLE } from './delivery-rules';
 
 export type AttemptRecord = {
   deliveryId: string;

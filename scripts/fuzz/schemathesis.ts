@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { PythonTool } from '../../infra/python-tools';
+import type { PythonTool } from '../../tooling/python-tools';
 import type { FuzzOptions } from './options';
 
 export const SCHEMATHESIS_VERSION = '4.32.5';

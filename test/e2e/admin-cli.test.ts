@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { repoRoot } from '../../infra/paths';
+import { repoRoot } from '../../tooling/paths';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { eventsFor } from '../helpers/leads';
 

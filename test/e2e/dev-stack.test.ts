@@ -3,9 +3,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { DevStack } from '../../infra/dev-stack';
-import { repoRoot } from '../../infra/paths';
-import { freePort, isAlive, waitFor } from '../../infra/processes';
+import type { DevStack } from '../../tooling/dev-stack';
+import { repoRoot } from '../../tooling/paths';
+import { freePort, isAlive, waitFor } from '../../tooling/processes';
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
 type Run = { child: ChildProcessWithoutNullStreams; output: () => string; exit: Promise<Exit> };

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { repoRoot } from '../../infra/paths';
-import { waitFor } from '../../infra/processes';
+import { repoRoot } from '../../tooling/paths';
+import { waitFor } from '../../tooling/processes';
 import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';

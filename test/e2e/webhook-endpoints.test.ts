@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { operatorActor } from '../../domain/actor';
-import { createLeadFromIntake } from '../../domain/operations/create-lead-from-intake';
-import { listDeliveries, recoverEndpoint } from '../../domain/operations/deliveries';
+import { randomUUID } from 'node:crypto';
+import { createLead } from '../../domain/leads/operations/create';
+import { listDeliveries, recoverEndpoint } from '../../domain/webhooks/operations/deliveries';
 import {
   deleteEndpoint,
   disableEndpoint,
@@ -10,9 +10,8 @@ import {
   listEndpoints,
   rotateEndpointSecret,
   setEndpointEvents,
-} from '../../domain/operations/webhook-endpoints';
-import { waitFor } from '../../infra/processes';
-import { operator } from '../helpers/fixtures';
+} from '../../domain/webhooks/operations/endpoints';
+import { waitFor } from '../../tooling/processes';
 import { intakeBody } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
@@ -21,7 +20,6 @@ describe('managing webhook endpoints: disable, delete, drop a type, enable, rota
   let s: WebhookStack;
   let healthy = false;
   let rx: Receiver;
-  const actor = operatorActor(operator);
   before(async () => {
     s = await startWebhookStack();
     rx = await startReceiver(() => ({ status: healthy ? 204 : 503 }));
@@ -35,7 +33,11 @@ describe('managing webhook endpoints: disable, delete, drop a type, enable, rota
   const waitingDelivery = async (events = ['lead.created', 'lead.scored']) => {
     healthy = false;
     const endpoint = await s.endpoint(rx, events);
-    await createLeadFromIntake(s.db, actor, s.workspace.id, intakeBody());
+    await s.run(
+      createLead,
+      { ...intakeBody(), idempotency_key: randomUUID() },
+      { workspaceId: s.workspace.id },
+    );
     const waiting = await waitFor(
       'deliveries waiting in the ladder',
       async () => {
@@ -53,12 +55,7 @@ describe('managing webhook endpoints: disable, delete, drop a type, enable, rota
   it('disabling by hand cancels waiting deliveries and their workflows; enabling resets the failure count', async () => {
     const { endpoint, waiting } = await waitingDelivery();
     await s.db.query('UPDATE webhook_endpoints SET consecutive_failures = 7 WHERE id = $1', [endpoint.id]);
-    const disabled = await disableEndpoint(
-      s.db,
-      actor,
-      { id: endpoint.id, reason: 'maintenance' },
-      s.endpointDeps,
-    );
+    const disabled = await s.run(disableEndpoint, { id: endpoint.id, reason: 'maintenance' });
     assert.equal(disabled.status, 'DISABLED');
     assert.equal(disabled.cancelled_deliveries, 2);
     for (const d of waiting) {
@@ -70,24 +67,19 @@ describe('managing webhook endpoints: disable, delete, drop a type, enable, rota
         100,
       );
     }
-    const enabled = await enableEndpoint(s.db, actor, { id: endpoint.id });
+    const enabled = await s.run(enableEndpoint, { id: endpoint.id });
     assert.equal(enabled.status, 'ACTIVE');
     assert.equal(enabled.consecutive_failures, 0);
     assert.equal(enabled.disabled_reason, null);
     assert.ok(
-      !JSON.stringify(await listEndpoints(s.db, { workspaceId: s.workspace.id })).includes('whsec_'),
+      !JSON.stringify(await s.run(listEndpoints, {}, { workspaceId: s.workspace.id })).includes('whsec_'),
       'never the secret',
     );
   });
 
   it("dropping an event type cancels only that type's waiting deliveries", async () => {
     const { endpoint, waiting } = await waitingDelivery();
-    const updated = await setEndpointEvents(
-      s.db,
-      actor,
-      { id: endpoint.id, events: ['lead.created'] },
-      s.endpointDeps,
-    );
+    const updated = await s.run(setEndpointEvents, { id: endpoint.id, events: ['lead.created'] });
     assert.equal(updated.cancelled_deliveries, 1);
     const byType = Object.fromEntries(
       (await s.deliveries('endpoint_id = $1', [endpoint.id])).map((d) => [d.event_type, d.status]),
@@ -100,14 +92,14 @@ describe('managing webhook endpoints: disable, delete, drop a type, enable, rota
       10_000,
       100,
     );
-    await deleteEndpoint(s.db, actor, { id: endpoint.id }, s.endpointDeps);
+    await s.run(deleteEndpoint, { id: endpoint.id });
     assert.equal(
       (await s.deliveries(`endpoint_id = $1 AND event_type = 'lead.created'`, [endpoint.id]))[0]!.status,
       'CANCELLED',
       'deleting cancels too',
     );
     assert.equal(
-      (await listEndpoints(s.db, { workspaceId: s.workspace.id })).some((e) => e.id === endpoint.id),
+      (await s.run(listEndpoints, {}, { workspaceId: s.workspace.id })).some((e) => e.id === endpoint.id),
       false,
     );
   });
@@ -115,19 +107,19 @@ describe('managing webhook endpoints: disable, delete, drop a type, enable, rota
   it('recovers cancelled deliveries once the receiver is fixed, as new attempts of the same event', async () => {
     const { endpoint, waiting } = await waitingDelivery(['lead.created']);
     const since = new Date(Date.now() - 60_000).toISOString();
-    await disableEndpoint(s.db, actor, { id: endpoint.id }, s.endpointDeps);
-    await enableEndpoint(s.db, actor, { id: endpoint.id });
-    const rotated = await rotateEndpointSecret(s.db, actor, { id: endpoint.id }, s.endpointDeps);
+    await s.run(disableEndpoint, { id: endpoint.id });
+    await s.run(enableEndpoint, { id: endpoint.id });
+    const rotated = await s.run(rotateEndpointSecret, { id: endpoint.id });
     rx.setSecret(rotated.secret);
     healthy = true;
-    const recovered = await recoverEndpoint(s.db, actor, { id: endpoint.id, since });
+    const recovered = await s.run(recoverEndpoint, { id: endpoint.id, since });
     assert.equal(recovered.requeued, 1);
     const d = await s.waitForDelivery('id = $1', [waiting[0]!.id], (x) => x.status === 'SUCCEEDED', 20_000);
     assert.equal(d.attempts, 2);
     const last = rx.received.filter((r) => r.headers['service-event-id'] === d.event_id).at(-1)!;
     assert.equal(last.headers['service-delivery-attempt'], '2');
     assert.ok(last.helperOk, 'signed with the rotated secret at once');
-    const listed = await listDeliveries(s.db, actor, s.workspace.id, {}, { withAttempts: true });
+    const listed = await s.run(listDeliveries, {}, { workspaceId: s.workspace.id });
     const entry = listed.data.find((x) => x.id === d.id) as unknown as {
       attempt_log: { number: number; response_status: number }[];
     };

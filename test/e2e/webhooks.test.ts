@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { operatorActor } from '../../domain/actor';
-import { createLeadFromIntake } from '../../domain/operations/create-lead-from-intake';
-import { resendDelivery } from '../../domain/operations/deliveries';
-import { testEndpoint } from '../../domain/operations/webhook-endpoints';
-import { waitFor } from '../../infra/processes';
-import { bearer, operator } from '../helpers/fixtures';
+import { randomUUID } from 'node:crypto';
+import { createLead } from '../../domain/leads/operations/create';
+import { resendDelivery } from '../../domain/webhooks/operations/deliveries';
+import { testEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { waitFor } from '../../tooling/processes';
+import { bearer } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
@@ -125,13 +125,13 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
     let fixed = false;
     const rx = await receiver(() => ({ status: fixed ? 200 : 400 }));
     const endpoint = await s.endpoint(rx, ['lead.created']);
-    const queued = await testEndpoint(s.db, operatorActor(operator), { id: endpoint.id });
+    const queued = await s.run(testEndpoint, { id: endpoint.id });
     assert.equal(queued.type, 'endpoint.test');
     const first = await waitFor('the test event', async () => rx.ofType('endpoint.test')[0], 15_000, 20);
     assert.ok(first.helperOk);
     await s.waitForDelivery('id = $1', [queued.id], (d) => d.status === 'EXHAUSTED');
     fixed = true;
-    await resendDelivery(s.db, operatorActor(operator), { id: queued.id });
+    await s.run(resendDelivery, { id: queued.id });
     const second = await waitFor('the resent attempt', async () => rx.ofType('endpoint.test')[1], 15_000, 20);
     assert.equal(second.headers['service-delivery-attempt'], '2');
     assert.equal(second.headers['service-event-id'], first.headers['service-event-id']);
@@ -171,12 +171,13 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
       status: r.headers['service-event-type'] === 'lead.status_changed' ? 503 : 410,
     }));
     const endpoint = await s.endpoint(rx, ['lead.created', 'lead.status_changed']);
-    const actor = operatorActor(operator);
+    const intake = () =>
+      s.run(createLead, { ...intakeBody(), idempotency_key: randomUUID() }, { workspaceId: s.workspace.id });
     // Three deliveries left waiting in the ladder (503 is retried)...
-    const first = await createLeadFromIntake(s.db, actor, s.workspace.id, intakeBody());
+    const first = await intake();
     for (const status of ['CONTACTED', 'RESPONDED', 'CONTACTED']) {
       await request(s.app)
-        .patch(`/api/v1/leads/${first.lead!.id}`)
+        .patch(`/api/v1/leads/${first.data!.id}`)
         .set(bearer(s.key))
         .send({ status })
         .expect(200);
@@ -188,7 +189,7 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
       50,
     );
     // ...then 19 more leads whose lead.created answers 410: with the first, 20 in a row give up.
-    for (let i = 0; i < 19; i++) await createLeadFromIntake(s.db, actor, s.workspace.id, intakeBody());
+    for (let i = 0; i < 19; i++) await intake();
     await waitFor(
       'the endpoint to be disabled',
       async () => {

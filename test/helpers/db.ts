@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../domain/data-source';
+import { createLogger } from '../../infra/logger';
+import { createStops } from '../../tooling/cleanup';
+import { startStack } from '../../tooling/stack';
+
+const log = createLogger('test-db', 'warn');
 
 export const testDatabaseUrl = (): string => {
   const url = process.env.TEST_DATABASE_URL;
@@ -26,12 +30,13 @@ export async function freshDatabase(): Promise<TestDatabase> {
   await client.query(`CREATE DATABASE ${name}`);
   await client.end();
   const url = withDatabase(admin, name);
-  const db = await openDatabase(url, { migrate: true, poolSize: 10 });
+  const stops = createStops(log);
+  const { db } = await startStack({ log, stops, database: { url, poolSize: 10 } });
   return {
     db,
     url,
     drop: async () => {
-      if (db.isInitialized) await db.destroy();
+      await stops.stopAll();
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

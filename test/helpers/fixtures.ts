@@ -1,9 +1,11 @@
 import type { DataSource } from 'typeorm';
-import type { CallContext } from '../../domain/audit';
-import { createApiKey } from '../../domain/operations/api-keys';
-import { createWorkspace } from '../../domain/operations/create-workspace';
-import { addMember } from '../../domain/operations/members';
-import type { Role, Scope } from '../../domain/policy';
+import type * as yup from 'yup';
+import { operatorActor } from '../../domain/kernel/actor';
+import type { CallContext } from '../../domain/kernel/audit';
+import type { Operation, Services } from '../../domain/kernel/operation';
+import type { Role, Scope } from '../../domain/kernel/permissions';
+import { runOperation, type RunOptions } from '../../domain/kernel/runner';
+import { makeWorkspace } from '../../tooling/fixtures';
 
 export const operator: CallContext = { door: 'admin', requestId: 'test' };
 
@@ -15,23 +17,26 @@ export async function workspaceWithKey(
   opts: { role?: Role; scopes?: Scope[]; allowedCidrs?: string[]; expiresInDays?: number; now?: Date } = {},
 ) {
   const n = ++counter;
-  const workspace = await createWorkspace(db, operator, { name: `Workspace ${n}`, timezone: 'Europe/Paris' });
-  const email = `person${n}@example.com`;
-  await addMember(db, operator, { workspaceId: workspace.id, email, role: opts.role ?? 'admin' });
-  const key = await createApiKey(
-    db,
-    operator,
-    {
-      workspaceId: workspace.id,
-      ownerEmail: email,
-      name: `key ${n}`,
-      scopes: opts.scopes ?? ['business:read', 'leads:read', 'leads:write'],
-      allowedCidrs: opts.allowedCidrs,
-      expiresInDays: opts.expiresInDays,
-    },
-    opts.now,
-  );
-  return { workspace, email, key };
+  return makeWorkspace(db, {
+    name: `Workspace ${n}`,
+    timezone: 'Europe/Paris',
+    email: `person${n}@example.com`,
+    role: opts.role ?? 'admin',
+    keyName: `key ${n}`,
+    scopes: opts.scopes ?? ['business:read', 'leads:read', 'leads:write'],
+    allowedCidrs: opts.allowedCidrs,
+    expiresInDays: opts.expiresInDays,
+    now: opts.now,
+    ctx: operator,
+  });
 }
+
+/** Runs a registered operation as the operator, the way the admin CLI does. */
+export const asOperator = <S extends yup.AnyObjectSchema, O>(
+  services: Services | DataSource,
+  op: Operation<S, O>,
+  input: Record<string, unknown>,
+  opts: RunOptions = {},
+) => runOperation('db' in services ? services : { db: services }, op, operatorActor(operator), input, opts);
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { operatorActor } from '../../domain/actor';
-import { createEndpoint } from '../../domain/operations/webhook-endpoints';
+import type * as yup from 'yup';
+import type { Operation, Services } from '../../domain/kernel/operation';
+import type { RunOptions } from '../../domain/kernel/runner';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { loadConfig, type Config } from '../../infra/config';
 import { createLogger } from '../../infra/logger';
-import { waitFor } from '../../infra/processes';
+import { waitFor } from '../../tooling/processes';
 import { workflowCanceller } from '../../infra/temporal-client';
 import { runWorker, type RunningWorker } from '../../worker/run';
 import { testApp } from './api';
 import { freshDatabase, type TestDatabase } from './db';
-import { operator, workspaceWithKey } from './fixtures';
+import { asOperator, workspaceWithKey } from './fixtures';
 import type { Receiver } from './receiver';
 
 export const temporalAddress = () => {
@@ -54,6 +56,13 @@ export async function startWebhookStack(opts: { inProcessWorker?: boolean } = {}
     allowPrivateTargets: true,
     cancelWorkflows: workflowCanceller(client),
   };
+  const services: Services = { db: t.db, webhooks: endpointDeps };
+  /** Runs a registered operation as the operator, with the services the admin CLI gives it. */
+  const run = <S extends yup.AnyObjectSchema, O>(
+    op: Operation<S, O>,
+    input: Record<string, unknown>,
+    opts: RunOptions = {},
+  ) => asOperator(services, op, input, opts);
   return {
     t,
     db: t.db,
@@ -63,13 +72,13 @@ export async function startWebhookStack(opts: { inProcessWorker?: boolean } = {}
     workspace: w.workspace,
     key: w.key.key,
     endpointDeps,
+    run,
     /** An endpoint pointing at the receiver, whose secret the receiver then verifies with. */
     endpoint: async (receiver: Receiver, events: string[], path = '') => {
-      const e = await createEndpoint(
-        t.db,
-        operatorActor(operator),
-        { workspaceId: w.workspace.id, url: receiver.url + path, events },
-        endpointDeps,
+      const e = await run(
+        createEndpoint,
+        { url: receiver.url + path, events },
+        { workspaceId: w.workspace.id },
       );
       receiver.setSecret(e.secret);
       return e;

@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDeliveryActivities } from '../../activities/deliver';
 import { httpPost } from '../../activities/http-post';
-import { operatorActor } from '../../domain/actor';
-import { emitEvent } from '../../domain/events/emit';
-import { createEndpoint } from '../../domain/operations/webhook-endpoints';
+import { emitEvent } from '../../domain/kernel/events';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { operator, workspaceWithKey } from '../helpers/fixtures';
+import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
 /** The attempt activity on its own, against PostgreSQL and a loopback receiver. */
@@ -24,11 +23,11 @@ describe('the attempt activity', () => {
     rx = await startReceiver(() => ({ status }));
     workspaceId = (await workspaceWithKey(t.db)).workspace.id;
     const deps = { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller };
-    const e = await createEndpoint(
-      t.db,
-      operatorActor(operator),
-      { workspaceId, url: rx.url, events: ['lead.created'] },
-      deps,
+    const e = await asOperator(
+      { db: t.db, webhooks: deps },
+      createEndpoint,
+      { url: rx.url, events: ['lead.created'] },
+      { workspaceId },
     );
     rx.setSecret(e.secret);
     endpointId = e.id;
@@ -46,7 +45,12 @@ describe('the attempt activity', () => {
         workspaceId,
         'lead.created',
         { type: 'lead', id: '00000000-0000-4000-8000-000000000001' },
-        { n: 1 },
+        {
+          lead_id: '00000000-0000-4000-8000-000000000001',
+          status: 'NEW',
+          source_type: 'test',
+          source: 'test',
+        },
       ),
     );
     const [d] = await t.db.query<{ id: string }[]>(

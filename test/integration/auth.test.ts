@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { revokeApiKey } from '../../domain/operations/api-keys';
-import { removeMember, setMemberRole } from '../../domain/operations/members';
+import { revokeApiKey } from '../../domain/identity/operations/keys';
+import { removeMember, setMemberRole } from '../../domain/identity/operations/members';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { bearer, operator, workspaceWithKey } from '../helpers/fixtures';
+import { asOperator, bearer, workspaceWithKey } from '../helpers/fixtures';
 
 const UNAUTHORIZED = {
   error: {
@@ -71,7 +71,7 @@ describe('API keys, permissions and audit', () => {
   it('refuses every failing check with the same 401 body, and audits the real reason', async () => {
     const { key: good } = await workspaceWithKey(t.db);
     const { key: revoked } = await workspaceWithKey(t.db);
-    await revokeApiKey(t.db, operator, { id: revoked.id });
+    await asOperator(t.db, revokeApiKey, { id: revoked.id });
     const past = new Date(Date.now() - 2 * 86_400_000);
     const { key: expired } = await workspaceWithKey(t.db, { expiresInDays: 1, now: past });
     const { key: fenced } = await workspaceWithKey(t.db, { allowedCidrs: ['203.0.113.0/24'] });
@@ -108,7 +108,7 @@ describe('API keys, permissions and audit', () => {
   it('revocation takes effect on the next call', async () => {
     const { key } = await workspaceWithKey(t.db);
     await request(app).get('/api/v1/me').set(bearer(key.key)).expect(200);
-    await revokeApiKey(t.db, operator, { id: key.id });
+    await asOperator(t.db, revokeApiKey, { id: key.id });
     await request(app).get('/api/v1/me').set(bearer(key.key)).expect(401);
   });
 
@@ -147,11 +147,11 @@ describe('API keys, permissions and audit', () => {
     });
     await request(app).get('/api/v1/me').set(bearer(key.key)).expect(200);
 
-    await setMemberRole(t.db, operator, { workspaceId: workspace.id, email, role: 'viewer' });
+    await asOperator(t.db, setMemberRole, { email, role: 'viewer' }, { workspaceId: workspace.id });
     const demoted = await request(app).get('/api/v1/me').set(bearer(key.key)).expect(200);
     assert.equal(demoted.body.acting_as.role, 'viewer', 'the new role shows on the next call');
 
-    await removeMember(t.db, operator, { workspaceId: workspace.id, email });
+    await asOperator(t.db, removeMember, { email }, { workspaceId: workspace.id });
     const removed = await request(app).get('/api/v1/me').set(bearer(key.key)).expect(403);
     assert.deepEqual(removed.body, FORBIDDEN);
     assert.match((await auditFor(removed.headers['request-id'] as string))!.reason!, /no longer a member/);

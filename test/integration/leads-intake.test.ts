@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { operatorActor } from '../../domain/actor';
-import { suppressContact } from '../../domain/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import { SCORING_VERSION } from '../../domain/leads/scoring';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { operator, workspaceWithKey } from '../helpers/fixtures';
+import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { consent, count, eventsFor, intakeBody, postLead } from '../helpers/leads';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -172,11 +171,15 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
   });
 
   it('refuses a suppressed contact with 409 suppressed and stores nothing', async () => {
-    await suppressContact(t.db, operatorActor(operator), {
-      workspaceId,
-      address: 'Blocked@Example.com',
-      reason: 'complaint',
-    });
+    await asOperator(
+      t.db,
+      suppressContact,
+      {
+        address: 'Blocked@Example.com',
+        reason: 'complaint',
+      },
+      { workspaceId },
+    );
     const before = await Promise.all(
       ['leads', 'touches', 'events', 'messages', 'idempotency_keys'].map((x) => count(t.db, x)),
     );
@@ -196,11 +199,15 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
 
   it('touches a lead whose contact became suppressed (lead.touched SUPPRESSED) and changes nothing else', async () => {
     const first = await postLead(app, key, intakeBody({ postcode: null }));
-    await suppressContact(t.db, operatorActor(operator), {
-      workspaceId,
-      address: first.body.data.email,
-      reason: 'unsubscribed',
-    });
+    await asOperator(
+      t.db,
+      suppressContact,
+      {
+        address: first.body.data.email,
+        reason: 'unsubscribed',
+      },
+      { workspaceId },
+    );
     const res = await postLead(app, key, intakeBody({ email: first.body.data.email, postcode: 'N1 9GU' }));
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, 'suppressed');

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { operatorActor } from '../../domain/actor';
-import { createApiKey } from '../../domain/operations/api-keys';
-import { addMember } from '../../domain/operations/members';
-import { archiveLead } from '../../domain/operations/archive-lead';
-import { recordInboundMessage } from '../../domain/operations/record-inbound-message';
+import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { createApiKey } from '../../domain/identity/operations/keys';
+import { addMember } from '../../domain/identity/operations/members';
+import { archiveLead } from '../../domain/leads/operations/archive';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { bearer, operator, workspaceWithKey } from '../helpers/fixtures';
+import { asOperator, bearer, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor, intakeBody, postLead } from '../helpers/leads';
 
 describe('reading and searching leads', () => {
@@ -36,13 +35,14 @@ describe('reading and searching leads', () => {
   const workspaceWithKeyIn = async (w: typeof a) => {
     if (!adminKeys.has(w.workspace.id)) {
       const email = `admin-${w.workspace.id.slice(0, 8)}@example.com`;
-      await addMember(t.db, operator, { workspaceId: w.workspace.id, email, role: 'admin' });
-      const k = await createApiKey(t.db, operator, {
-        workspaceId: w.workspace.id,
-        ownerEmail: email,
-        name: 'admin',
-        scopes: ['leads:write'],
-      });
+      const workspaceId = w.workspace.id;
+      await asOperator(t.db, addMember, { email, role: 'admin' }, { workspaceId });
+      const k = await asOperator(
+        t.db,
+        createApiKey,
+        { ownerEmail: email, name: 'admin', scopes: ['leads:write'] },
+        { workspaceId },
+      );
       adminKeys.set(w.workspace.id, k.key);
     }
     return adminKeys.get(w.workspace.id)!;
@@ -85,7 +85,7 @@ describe('reading and searching leads', () => {
     const lead = await seedIn(a, { message: 'first message from the form' });
     const channels = ['email', 'sms', 'whatsapp'];
     for (let i = 1; i <= 24; i++) {
-      await recordInboundMessage(t.db, operatorActor(operator), {
+      await asOperator(t.db, recordInboundMessage, {
         leadId: lead.id,
         channel: channels[i % 3],
         body: i === 24 ? 'x'.repeat(800) : `reply ${i}`,
@@ -127,7 +127,7 @@ describe('reading and searching leads', () => {
 
   it('records inbound messages with message.received and reply.received', async () => {
     const lead = await seedIn(a, {});
-    const msg = await recordInboundMessage(t.db, operatorActor(operator), {
+    const msg = await asOperator(t.db, recordInboundMessage, {
       leadId: lead.id,
       channel: 'sms',
       body: 'Yes please',
@@ -147,7 +147,7 @@ describe('reading and searching leads', () => {
   it('searches name, email or phone case-insensitively and partially; archived leads are left out', async () => {
     const jo = await seedIn(a, { first_name: 'Joanna', last_name: 'Przybylski', phone: '+33 6 11 22 33 44' });
     const gone = await seedIn(a, { first_name: 'Joanna', last_name: 'Archivedson' });
-    await archiveLead(t.db, operatorActor(operator), gone.id);
+    await asOperator(t.db, archiveLead, { leadId: gone.id });
     const ids = async (q: string) =>
       (
         (await get(a.key.key, `/api/v1/leads?query=${encodeURIComponent(q)}`)).body.data as { id: string }[]

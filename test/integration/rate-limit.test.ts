@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../domain/data-source';
-import { waitFor } from '../../infra/processes';
+import { waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { bearer, workspaceWithKey } from '../helpers/fixtures';

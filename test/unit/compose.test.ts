@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { repoRoot } from '../../infra/paths';
+import { repoRoot } from '../../tooling/paths';
 
 type Service = {
   image?: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ipAllowed, parseCidr } from '../../domain/ip-allowlist';
-import { generateApiKey, looksLikeApiKey } from '../../domain/keys';
+import { ipAllowed, parseCidr } from '../../domain/identity/ip-allowlist';
+import { generateApiKey, looksLikeApiKey } from '../../domain/identity/keys';
 
 describe('IP allowlist', () => {
   it('allows everyone when empty and only listed callers otherwise', () => {

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { refusalReason, type Principal } from '../../domain/operations/authenticate';
-import { ROLES, SCOPES, type Role, type Scope } from '../../domain/policy';
+import {
+  refusalReason,
+  ROLES,
+  SCOPES,
+  type Principal,
+  type Role,
+  type Scope,
+} from '../../domain/kernel/permissions';
 
 const principal = (role: Role | null, scopes: Scope[]): Principal => ({
   keyId: 'k',

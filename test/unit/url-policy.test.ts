@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decryptSecret, encryptSecret, generateSigningSecret } from '../../domain/webhooks/secrets';
 import { checkTarget, isPublicAddress } from '../../domain/webhooks/url-policy';
-import { classify } from '../../activities/http-post';
+import { classify } from '../../domain/webhooks/delivery-rules';
 
 describe('webhook target policy', () => {
   it('refuses loopback, private, link-local and other non-public addresses', () => {

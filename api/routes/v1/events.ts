@@ -1,18 +1,16 @@
 import Router from '@koa/router';
-import type { DataSource } from 'typeorm';
-import { keyActor } from '../../../domain/actor';
-import { listDeliveries } from '../../../domain/operations/deliveries';
-import { singleValued } from '../../../domain/operations/search-leads';
+import type { Services } from '../../../domain/kernel/operation';
+import { runOperation } from '../../../domain/kernel/runner';
+import { listDeliveries } from '../../../domain/webhooks/operations/deliveries';
 import type { RequestState } from '../../context';
-import { requires } from '../../middleware/authenticate';
+import { singleValued } from '../../query';
+import { mapRoute, restActor } from './route';
 
 /** GET /events: the workspace's webhook deliveries, for callers that cannot expose an endpoint. */
-export function eventRoutes(db: DataSource) {
+export function eventRoutes(services: Services) {
   const router = new Router<RequestState>();
-  router.get('/events', requires({ scope: 'business:read', minRole: 'viewer' }), async (ctx) => {
-    const p = ctx.state.principal!;
-    const actor = keyActor(p, { door: 'rest', requestId: ctx.state.requestId, clientIp: ctx.state.clientIp });
-    ctx.body = await listDeliveries(db, actor, p.workspaceId, singleValued(ctx.query));
+  mapRoute(router, 'get', '/events', [listDeliveries], async (ctx) => {
+    ctx.body = await runOperation(services, listDeliveries, restActor(ctx), singleValued(ctx.query));
   });
   return router;
 }

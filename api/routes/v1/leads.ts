@@ -1,25 +1,20 @@
 import Router from '@koa/router';
-import type { DataSource } from 'typeorm';
-import { keyActor } from '../../../domain/actor';
-import { DomainError, invalid } from '../../../domain/errors';
-import { validateIdempotencyKey, withIdempotency } from '../../../domain/idempotency';
-import type { Contact, LeadView } from '../../../domain/leads/lead-row';
-import { LEADS_READ, LEADS_WRITE } from '../../../domain/leads/requirements';
+import { DomainError, invalid } from '../../../domain/kernel/errors';
+import { validateIdempotencyKey } from '../../../domain/kernel/idempotency';
+import type { Services } from '../../../domain/kernel/operation';
+import { execute, runOperation } from '../../../domain/kernel/runner';
+import { validate } from '../../../domain/kernel/validate';
+import { addLeadNote } from '../../../domain/leads/operations/add-note';
+import { createLead, suppressedError } from '../../../domain/leads/operations/create';
+import { getLead } from '../../../domain/leads/operations/get';
+import { searchLeads } from '../../../domain/leads/operations/search';
+import { setLeadStatus, type Warning } from '../../../domain/leads/operations/set-status';
+import { updateLead } from '../../../domain/leads/operations/update';
+import type { LeadView } from '../../../domain/leads/rows';
 import { leadPatchSchema, objectBody, trimStrings } from '../../../domain/leads/schemas';
-import { addLeadNoteIn } from '../../../domain/operations/add-lead-note';
-import {
-  createLeadFromIntakeIn,
-  parseIntake,
-  suppressedError,
-} from '../../../domain/operations/create-lead-from-intake';
-import { getLeadWithActivity } from '../../../domain/operations/get-lead-with-activity';
-import { searchLeads, singleValued } from '../../../domain/operations/search-leads';
-import { setLeadStatusIn, type Warning } from '../../../domain/operations/set-lead-status';
-import { updateLeadDetailsIn } from '../../../domain/operations/update-lead-details';
-import { validate } from '../../../domain/validate';
 import type { AppContext, RequestState } from '../../context';
-import { toHttp } from '../../errors';
-import { requires } from '../../middleware/authenticate';
+import { singleValued } from '../../query';
+import { mapRoute, restActor } from './route';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -29,47 +24,43 @@ const leadId = (ctx: AppContext) => {
   return id.toLowerCase();
 };
 
-const actorOf = (ctx: AppContext) =>
-  keyActor(ctx.state.principal!, {
-    door: 'rest',
-    requestId: ctx.state.requestId,
-    clientIp: ctx.state.clientIp,
-  });
-
 type Step = 'lead.update' | 'lead.set_status' | 'lead.add_note';
 
-export function leadRoutes(db: DataSource) {
+export function leadRoutes(services: Services) {
   const router = new Router<RequestState>();
 
-  router.get('/leads', requires(LEADS_READ), async (ctx) => {
-    const p = ctx.state.principal!;
-    ctx.body = await searchLeads(db, actorOf(ctx), p.workspaceId, singleValued(ctx.query));
+  mapRoute(router, 'get', '/leads', [searchLeads], async (ctx) => {
+    ctx.body = await runOperation(services, searchLeads, restActor(ctx), singleValued(ctx.query));
   });
 
-  router.post('/leads', requires(LEADS_WRITE), async (ctx) => {
-    const p = ctx.state.principal!;
+  mapRoute(router, 'post', '/leads', [createLead], async (ctx) => {
     const key = validateIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
-    const intake = parseIntake(ctx.state.body); // bad input is refused before the Idempotency-Key is taken
-    const result = await withIdempotency(db, p.keyId, key, ctx.state.body, async (m) => {
-      const r = await createLeadFromIntakeIn(m, actorOf(ctx), p.workspaceId, { parsed: intake });
-      if (r.outcome === 'SUPPRESSED') return toHttp(suppressedError(), ctx.state.requestId);
-      return { status: r.outcome === 'CREATED' ? 201 : 200, body: { data: r.lead, outcome: r.outcome } };
+    const body = objectBody(ctx.state.body);
+    // The key travels in its header here; the assistant door sends it as an argument.
+    if ('idempotency_key' in body)
+      throw invalid('idempotency_key', 'idempotency_key is not a lead intake field');
+    const { output, replayed } = await execute(services, createLead, restActor(ctx), {
+      ...body,
+      idempotency_key: key,
     });
-    if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
-    if (result.status === 409) ctx.state.auditReason = 'contact is suppressed';
-    ctx.status = result.status;
-    ctx.body = result.body;
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
+    if (output.outcome === 'SUPPRESSED') {
+      const refusal = suppressedError();
+      throw new DomainError(refusal.code, refusal.message, {}, 'contact is suppressed');
+    }
+    ctx.status = output.outcome === 'CREATED' ? 201 : 200;
+    ctx.body = output;
   });
 
-  router.get('/leads/:id', requires(LEADS_READ), async (ctx) => {
-    ctx.body = await getLeadWithActivity(db, actorOf(ctx), ctx.state.principal!.workspaceId, leadId(ctx));
+  mapRoute(router, 'get', '/leads/:id', [getLead], async (ctx) => {
+    ctx.body = await runOperation(services, getLead, restActor(ctx), { leadId: leadId(ctx) });
   });
 
   // Not a transaction: each step commits on its own, and a refused later step reports what was applied.
-  router.patch('/leads/:id', requires(LEADS_WRITE), async (ctx) => {
+  mapRoute(router, 'patch', '/leads/:id', [updateLead, setLeadStatus, addLeadNote], async (ctx) => {
     const id = leadId(ctx);
     const patch = validate(leadPatchSchema, trimStrings(objectBody(ctx.state.body)), { strict: true });
-    const actor = actorOf(ctx);
+    const actor = restActor(ctx);
     const { status, note, ...details } = patch;
     const applied: Step[] = [];
     const warnings: Warning[] = [];
@@ -95,19 +86,20 @@ export function leadRoutes(db: DataSource) {
     let lead: LeadView | undefined;
     if (Object.keys(details).length > 0) {
       lead = await run('lead.update', () =>
-        db.transaction((m) => updateLeadDetailsIn(m, actor, id, details as Contact)),
+        runOperation(services, updateLead, actor, { leadId: id, ...details }),
       );
     }
     if (status !== undefined) {
       const r = await run('lead.set_status', () =>
-        db.transaction((m) => setLeadStatusIn(m, actor, id, status)),
+        runOperation(services, setLeadStatus, actor, { leadId: id, status }),
       );
       warnings.push(...r.warnings);
       lead = r.lead;
     }
     if (note !== undefined) {
-      lead = (await run('lead.add_note', () => db.transaction((m) => addLeadNoteIn(m, actor, id, note))))
-        .lead;
+      lead = (
+        await run('lead.add_note', () => runOperation(services, addLeadNote, actor, { leadId: id, note }))
+      ).lead;
     }
     ctx.body = { data: lead, applied, warnings };
   });

@@ -1,13 +1,14 @@
 import Router from '@koa/router';
-import type { DataSource } from 'typeorm';
-import { getMe } from '../../../domain/operations/get-me';
+import { getWorkspace } from '../../../domain/identity/operations/workspaces';
+import type { Services } from '../../../domain/kernel/operation';
+import { runOperation } from '../../../domain/kernel/runner';
 import type { RequestState } from '../../context';
-import { requires } from '../../middleware/authenticate';
+import { mapRoute, restActor } from './route';
 
-export function meRoutes(db: DataSource) {
+export function meRoutes(services: Services) {
   const router = new Router<RequestState>();
-  router.get('/me', requires({ scope: 'business:read', minRole: 'viewer' }), async (ctx) => {
-    ctx.body = await getMe(db, ctx.state.principal!);
+  mapRoute(router, 'get', '/me', [getWorkspace], async (ctx) => {
+    ctx.body = await runOperation(services, getWorkspace, restActor(ctx), {});
   });
   return router;
 }

@@ -1,0 +1,50 @@
+import * as yup from 'yup';
+import { describe } from '../../kernel/json-schema';
+import { defineOperation } from '../../kernel/operation';
+import { LEADS_WRITE } from '../../leads/requirements';
+import { lockLead } from '../../leads/rows';
+import { leadIdField } from '../../leads/schemas';
+import { CHANNELS, MAX_MESSAGE_LENGTH } from '../channels';
+import { recordInboundMessageIn } from '../messages';
+
+/** A lead's reply arriving on a channel, as a channel provider reports it. */
+export const recordInboundMessage = defineOperation({
+  name: 'message.inbound',
+  title: 'Record an inbound message',
+  description:
+    'Records a message a lead sent on a channel, as a channel provider reports it; emits message.received and reply.received and marks the lead as needing attention.',
+  returns: 'The stored message.',
+  requirement: LEADS_WRITE,
+  reach: 'record',
+  operatorOnly: true,
+  changes: true,
+  destructive: false,
+  idempotent: false,
+  gated: false,
+  input: yup.object({
+    leadId: leadIdField,
+    channel: describe(
+      yup
+        .string()
+        .oneOf([...CHANNELS], `channel must be one of ${CHANNELS.join(', ')}`)
+        .required('channel is required'),
+      'The channel it arrived on.',
+    ),
+    body: describe(
+      yup
+        .string()
+        .trim()
+        .min(1, 'body must not be empty')
+        .max(MAX_MESSAGE_LENGTH, `body must be at most ${MAX_MESSAGE_LENGTH} characters`)
+        .required('body is required'),
+      'The message text.',
+    ),
+  }),
+  summary: (i) => `Record a ${i.channel} message from lead ${i.leadId}`,
+  run: async (ctx, { leadId, channel, body }) => {
+    const lead = await lockLead(ctx.m, leadId, ctx.workspaceId);
+    const message = await recordInboundMessageIn(ctx, lead, { channel, body, isReply: true });
+    ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: message.id });
+    return message;
+  },
+});

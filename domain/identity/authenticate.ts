@@ -1,0 +1,95 @@
+import type { DataSource } from 'typeorm';
+import type { Principal, Role, Scope } from '../kernel/permissions';
+import { ipAllowed } from './ip-allowlist';
+import { displayPrefix, fingerprintKey, looksLikeApiKey, sameFingerprint } from './keys';
+
+/** This request's place in its key's rate-limit window, counted in the same round trip as the key lookup. */
+export type RateCount = { hits: number; reset: number };
+
+export type AuthResult =
+  | { ok: true; principal: Principal; rate?: RateCount }
+  | { ok: false; reason: string; keyPrefix?: string; keyId?: string; workspaceId?: string };
+
+type KeyRow = {
+  id: string;
+  name: string;
+  environment: string;
+  prefix: string;
+  fingerprint: Buffer;
+  scopes: Scope[];
+  allowed_cidrs: string[];
+  expires_at: Date;
+  revoked_at: Date | null;
+  workspace_id: string;
+  owner_user_id: string;
+  role: Role | null;
+  hits: number | null;
+  reset: number | null;
+};
+
+/** Parses the Authorization header value; returns undefined for anything but `Bearer <token>`. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+export async function authenticateKey(
+  db: Pick<DataSource, 'query'>,
+  presented: string | undefined,
+  clientIp: string | undefined,
+  now = new Date(),
+  /** Also count this request in the key's one-minute window (the REST door's rate limit). */
+  opts: { countRequest?: boolean } = {},
+): Promise<AuthResult> {
+  if (!presented) return { ok: false, reason: 'no bearer key presented' };
+  // Only a recognisable key's prefix is recorded, so a secret pasted by mistake never reaches the log.
+  const keyPrefix = looksLikeApiKey(presented) ? displayPrefix(presented) : undefined;
+  if (!keyPrefix) return { ok: false, reason: 'malformed key' };
+  const fingerprint = fingerprintKey(presented);
+  // One round trip: the key, its owner's live role and, for a live key, the rate-limit count.
+  const rows = await db.query<KeyRow[]>(
+    `WITH k AS (
+       SELECT k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes, k.allowed_cidrs, k.expires_at,
+              k.revoked_at, k.workspace_id, k.owner_user_id, m.role
+         FROM api_keys k
+         LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
+        WHERE k.fingerprint = $1
+     ), rl AS (
+       INSERT INTO rate_limit_windows AS w (key_id, window_start, hits)
+       SELECT id, date_trunc('minute', clock_timestamp()), 1 FROM k
+        WHERE $2 AND revoked_at IS NULL AND expires_at > clock_timestamp()
+       ON CONFLICT (key_id, window_start) DO UPDATE SET hits = w.hits + 1
+       RETURNING w.hits,
+         greatest(1, ceil(extract(epoch FROM w.window_start + interval '1 minute' - clock_timestamp())))::int AS reset
+     )
+     SELECT k.*, rl.hits, rl.reset FROM k LEFT JOIN rl ON true`,
+    [fingerprint, opts.countRequest ?? false],
+  );
+  const row = rows[0];
+  if (!row || !sameFingerprint(row.fingerprint, fingerprint))
+    return { ok: false, reason: 'unknown key', keyPrefix };
+  const known = { keyPrefix, keyId: row.id, workspaceId: row.workspace_id };
+  if (row.revoked_at) return { ok: false, reason: 'key revoked', ...known };
+  if (row.expires_at.getTime() <= now.getTime()) return { ok: false, reason: 'key expired', ...known };
+  if (!ipAllowed(row.allowed_cidrs, clientIp)) {
+    return {
+      ok: false,
+      reason: `client address ${clientIp ?? 'unknown'} not in the key's IP allowlist`,
+      ...known,
+    };
+  }
+  return {
+    ok: true,
+    principal: {
+      keyId: row.id,
+      keyName: row.name,
+      keyPrefix: row.prefix,
+      environment: row.environment,
+      scopes: row.scopes,
+      workspaceId: row.workspace_id,
+      userId: row.owner_user_id,
+      role: row.role,
+    },
+    rate: row.hits === null || row.reset === null ? undefined : { hits: row.hits, reset: row.reset },
+  };
+}

@@ -1,0 +1,39 @@
+import * as yup from 'yup';
+import { describe } from '../../kernel/json-schema';
+import { defineOperation } from '../../kernel/operation';
+
+/** Audit rows of a workspace, newest first, including the real reason for each refusal. */
+export const listAudit = defineOperation({
+  name: 'audit.list',
+  title: 'Read the audit log',
+  description:
+    'Every request and change in the workspace, allowed or refused, newest first, with the real reason for each refusal.',
+  returns: 'Audit rows.',
+  requirement: { scope: 'business:read', minRole: 'admin' },
+  reach: 'workspace',
+  operatorOnly: true,
+  changes: false,
+  destructive: false,
+  idempotent: true,
+  gated: false,
+  input: yup.object({
+    limit: describe(
+      yup
+        .number()
+        .typeError('limit must be a number')
+        .integer('limit must be a whole number')
+        .min(1, 'limit must be between 1 and 1000')
+        .max(1000, 'limit must be between 1 and 1000')
+        .default(50),
+      'How many rows, 1 to 1000 (default 50).',
+    ),
+  }),
+  summary: (i) => `Read the last ${i.limit} audit rows`,
+  run: (ctx, i) =>
+    ctx.m.query<Record<string, unknown>[]>(
+      `SELECT id::text, at, door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
+              actor_user_id, request_id, client_ip, details
+         FROM audit_log WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2`,
+      [ctx.workspaceId, i.limit],
+    ),
+});

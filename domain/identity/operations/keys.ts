@@ -1,0 +1,143 @@
+import * as yup from 'yup';
+import { describe } from '../../kernel/json-schema';
+import { notFound } from '../../kernel/errors';
+import { defineOperation } from '../../kernel/operation';
+import { SCOPES, type Requirement, type Scope } from '../../kernel/permissions';
+import { emailSchema } from '../../kernel/validate';
+import { parseCidr } from '../ip-allowlist';
+import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
+import { API_KEY_COLUMNS, apiKeyView, memberIdByEmail, type ApiKeyRow } from '../rows';
+
+/** Keys are made in the application's settings (here, the operator door); no key mints keys. */
+const MANAGE_KEYS: Requirement = { scope: 'business:write', minRole: 'admin' };
+const id = describe(yup.string().uuid('id must be a UUID').required('id is required'), 'The key record id.');
+
+/** Creates a key for a member; the key itself is returned once here and never stored. */
+export const createApiKey = defineOperation({
+  name: 'key.create',
+  title: 'Create an API key',
+  description:
+    "Creates an API key for a member, with chosen scopes, an expiry and optional IP limits; the key acts with its owner's live role.",
+  returns: 'The key record and, this once, the key itself (`key`).',
+  requirement: MANAGE_KEYS,
+  reach: 'workspace',
+  operatorOnly: true,
+  changes: true,
+  destructive: false,
+  idempotent: false,
+  gated: false,
+  input: yup.object({
+    ownerEmail: describe(emailSchema.required('owner is required'), 'The member the key belongs to.'),
+    name: describe(yup.string().trim().required('name is required').max(200), 'A label to recognise it by.'),
+    scopes: describe(
+      yup
+        .array(
+          yup
+            .mixed<Scope>()
+            .oneOf(SCOPES, `each scope must be one of ${SCOPES.join(', ')} (there is no all-access scope)`)
+            .required(),
+        )
+        .min(1, 'scopes must name at least one scope; nothing is granted by default')
+        .required('scopes is required'),
+      'What the key may do; nothing is granted by default.',
+    ),
+    expiresInDays: describe(
+      yup
+        .number()
+        .typeError('expires-in-days must be a number')
+        .integer('expires-in-days must be a whole number')
+        .min(1, 'expires-in-days must be between 1 and 365')
+        .max(365, 'expires-in-days must be between 1 and 365')
+        .default(90),
+      'Days until it expires (default 90).',
+    ),
+    allowedCidrs: describe(
+      yup
+        .array(
+          yup
+            .string()
+            .required()
+            .test('cidr', '${value} is not an IP address or CIDR', (v) => !!parseCidr(v)),
+        )
+        .default([]),
+      'Addresses or CIDR ranges it may be used from; empty means anywhere.',
+    ),
+  }),
+  summary: (i) => `Create the key ${i.name} for ${i.ownerEmail} with ${i.scopes.join(', ')}`,
+  run: async (ctx, i) => {
+    const workspaceId = ctx.workspaceId!;
+    const ownerId = await memberIdByEmail(ctx.m, workspaceId, i.ownerEmail, 'owner');
+    const key = generateApiKey();
+    const now = ctx.services.clock?.() ?? new Date();
+    const [record] = await ctx.m.query<ApiKeyRow[]>(
+      `INSERT INTO api_keys (workspace_id, owner_user_id, name, environment, prefix, fingerprint, scopes, allowed_cidrs, expires_at)
+       VALUES ($1, $2, $3, 'live', $4, $5, $6, $7, $8) RETURNING ${API_KEY_COLUMNS}`,
+      [
+        workspaceId,
+        ownerId,
+        i.name,
+        displayPrefix(key),
+        fingerprintKey(key),
+        [...new Set(i.scopes)],
+        i.allowedCidrs.map((c) => c.trim()),
+        new Date(now.getTime() + i.expiresInDays * 86_400_000),
+      ],
+    );
+    ctx.audit(workspaceId, { key_id: record!.id, prefix: record!.prefix, scopes: record!.scopes });
+    return { ...apiKeyView(record!, i.ownerEmail), key };
+  },
+});
+
+/** Revocation takes effect on the very next request: every request reads the key afresh. */
+export const revokeApiKey = defineOperation({
+  name: 'key.revoke',
+  title: 'Revoke an API key',
+  description: 'Revokes a key; its next request is refused.',
+  returns: 'The key record, with revoked_at.',
+  requirement: MANAGE_KEYS,
+  reach: 'record',
+  operatorOnly: true,
+  changes: true,
+  destructive: true,
+  idempotent: true,
+  gated: false,
+  input: yup.object({ id }),
+  summary: (i) => `Revoke the key ${i.id}`,
+  run: async (ctx, i) => {
+    const [record] = await ctx.m.query<ApiKeyRow[]>(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2) FOR UPDATE`,
+      [i.id, ctx.workspaceId ?? null],
+    );
+    if (!record) throw notFound('key');
+    ctx.audit(record.workspace_id, { key_id: i.id, prefix: record.prefix });
+    if (record.revoked_at) return apiKeyView(record);
+    const [revoked] = await ctx.m.query<[ApiKeyRow[], number]>(
+      `UPDATE api_keys SET revoked_at = clock_timestamp() WHERE id = $1 RETURNING ${API_KEY_COLUMNS}`,
+      [i.id],
+    );
+    return apiKeyView(revoked[0]!);
+  },
+});
+
+export const listApiKeys = defineOperation({
+  name: 'key.list',
+  title: 'List API keys',
+  description: "The workspace's keys, newest first; never the keys themselves.",
+  returns: 'Key records.',
+  requirement: MANAGE_KEYS,
+  reach: 'workspace',
+  operatorOnly: true,
+  changes: false,
+  destructive: false,
+  idempotent: true,
+  gated: false,
+  input: yup.object({}),
+  summary: () => 'List the API keys',
+  run: async (ctx) => {
+    const rows = await ctx.m.query<ApiKeyRow[]>(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE workspace_id = $1 ORDER BY created_at DESC`,
+      [ctx.workspaceId],
+    );
+    return rows.map((k) => apiKeyView(k));
+  },
+});

@@ -1,0 +1,81 @@
+import * as yup from 'yup';
+import { describe } from '../../kernel/json-schema';
+import { notFound } from '../../kernel/errors';
+import { defineOperation } from '../../kernel/operation';
+import { WORKSPACE_COLUMNS, workspaceView, type WorkspaceRow } from '../rows';
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const createWorkspace = defineOperation({
+  name: 'workspace.create',
+  title: 'Create a workspace',
+  description: 'Creates a workspace (a business) that leads, members, keys and endpoints belong to.',
+  returns: 'The workspace, with its id.',
+  requirement: { scope: 'business:write', minRole: 'owner' },
+  reach: 'none',
+  operatorOnly: true,
+  changes: true,
+  destructive: false,
+  idempotent: false,
+  gated: false,
+  input: yup
+    .object({
+      name: describe(yup.string().trim().required('name is required').max(200), 'The business name.'),
+      timezone: describe(
+        yup
+          .string()
+          .trim()
+          .default('UTC')
+          .test('iana', 'timezone must be an IANA time zone name, for example Europe/London', isTimeZone),
+        'IANA time zone; it also decides how national phone numbers are read.',
+      ),
+      industry: describe(yup.string().trim().max(200).default(''), 'What the business does.'),
+    })
+    .noUnknown('${unknown} is not a workspace field'),
+  summary: (i) => `Create the workspace ${i.name}`,
+  run: async (ctx, i) => {
+    const [w] = await ctx.m.query<WorkspaceRow[]>(
+      `INSERT INTO workspaces (name, timezone, industry, status) VALUES ($1, $2, $3, 'active') RETURNING ${WORKSPACE_COLUMNS}`,
+      [i.name, i.timezone, i.industry],
+    );
+    ctx.audit(w!.id, { name: w!.name });
+    return workspaceView(w!);
+  },
+});
+
+/** What GET /me shows: the workspace, the key, and the role the key acts with right now. */
+export const getWorkspace = defineOperation({
+  name: 'workspace.get',
+  title: 'Show the workspace and this key',
+  description:
+    "The workspace this key belongs to, the key's name and scopes, and the role it acts with right now; use it to see why a call is refused.",
+  returns: '{ workspace, key, acting_as }.',
+  requirement: { scope: 'business:read', minRole: 'viewer' },
+  reach: 'workspace',
+  changes: false,
+  destructive: false,
+  idempotent: true,
+  gated: false,
+  input: yup.object({}).noUnknown('${unknown} is not a parameter of this call'),
+  summary: () => 'Show the workspace and this key',
+  run: async (ctx) => {
+    const [w] = await ctx.m.query<WorkspaceRow[]>(
+      `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = $1`,
+      [ctx.workspaceId],
+    );
+    if (!w) throw notFound('workspace');
+    const p = ctx.actor.type === 'key' ? ctx.actor.principal : undefined;
+    return {
+      workspace: { id: w.id, name: w.name, timezone: w.timezone, industry: w.industry, status: w.status },
+      key: p ? { name: p.keyName, environment: p.environment, scopes: p.scopes } : null,
+      acting_as: { role: p ? p.role : null },
+    };
+  },
+});

@@ -1,0 +1,66 @@
+import type { EntityManager } from 'typeorm';
+
+/** Which door a call came through: the REST API, the assistant endpoint, the operator CLI, or an approved action. */
+export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity';
+export type AuditOutcome = 'allowed' | 'refused' | 'failed';
+
+export type AuditRecord = {
+  door: AuditDoor;
+  action: string;
+  outcome: AuditOutcome;
+  reason?: string | null;
+  status?: number | null;
+  workspaceId?: string | null;
+  keyId?: string | null;
+  keyPrefix?: string | null;
+  actorUserId?: string | null;
+  requestId?: string | null;
+  clientIp?: string | null;
+  details?: Record<string, unknown> | null;
+};
+
+/** Who is calling an operation, and through which door; written into every audit row it makes. */
+export type CallContext = {
+  door: AuditDoor;
+  requestId?: string;
+  clientIp?: string;
+  keyId?: string;
+  keyPrefix?: string;
+  actorUserId?: string;
+};
+
+// Whatever a caller sent (a NUL in a path or parameter name) must not stop its audit row.
+const clean = (v: string | null | undefined) => (v == null ? null : v.replaceAll('\u0000', '\\0'));
+
+/** One INSERT for any number of audit rows: the SQL and its parameters. */
+export function auditInsert(records: AuditRecord[]): { sql: string; params: unknown[] } {
+  const columns = 12;
+  const params = records.flatMap((r) => [
+    r.door,
+    clean(r.action),
+    r.outcome,
+    clean(r.reason),
+    r.status ?? null,
+    r.workspaceId ?? null,
+    r.keyId ?? null,
+    clean(r.keyPrefix),
+    r.actorUserId ?? null,
+    r.requestId ?? null,
+    r.clientIp ?? null,
+    r.details ? JSON.stringify(r.details) : null,
+  ]);
+  const rows = records.map(
+    (_, i) => `(${Array.from({ length: columns }, (_, j) => `$${i * columns + j + 1}`).join(', ')})`,
+  );
+  return {
+    sql: `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
+            actor_user_id, request_id, client_ip, details) VALUES ${rows.join(', ')}`,
+    params,
+  };
+}
+
+/** Written with the caller's manager, so an operation's audit row commits or rolls back with its change. */
+export async function writeAudit(m: Pick<EntityManager, 'query'>, r: AuditRecord): Promise<void> {
+  const { sql, params } = auditInsert([r]);
+  await m.query(sql, params);
+}

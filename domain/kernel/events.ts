@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import type { EventData, EventType } from './event-catalogue';
+
+export type Subject = { type: 'lead' | 'endpoint'; id: string };
+
+export const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
+
+/** The channel the outbox relay listens on; NOTIFY is delivered at commit, so never for a rolled-back event. */
+export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+
+/**
+ * Appends an event to the outbox with the caller's transaction, so the event exists exactly when
+ * the change that caused it does, and fans it out in the same transaction: one delivery per enabled
+ * endpoint of the workspace subscribed to the type (or to `*`). `only` restricts the fan-out to one
+ * endpoint (the endpoint test). The envelope is serialised once here; every attempt sends these bytes.
+ */
+export async function emitEvent<T extends EventType>(
+  m: Pick<EntityManager, 'query'>,
+  workspaceId: string,
+  type: T,
+  subject: Subject,
+  fields: EventData<T>,
+  only?: { endpointId: string },
+): Promise<string> {
+  const id = newEventId();
+  const createdAt = new Date().toISOString();
+  const data = { subject_type: subject.type, subject_id: subject.id, occurred_at: createdAt, ...fields };
+  const envelope = JSON.stringify({ id, type, created_at: createdAt, data });
+  await m.query(
+    `INSERT INTO events (id, workspace_id, type, created_at, data, envelope) VALUES ($1, $2, $3, $4, $5, $6)`,
+    [id, workspaceId, type, createdAt, JSON.stringify(data), envelope],
+  );
+  const fannedOut = await m.query<{ id: string }[]>(
+    `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
+     SELECT workspace_id, id, $2, $3 FROM webhook_endpoints
+      WHERE workspace_id = $1 AND status = 'ACTIVE'
+        AND ($4::uuid IS NOT NULL AND id = $4 OR $4::uuid IS NULL AND ($3 = ANY(event_types) OR '*' = ANY(event_types)))
+     RETURNING id`,
+    [workspaceId, id, type, only?.endpointId ?? null],
+  );
+  if (fannedOut.length > 0) await notifyRelay(m);
+  return id;
+}
+
+/** Wakes the outbox relay at commit (requeued deliveries use it too). */
+export const notifyRelay = (m: Pick<EntityManager, 'query'>) =>
+  m.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { DomainError } from './errors';
+
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+
+/** JSON with object keys sorted, so the same body sent with keys in another order is the same request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function validateIdempotencyKey(key: string | undefined): string {
+  if (!key) {
+    throw new DomainError('invalid_request', 'The Idempotency-Key header is required.', {
+      field: 'Idempotency-Key',
+    });
+  }
+  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new DomainError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+      field: 'Idempotency-Key',
+    });
+  }
+  return key;
+}
+
+/** The request's fingerprint: the same input sent with keys in another order is the same request. */
+export const requestHash = (input: unknown): Buffer =>
+  createHash('sha256').update(canonicalJson(input)).digest();
+
+/**
+ * Looks up the first answer for (caller, Idempotency-Key) inside the caller's transaction, holding a
+ * transaction-scoped lock on the pair so the work and the record of its answer commit together. A
+ * second request while the first runs is a conflict; the same key with another body is refused.
+ */
+export async function recallAnswer(
+  m: Pick<EntityManager, 'query'>,
+  callerId: string,
+  idempotencyKey: string,
+  hash: Buffer,
+): Promise<{ body: unknown } | undefined> {
+  const [{ locked }] = await m.query<[{ locked: boolean }]>(
+    'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 23)) AS locked',
+    [`${callerId}:${idempotencyKey}`],
+  );
+  if (!locked) {
+    throw new DomainError(
+      'conflict',
+      'A request with this Idempotency-Key is still being processed; retry later.',
+    );
+  }
+  const [stored] = await m.query<{ request_hash: Buffer; response_body: unknown }[]>(
+    `SELECT request_hash, response_body FROM idempotency_keys
+      WHERE key_id = $1 AND idempotency_key = $2 AND created_at > clock_timestamp() - make_interval(hours => $3)`,
+    [callerId, idempotencyKey, IDEMPOTENCY_WINDOW_HOURS],
+  );
+  if (!stored) return undefined;
+  if (!stored.request_hash.equals(hash)) {
+    throw new DomainError(
+      'invalid_request',
+      'This Idempotency-Key was already used with a different request body.',
+      { field: 'Idempotency-Key' },
+    );
+  }
+  return { body: stored.response_body };
+}
+
+/** Keeps an answer for 24 hours, in the transaction that produced it. */
+export async function rememberAnswer(
+  m: Pick<EntityManager, 'query'>,
+  callerId: string,
+  idempotencyKey: string,
+  hash: Buffer,
+  body: unknown,
+): Promise<void> {
+  await m.query(
+    `INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, response_status, response_body)
+     VALUES ($1, $2, $3, 200, $4)
+     ON CONFLICT (key_id, idempotency_key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+       response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, created_at = clock_timestamp()`,
+    [callerId, idempotencyKey, hash, JSON.stringify(body)],
+  );
+}

@@ -1,0 +1,291 @@
+import * as yup from 'yup';
+
+/**
+ * yup schema → JSON Schema (draft 2020-12, as OpenAPI 3.1 and MCP `inputSchema` use): the single source of
+ * truth for request schemas, so the JSON Schema accepts what yup's strict validation accepts wherever JSON
+ * Schema can say it. Custom tests it cannot say are left to yup; `.meta({ jsonSchema })` states them.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * yup `.meta({ description })`, typed, so every field of an operation's input says what it is.
+ * yup's meta() merges into a copy of the existing meta: other keys survive and `schema` is left unchanged.
+ */
+export const describe = <S extends yup.AnySchema>(schema: S, description: string): S =>
+  schema.meta({ description });
+
+export function toJsonSchema(schema: yup.AnySchema, opts: { omit?: string[] } = {}): JsonSchema {
+  const result = convert(asSchema(schema, ''), '');
+  const omit = new Set(opts.omit ?? []);
+  if (omit.size === 0 || !isRecord(result.properties)) return result;
+  const { properties, required, ...rest } = result;
+  const kept = Array.isArray(required) ? required.filter((k) => !omit.has(String(k))) : [];
+  return {
+    ...rest,
+    properties: Object.fromEntries(Object.entries(properties).filter(([k]) => !omit.has(k))),
+    ...(kept.length > 0 ? { required: kept } : {}),
+  };
+}
+
+/** Dotted paths (`a.b`, `list[].c`) of the object fields that lack a `meta.description`. */
+export function missingDescriptions(schema: yup.AnySchema): string[] {
+  return missing(schema.describe(), '');
+}
+
+function missing(d: yup.SchemaFieldDescription, path: string): string[] {
+  if ('fields' in d) {
+    return Object.entries(d.fields).flatMap(([key, field]) => {
+      const fieldPath = path ? `${path}.${key}` : key;
+      const text: unknown = 'meta' in field ? field.meta?.description : undefined;
+      const own = typeof text === 'string' && text.trim() !== '' ? [] : [fieldPath];
+      return [...own, ...missing(field, fieldPath)];
+    });
+  }
+  if ('innerType' in d && d.innerType && !Array.isArray(d.innerType))
+    return missing(d.innerType, `${path}[]`);
+  return [];
+}
+
+// yup's mixed() takes anything but null (unless nullable).
+const ANY_BUT_NULL = ['string', 'number', 'boolean', 'object', 'array'];
+
+function convert(schema: yup.AnySchema, path: string): JsonSchema {
+  // A `.when()` schema is only known per value; describing its base would be wrong either way.
+  if ((schema as unknown as { conditions?: unknown[] }).conditions?.length) {
+    throw new Error(
+      `toJsonSchema: ${at(path)} is conditional (.when), which JSON Schema generation does not support`,
+    );
+  }
+  const d = schema.describe();
+  // describe() keeps only the first test of each name and drops excludeEmptyString; the tests themselves keep both.
+  const tests = schema.tests.flatMap((t) => (t.OPTIONS ? [t.OPTIONS] : []));
+  // notOneOf([null]) refuses null even on a nullable schema.
+  const nullable = d.nullable && !d.notOneOf.includes(null);
+  const [type, rules] = typeAndRules(schema, d, tests, nullable, path);
+  const description: unknown = d.meta?.description;
+  const def: unknown = schema.spec.default;
+  const extra: unknown = d.meta?.jsonSchema;
+  return {
+    ...(d.label ? { title: d.label } : {}),
+    ...(typeof description === 'string' ? { description } : {}),
+    ...(type !== undefined ? { type: nullable ? [type, 'null'].flat() : type } : {}),
+    ...rules,
+    ...enumRules(d, nullable, path),
+    ...(def !== undefined && typeof def !== 'function' ? { default: def } : {}),
+    ...(isRecord(extra) ? extra : {}),
+  };
+}
+
+type Test = yup.TestConfig;
+
+function typeAndRules(
+  schema: yup.AnySchema,
+  d: yup.SchemaDescription,
+  tests: Test[],
+  nullable: boolean,
+  path: string,
+): [string | string[] | undefined, JsonSchema] {
+  switch (d.type) {
+    case 'string':
+      return ['string', stringRules(tests, path)];
+    case 'number':
+      return [tests.some((t) => t.name === 'integer') ? 'integer' : 'number', numberRules(tests, path)];
+    case 'boolean':
+      return ['boolean', {}];
+    case 'date':
+      // JSON carries dates as text; the API parses them.
+      return ['string', { format: 'date-time' }];
+    case 'object':
+      return ['object', objectRules(schema as yup.AnyObjectSchema, tests, path)];
+    case 'array':
+      return ['array', arrayRules(schema as yup.ArraySchema<unknown[], yup.AnyObject>, tests, path)];
+    case 'mixed':
+      return [mixedType(d, nullable), {}];
+    default:
+      throw new Error(
+        `toJsonSchema: ${at(path)} is a ${d.type} schema, which JSON Schema generation does not support`,
+      );
+  }
+}
+
+function enumRules(d: yup.SchemaDescription, nullable: boolean, path: string): JsonSchema {
+  const out: JsonSchema = {};
+  if ([...d.oneOf, ...d.notOneOf].some(isRefDescription)) {
+    throw new Error(
+      `toJsonSchema: ${at(path)} lists a ref among its values, which JSON Schema cannot express`,
+    );
+  }
+  const refused = d.notOneOf.filter((v) => v != null);
+  if (refused.length > 0) out.not = { enum: refused };
+  // Absent values pass oneOf anyway: null is decided by nullable alone.
+  if (d.oneOf.length > 0) {
+    const values = [...d.oneOf.filter((v) => v != null), ...(nullable ? [null] : [])];
+    if (values.length === 0) out.not = {};
+    else if (values.length === 1) out.const = values[0];
+    else out.enum = values;
+  }
+  return out;
+}
+
+function mixedType(d: yup.SchemaDescription, nullable: boolean): string | string[] | undefined {
+  const kinds = new Set(d.oneOf.filter((v) => v != null).map((v) => typeof v));
+  const [kind] = kinds;
+  if (kinds.size === 1 && (kind === 'string' || kind === 'number' || kind === 'boolean')) return kind;
+  return d.oneOf.length === 0 && !nullable ? ANY_BUT_NULL : undefined;
+}
+
+function stringRules(tests: Test[], path: string): JsonSchema {
+  const out: JsonSchema = {};
+  const checks: JsonSchema[] = [];
+  for (const t of tests) {
+    switch (t.name) {
+      // string().required() also refuses ''.
+      case 'required':
+        atLeast(out, 'minLength', 1);
+        break;
+      case 'min':
+        atLeast(out, 'minLength', limit(t, 'min', path));
+        break;
+      // yup's own max() counts UTF-16 units where maxLength counts code points; maxChars (validate.ts)
+      // counts code points too, so it is the exact one.
+      case 'max':
+        atMost(out, 'maxLength', limit(t, 'max', path));
+        break;
+      case 'length':
+        atLeast(out, 'minLength', limit(t, 'length', path));
+        atMost(out, 'maxLength', limit(t, 'length', path));
+        break;
+      case 'matches':
+      case 'datetime':
+        checks.push(...patternCheck(t));
+        break;
+      case 'email':
+        checks.push(formatCheck(t, 'email'));
+        break;
+      case 'url':
+        checks.push(formatCheck(t, 'uri'));
+        break;
+      case 'uuid':
+        checks.push(formatCheck(t, 'uuid'));
+        break;
+    }
+  }
+  if (checks.length === 1) Object.assign(out, checks[0]);
+  else if (checks.length > 1) out.allOf = checks;
+  return out;
+}
+
+function patternCheck(t: Test): JsonSchema[] {
+  const regex = t.params?.regex;
+  // JSON Schema patterns carry no flags, and validators read them as Unicode regexes: a rule that cannot be
+  // said that way is left to yup (looser, never stricter).
+  if (!(regex instanceof RegExp) || /[imsy]/.test(regex.flags) || !unicodeSafe(regex.source)) return [];
+  // `matches(re, { excludeEmptyString: true })` lets '' through without matching.
+  const emptyToo = acceptsEmpty(t) && ''.search(regex) === -1;
+  return [{ pattern: emptyToo ? `^$|${regex.source}` : regex.source }];
+}
+
+const unicodeSafe = (source: string) => {
+  try {
+    return new RegExp(source, 'u') instanceof RegExp;
+  } catch {
+    return false;
+  }
+};
+
+// yup's email() and url() let '' through; a JSON Schema format would not.
+const formatCheck = (t: Test, format: string): JsonSchema =>
+  acceptsEmpty(t) ? { anyOf: [{ const: '' }, { format }] } : { format };
+
+// The excludeEmptyString flag lives only in the test's closure, so ask the test itself.
+const acceptsEmpty = (t: Test) => yup.string().test(t).isValidSync('', { strict: true });
+
+function numberRules(tests: Test[], path: string): JsonSchema {
+  const out: JsonSchema = {};
+  for (const t of tests) {
+    // moreThan() and lessThan() are tests named min and max with other params.
+    if (t.name === 'min') {
+      if (t.params && 'more' in t.params) out.exclusiveMinimum = limit(t, 'more', path);
+      else out.minimum = limit(t, 'min', path);
+    } else if (t.name === 'max') {
+      if (t.params && 'less' in t.params) out.exclusiveMaximum = limit(t, 'less', path);
+      else out.maximum = limit(t, 'max', path);
+    }
+  }
+  return prune(out);
+}
+
+function objectRules(schema: yup.AnyObjectSchema, tests: Test[], path: string): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [key, value] of Object.entries(schema.fields)) {
+    const fieldPath = path ? `${path}.${key}` : key;
+    const field = asSchema(value, fieldPath);
+    properties[key] = convert(field, fieldPath);
+    // required() and defined() both clear `optional`.
+    if (!field.spec.optional) required.push(key);
+  }
+  // `.unknown(true)` keeps a noUnknown test that lets anything through, so ask the test itself.
+  const closed = tests.some(
+    (t) => t.name === 'noUnknown' && !yup.object().test(t).isValidSync({ probe: 1 }, { strict: true }),
+  );
+  return {
+    ...(Object.keys(properties).length > 0 ? { properties } : {}),
+    ...(required.length > 0 ? { required } : {}),
+    ...(closed ? { additionalProperties: false } : {}),
+  };
+}
+
+function arrayRules(
+  schema: yup.ArraySchema<unknown[], yup.AnyObject>,
+  tests: Test[],
+  path: string,
+): JsonSchema {
+  const out: JsonSchema = {};
+  if (schema.innerType) out.items = convert(asSchema(schema.innerType, `${path}[]`), `${path}[]`);
+  for (const t of tests) {
+    if (t.name === 'min' || t.name === 'length') atLeast(out, 'minItems', limit(t, t.name, path));
+    if (t.name === 'max' || t.name === 'length') atMost(out, 'maxItems', limit(t, t.name, path));
+  }
+  return out;
+}
+
+function asSchema(value: unknown, path: string): yup.AnySchema {
+  if (value instanceof yup.Schema && value.type !== 'tuple') return value as yup.AnySchema;
+  const kind = value instanceof yup.Schema ? 'tuple' : yup.isSchema(value) ? 'lazy' : 'ref';
+  throw new Error(
+    `toJsonSchema: ${at(path)} is a ${kind} schema, which JSON Schema generation does not support`,
+  );
+}
+
+/** A numeric test parameter; a yup.ref() limit is only known per value. */
+function limit(t: Test, key: string, path: string): number | undefined {
+  const value = t.params?.[key];
+  if (typeof value === 'object' && value !== null) {
+    throw new Error(
+      `toJsonSchema: ${at(path)} has a ${t.name} limit given by a ref, which JSON Schema cannot express`,
+    );
+  }
+  return typeof value === 'number' ? value : undefined;
+}
+
+// Several limits of one kind intersect, as yup applies them all.
+function atLeast(out: JsonSchema, key: string, value: number | undefined) {
+  const now = out[key];
+  if (value !== undefined) out[key] = typeof now === 'number' ? Math.max(now, value) : value;
+}
+
+function atMost(out: JsonSchema, key: string, value: number | undefined) {
+  const now = out[key];
+  if (value !== undefined) out[key] = typeof now === 'number' ? Math.min(now, value) : value;
+}
+
+const prune = (o: JsonSchema): JsonSchema =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const isRefDescription = (v: unknown) => isRecord(v) && v.type === 'ref' && typeof v.key === 'string';
+
+const at = (path: string) => path || 'the schema';

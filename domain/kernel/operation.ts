@@ -1,0 +1,95 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type * as yup from 'yup';
+import type { Actor } from './actor';
+import type { EventData, EventType } from './event-catalogue';
+import type { Subject } from './events';
+import type { Requirement } from './permissions';
+
+/** Cancels Temporal workflows by id after a commit; the rows already say they must not run. */
+export type WorkflowCanceller = (workflowIds: string[]) => Promise<void>;
+
+/** What operations may need beyond their transaction; each door builds it once. */
+export type Services = {
+  db: DataSource;
+  /** The process clock, unless a test dates things in the past or future. */
+  clock?: () => Date;
+  /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */
+  webhooks?: {
+    secretsKey: Buffer;
+    allowPrivateTargets: boolean;
+    cancelWorkflows: WorkflowCanceller;
+  };
+};
+
+/**
+ * Where an operation acts:
+ * - `workspace`: inside one workspace: the key's own, or the one the operator names;
+ * - `record`: on a record named by id: a key reaches only its own workspace's records (others are
+ *   "not found"); the operator reaches any, and the operation learns the workspace from the record;
+ * - `none`: outside any workspace (creating one); the operator door only.
+ */
+export type Reach = 'workspace' | 'record' | 'none';
+
+/** What an operation sees while it runs: the transaction, the actor, and how to record effects. */
+export type OperationContext = {
+  /** The transaction (a plain manager for read-only operations). */
+  m: EntityManager;
+  actor: Actor;
+  /** The workspace the call is confined to; undefined only for the operator acting on a record by id. */
+  workspaceId: string | undefined;
+  services: Services;
+  /** Appends an event to the outbox inside the transaction. */
+  emit: <T extends EventType>(
+    workspaceId: string,
+    type: T,
+    subject: Subject,
+    data: EventData<T>,
+  ) => Promise<string>;
+  /** Details for the operation's audit row, and the workspace it touched (when the actor did not say). */
+  audit: (workspaceId: string | null, details: Record<string, unknown>) => void;
+  /** Runs after commit, never on rollback (for example cancelling workflows of cancelled deliveries). */
+  afterCommit: (effect: () => Promise<void>) => void;
+};
+
+/** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */
+export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = unknown> = {
+  /** `area.verb`: the audit action and the assistant's tool name. */
+  name: string;
+  /** A short human title ("Set a lead's status"). */
+  title: string;
+  /** What it does, written so a model (and a person) can decide when to call it. */
+  description: string;
+  /** What the caller gets back. */
+  returns: string;
+  requirement: Requirement;
+  reach: Reach;
+  /** Only the operator door may run it (identity and workspace management). */
+  operatorOnly?: boolean;
+  /** The input, with a description on every field; validation, OpenAPI and tool schemas all come from it. */
+  input: S;
+  /** Reshapes raw input before validation (for example trimming a JSON body's strings). */
+  prepare?: (raw: unknown) => unknown;
+  /** False for reads: no transaction, no audit row of their own (the door audits the request). */
+  changes: boolean;
+  /** It removes or overwrites something a person cannot simply undo. */
+  destructive: boolean;
+  /** Calling it again with the same input changes nothing more. */
+  idempotent: boolean;
+  /** It must wait for a person's approval before it runs (the assistant door parks it). */
+  gated: boolean;
+  /**
+   * Replays the first answer for the same caller and key within 24 hours (the Idempotency-Key); `remember`
+   * says which outputs are kept (a refusal that committed nothing worth replaying is not).
+   */
+  idempotency?: { key: (input: yup.InferType<S>) => string; remember: (output: O) => boolean };
+  /** A plain-language sentence for one call, as an approver reads it ("Set lead 1f3… to WON"). */
+  summary: (input: yup.InferType<S>) => string;
+  run: (ctx: OperationContext, input: yup.InferType<S>) => Promise<O>;
+};
+
+/** Typed identity: infers the input and output types of a definition. */
+export const defineOperation = <S extends yup.AnyObjectSchema, O>(op: Operation<S, O>): Operation<S, O> => op;
+
+/** Any operation, whatever its input and output (the registry's element type). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- inputs are contravariant; the runner re-validates
+export type AnyOperation = Operation<any, any>;

@@ -1,0 +1,49 @@
+/** Scopes from the spec's table. There is deliberately no all-access scope. */
+export const SCOPES = [
+  'leads:read',
+  'leads:write',
+  'prospects:read',
+  'prospects:write',
+  'campaigns:read',
+  'campaigns:write',
+  'analytics:read',
+  'business:read',
+  'business:write',
+  'agents:read',
+  'agents:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
+export const isRole = (r: string): r is Role => (ROLES as readonly string[]).includes(r);
+
+/** True when `held` is at least `minimum` in the order viewer < member < admin < owner. */
+export const roleAtLeast = (held: Role, minimum: Role): boolean =>
+  ROLES.indexOf(held) >= ROLES.indexOf(minimum);
+
+/** What a route or tool needs: the key's scope AND the owner's live role; the narrower wins. */
+export type Requirement = { scope: Scope; minRole: Role };
+
+/** The caller behind a key, read afresh on every request (no cache outlives a demotion or revocation). */
+export type Principal = {
+  keyId: string;
+  keyName: string;
+  keyPrefix: string;
+  environment: string;
+  scopes: Scope[];
+  workspaceId: string;
+  userId: string;
+  /** The owner's live role, or null when they are no longer a member. */
+  role: Role | null;
+};
+
+/** Returns the real reason a principal may not do something, or undefined when it may. */
+export function refusalReason(p: Principal, need: Requirement): string | undefined {
+  if (!p.scopes.includes(need.scope)) return `key lacks scope ${need.scope}`;
+  if (p.role === null) return 'key owner is no longer a member of the workspace';
+  if (!roleAtLeast(p.role, need.minRole)) return `key owner's role ${p.role} is below ${need.minRole}`;
+  return undefined;
+}

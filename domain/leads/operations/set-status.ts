@@ -1,0 +1,70 @@
+import * as yup from 'yup';
+import { actorRef } from '../../kernel/actor';
+import { DomainError } from '../../kernel/errors';
+import { defineOperation } from '../../kernel/operation';
+import { returningOne } from '../../kernel/sql';
+import { LEADS_WRITE } from '../requirements';
+import { LEAD_COLUMNS, leadView, lockLead, type LeadRow } from '../rows';
+import { leadIdField, statusField } from '../schemas';
+import { canMove, CLOSED, type LeadStatus } from '../status-rules';
+
+export type Warning = { code: 'status_unchanged' | 'follow_up_stopped'; message: string };
+
+/**
+ * Moves a lead along the status table. The same status changes nothing and warns; a move to WON or
+ * LOST stops follow-up and says so.
+ */
+export const setLeadStatus = defineOperation({
+  name: 'lead.set_status',
+  title: "Set a lead's status",
+  description:
+    'Moves a lead to another status, following the status rules (a move the rules do not allow is refused and says why). Setting the status it already has changes nothing; WON or LOST stops follow-up. Show the returned warnings to the user.',
+  returns: '{ lead, warnings: [{ code, message }] }.',
+  requirement: LEADS_WRITE,
+  reach: 'record',
+  changes: true,
+  destructive: false,
+  idempotent: true,
+  gated: false,
+  input: yup
+    .object({ leadId: leadIdField, status: statusField.required('status is required') })
+    .strict(true)
+    .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this call`),
+  summary: (i) => `Set lead ${i.leadId} to ${i.status}`,
+  run: async (ctx, input) => {
+    const status = input.status as LeadStatus;
+    const lead = await lockLead(ctx.m, input.leadId, ctx.workspaceId);
+    const warnings: Warning[] = [];
+    ctx.audit(lead.workspace_id, { lead_id: lead.id, from: lead.status, to: status });
+    if (lead.status === status) {
+      warnings.push({ code: 'status_unchanged', message: `The lead is already ${status}; nothing changed.` });
+      return { lead: leadView(lead), warnings };
+    }
+    if (!canMove(lead.status, status)) {
+      throw new DomainError('conflict', `A lead cannot move from ${lead.status} to ${status}.`, {
+        from: lead.status,
+        to: status,
+      });
+    }
+    const closing = CLOSED.includes(status);
+    const updated = await returningOne<LeadRow>(
+      ctx.m,
+      `UPDATE leads SET status = $2, follow_up = CASE WHEN $3::boolean THEN 'STOPPED' ELSE follow_up END,
+         updated_at = clock_timestamp() WHERE id = $1 RETURNING ${LEAD_COLUMNS}`,
+      [lead.id, status, closing],
+    );
+    if (closing) {
+      warnings.push({
+        code: 'follow_up_stopped',
+        message: `Follow-up has stopped because the lead is now ${status}.`,
+      });
+    }
+    await ctx.emit(
+      lead.workspace_id,
+      'lead.status_changed',
+      { type: 'lead', id: lead.id },
+      { lead_id: lead.id, status, previous_status: lead.status, changed_by: actorRef(ctx.actor) },
+    );
+    return { lead: leadView(updated), warnings };
+  },
+});

@@ -1,0 +1,81 @@
+import { recordInboundMessage } from './conversations/operations/record-inbound';
+import { listAudit } from './identity/operations/audit';
+import { createApiKey, listApiKeys, revokeApiKey } from './identity/operations/keys';
+import { addMember, removeMember, setMemberRole } from './identity/operations/members';
+import { createWorkspace, getWorkspace } from './identity/operations/workspaces';
+import type { AnyOperation } from './kernel/operation';
+import { addLeadNote } from './leads/operations/add-note';
+import { archiveLead, qualifyLead } from './leads/operations/archive';
+import { createLead } from './leads/operations/create';
+import { getLead } from './leads/operations/get';
+import { searchLeads } from './leads/operations/search';
+import { setLeadStatus } from './leads/operations/set-status';
+import { suppressContact } from './leads/operations/suppress-contact';
+import { updateLead } from './leads/operations/update';
+import {
+  listDeliveries,
+  listNotifications,
+  recoverEndpoint,
+  resendDelivery,
+} from './webhooks/operations/deliveries';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  setEndpointEvents,
+  testEndpoint,
+} from './webhooks/operations/endpoints';
+
+/** Every operation, by area; each door looks them up here by name. */
+export const operations = {
+  // identity
+  createWorkspace,
+  getWorkspace,
+  addMember,
+  setMemberRole,
+  removeMember,
+  createApiKey,
+  revokeApiKey,
+  listApiKeys,
+  listAudit,
+  // leads
+  searchLeads,
+  getLead,
+  createLead,
+  updateLead,
+  setLeadStatus,
+  addLeadNote,
+  archiveLead,
+  qualifyLead,
+  suppressContact,
+  // conversations
+  recordInboundMessage,
+  // webhooks
+  createEndpoint,
+  rotateEndpointSecret,
+  enableEndpoint,
+  disableEndpoint,
+  deleteEndpoint,
+  setEndpointEvents,
+  listEndpoints,
+  testEndpoint,
+  listDeliveries,
+  resendDelivery,
+  recoverEndpoint,
+  listNotifications,
+} as const;
+
+const byName = new Map<string, AnyOperation>(
+  Object.values(operations).map((op): [string, AnyOperation] => [op.name, op]),
+);
+if (byName.size !== Object.keys(operations).length) throw new Error('two operations share a name');
+
+/** The operation registered under `name` (`lead.set_status`), or undefined. */
+export const operationNamed = (name: string): AnyOperation | undefined => byName.get(name);
+
+/** Every registered operation, sorted by name (a deterministic order for tool lists and docs). */
+export const allOperations = (): AnyOperation[] =>
+  [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));

@@ -1,0 +1,50 @@
+/**
+ * The delivery rules, as data and pure functions. Imported by the delivery workflow, so nothing
+ * here may do I/O or read a clock.
+ */
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** Waits between attempts: attempt 1 at once, then 30 s, 5 min, 30 min, 2 h, 8 h, 12 h; 7 attempts over about 22.6 hours. */
+export const RETRY_LADDER_MS: readonly number[] = [
+  30 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  8 * HOUR,
+  12 * HOUR,
+];
+export const ATTEMPTS_PER_LADDER = RETRY_LADDER_MS.length + 1;
+
+/** The whole answer (headers and body) must arrive within this. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+
+/** After this many deliveries in a row end EXHAUSTED, the endpoint is disabled. */
+export const FAILURES_BEFORE_DISABLE = 20;
+
+/** Why an attempt got no HTTP answer. */
+export type ErrorClass = 'timeout' | 'connection' | 'tls' | 'blocked_target' | 'dns';
+export type PostResult =
+  { status: number; errorClass?: undefined } | { status?: undefined; errorClass: ErrorClass };
+
+export type AttemptVerdict = 'succeeded' | 'retry' | 'give_up';
+
+/** 2xx succeeds; 4xx other than 408 and 429 ends the delivery; everything else is retried. */
+export function classify(result: PostResult): AttemptVerdict {
+  if (result.status === undefined) return 'retry';
+  const s = result.status;
+  if (s >= 200 && s < 300) return 'succeeded';
+  if (s >= 400 && s < 500 && s !== 408 && s !== 429) return 'give_up';
+  return 'retry';
+}
+
+/** A delivery's state after an attempt: the answer's verdict, and whether the ladder has rungs left. */
+export function outcomeOf(
+  verdict: AttemptVerdict,
+  nextDelayMs: number | null,
+): 'succeeded' | 'retry' | 'exhausted' {
+  if (verdict === 'succeeded') return 'succeeded';
+  return verdict === 'give_up' || nextDelayMs === null ? 'exhausted' : 'retry';
+}

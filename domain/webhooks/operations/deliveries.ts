@@ -1,0 +1,214 @@
+import * as yup from 'yup';
+import { actorUserId } from '../../kernel/actor';
+import { DomainError, notFound } from '../../kernel/errors';
+import { notifyRelay } from '../../kernel/events';
+import { describe } from '../../kernel/json-schema';
+import { defineOperation, type OperationContext } from '../../kernel/operation';
+import type { Requirement } from '../../kernel/permissions';
+import { returning } from '../../kernel/sql';
+import { limitParam } from '../../kernel/validate';
+import { DELIVERY_STATUSES, deliveryView, type DeliveryRow } from '../rows';
+
+export const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
+/** Endpoints are managed in the application's settings (here, the operator door); a key would need this. */
+export const MANAGE_ENDPOINTS: Requirement = { scope: 'business:write', minRole: 'admin' };
+
+/** GET /events and `delivery.list`: query-string shaped (text values), as the REST door receives them. */
+export const deliveryParamsSchema = yup
+  .object({
+    type: describe(
+      yup
+        .string()
+        .max(100, 'type must be at most 100 characters')
+        .matches(/^[a-z_]+(\.[a-z_]+)+$/, 'type must be an event type, for example lead.created'),
+      'Only deliveries of this event type, for example lead.created.',
+    ),
+    status: describe(
+      yup.string().oneOf([...DELIVERY_STATUSES], `status must be one of ${DELIVERY_STATUSES.join(', ')}`),
+      'PENDING (queued), FAILED (retrying), SUCCEEDED, EXHAUSTED (gave up) or CANCELLED.',
+    ),
+    limit: describe(limitParam(100), 'How many, 1 to 100 (default 25).'),
+  })
+  .strict(true)
+  .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this list`);
+
+type Attempt = {
+  delivery_id: string;
+  number: number;
+  started_at: Date;
+  duration_ms: number;
+  response_status: number | null;
+  error_class: string | null;
+};
+
+/** Deliveries of a workspace, newest first; the operator also sees the endpoint and every attempt. */
+export const listDeliveries = defineOperation({
+  name: 'delivery.list',
+  title: 'List webhook deliveries',
+  description:
+    "The workspace's webhook deliveries, newest first, each with the event payload that was sent; never an endpoint URL or secret.",
+  returns: '{ data: [delivery], count }.',
+  requirement: READ_DELIVERIES,
+  reach: 'workspace',
+  changes: false,
+  destructive: false,
+  idempotent: true,
+  gated: false,
+  input: deliveryParamsSchema,
+  summary: () => 'List webhook deliveries',
+  run: async (ctx, p) => {
+    const rows = await ctx.m.query<DeliveryRow[]>(
+      `SELECT d.id, d.event_id, d.event_type, d.status, d.attempts, d.response_status, d.next_attempt_at,
+              d.delivered_at, d.created_at, ev.envelope, d.endpoint_id
+         FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+        WHERE d.workspace_id = $1 AND ($2::text IS NULL OR d.event_type = $2) AND ($3::text IS NULL OR d.status = $3)
+        ORDER BY d.created_at DESC, d.id DESC LIMIT $4`,
+      [ctx.workspaceId, p.type ?? null, p.status ?? null, p.limit === undefined ? 25 : Number(p.limit)],
+    );
+    const data = rows.map(deliveryView);
+    if (ctx.actor.type !== 'operator') return { data, count: data.length };
+    const attempts = await ctx.m.query<Attempt[]>(
+      `SELECT delivery_id, number, started_at, duration_ms, response_status, error_class FROM webhook_attempts
+        WHERE delivery_id = ANY($1::uuid[]) ORDER BY delivery_id, number`,
+      [rows.map((r) => r.id)],
+    );
+    return {
+      data: data.map((d, i) => ({
+        ...d,
+        endpoint_id: rows[i]!.endpoint_id,
+        attempt_log: attempts
+          .filter((a) => a.delivery_id === d.id)
+          .map((a) => ({
+            number: a.number,
+            at: a.started_at.toISOString(),
+            duration_ms: a.duration_ms,
+            response_status: a.response_status,
+            error_class: a.error_class,
+          })),
+      })),
+      count: data.length,
+    };
+  },
+});
+
+/**
+ * Requeues deliveries that gave up or were cancelled, as new attempts of the same event id: a new
+ * generation (its own workflow) that continues the attempt count. The relay starts them.
+ */
+async function requeue(ctx: OperationContext, where: string, params: unknown[]) {
+  const rows = await returning<{ id: string; workspace_id: string; generation: number }>(
+    ctx.m,
+    `UPDATE webhook_deliveries d SET status = 'PENDING', generation = generation + 1, workflow_started_at = NULL,
+            next_attempt_at = NULL
+      WHERE ${where} AND d.status IN ('EXHAUSTED', 'CANCELLED')
+        AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.status = 'ACTIVE')
+      RETURNING id, workspace_id, generation`,
+    params,
+  );
+  if (rows.length > 0) await notifyRelay(ctx.m);
+  return rows;
+}
+
+const id = (what: string) =>
+  describe(yup.string().uuid('id must be a UUID').required('id is required'), `The ${what} id.`);
+
+export const resendDelivery = defineOperation({
+  name: 'delivery.resend',
+  title: 'Resend a delivery',
+  description:
+    'Sends a delivery that gave up or was cancelled again, as a new ladder of attempts of the same event id (receivers dedupe on it).',
+  returns: '{ id, status: PENDING, generation }.',
+  requirement: MANAGE_ENDPOINTS,
+  reach: 'record',
+  operatorOnly: true,
+  changes: true,
+  destructive: false,
+  idempotent: false,
+  gated: false,
+  input: yup.object({ id: id('delivery') }),
+  summary: (i) => `Resend delivery ${i.id}`,
+  run: async (ctx, { id }) => {
+    const [current] = await ctx.m.query<{ status: string; workspace_id: string }[]>(
+      'SELECT status, workspace_id FROM webhook_deliveries WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2) FOR UPDATE',
+      [id, ctx.workspaceId ?? null],
+    );
+    if (!current) throw notFound('delivery');
+    const rows = await requeue(ctx, 'd.id = $1', [id]);
+    if (rows.length === 0) {
+      throw new DomainError(
+        'conflict',
+        `Only a delivery that gave up or was cancelled, to an enabled endpoint, can be resent (this one is ${current.status}).`,
+      );
+    }
+    ctx.audit(current.workspace_id, { delivery_id: id });
+    return { id, status: 'PENDING', generation: rows[0]!.generation };
+  },
+});
+
+export const recoverEndpoint = defineOperation({
+  name: 'endpoint.recover',
+  title: "Requeue an endpoint's failed deliveries",
+  description:
+    'Requeues every delivery to the endpoint that gave up or was cancelled since a time, for example after its receiver was fixed.',
+  returns: '{ endpoint_id, since, requeued, delivery_ids }.',
+  requirement: MANAGE_ENDPOINTS,
+  reach: 'record',
+  operatorOnly: true,
+  changes: true,
+  destructive: false,
+  idempotent: true,
+  gated: false,
+  input: yup.object({
+    id: id('endpoint'),
+    since: describe(
+      yup.date().typeError('since must be an ISO 8601 time').required('since is required'),
+      'Requeue deliveries created at or after this time (ISO 8601).',
+    ),
+  }),
+  summary: (i) => `Requeue the failed deliveries of endpoint ${i.id} since ${i.since.toISOString()}`,
+  run: async (ctx, { id, since }) => {
+    const [endpoint] = await ctx.m.query<{ workspace_id: string; status: string }[]>(
+      `SELECT workspace_id, status FROM webhook_endpoints WHERE id = $1 AND status <> 'DELETED'
+          AND ($2::uuid IS NULL OR workspace_id = $2)`,
+      [id, ctx.workspaceId ?? null],
+    );
+    if (!endpoint) throw notFound('endpoint');
+    if (endpoint.status !== 'ACTIVE')
+      throw new DomainError('conflict', 'The endpoint is disabled; enable it before recovering deliveries.');
+    const rows = await requeue(ctx, 'd.endpoint_id = $1 AND d.created_at >= $2', [id, since]);
+    ctx.audit(endpoint.workspace_id, { endpoint_id: id, requeued: rows.length });
+    return {
+      endpoint_id: id,
+      since: since.toISOString(),
+      requeued: rows.length,
+      delivery_ids: rows.map((r) => r.id),
+    };
+  },
+});
+
+export const listNotifications = defineOperation({
+  name: 'notification.list',
+  title: 'List notifications',
+  description:
+    "Notices for the workspace's people, newest first (for example an endpoint disabled after 20 failures).",
+  returns: 'Notifications.',
+  requirement: { scope: 'business:read', minRole: 'viewer' },
+  reach: 'workspace',
+  changes: false,
+  destructive: false,
+  idempotent: true,
+  gated: false,
+  input: yup.object({}),
+  summary: () => 'List notifications',
+  run: async (ctx) => {
+    const rows = await ctx.m.query<
+      { id: string; user_id: string | null; kind: string; message: string; data: unknown; created_at: Date }[]
+    >(
+      `SELECT id, user_id, kind, message, data, created_at FROM notifications
+        WHERE workspace_id = $1 AND ($2::uuid IS NULL OR user_id IS NULL OR user_id = $2)
+        ORDER BY created_at DESC LIMIT 100`,
+      [ctx.workspaceId, actorUserId(ctx.actor)],
+    );
+    return rows.map((n) => ({ ...n, created_at: n.created_at.toISOString() }));
+  },
+});
