@@ -73,7 +73,7 @@ WHERE k.n % 50 = 0`;
 
 export type SeedResult = { seeded: number; inserted: number; seconds: number };
 
-export async function countSeeded(db: DataSource, workspaceId: string): Promise<number> {
+async function countSeeded(db: DataSource, workspaceId: string): Promise<number> {
   const [row] = await db.query<{ n: number }[]>(
     'SELECT count(*)::int AS n FROM leads WHERE workspace_id = $1 AND source IS DISTINCT FROM $2',
     [workspaceId, POSTED_SOURCE],

@@ -15,7 +15,7 @@ const migrations = [
  * TypeORM gives the service its pool, transactions and migrations; rows are read and written with
  * SQL in each area's row module (docs/decisions.md). Schema changes only ever come from migrations.
  */
-export function createDataSource(url: string, poolSize = 10): DataSource {
+function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({
     type: 'postgres',
     url,

@@ -17,7 +17,7 @@ export function writeDevStack(dir: string, stack: DevStack): void {
   writeFileSync(stackFile(dir), JSON.stringify(stack, null, 2) + '\n', { mode: 0o600 });
 }
 
-export function readDevStack(env: NodeJS.ProcessEnv = process.env): DevStack | undefined {
+function readDevStack(env: NodeJS.ProcessEnv = process.env): DevStack | undefined {
   const file = stackFile(dataDir(env));
   if (!existsSync(file)) return undefined;
   return JSON.parse(readFileSync(file, 'utf8')) as DevStack;

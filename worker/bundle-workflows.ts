@@ -5,7 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
  * Bundles the workflow code into one file. Run as a child process by the worker: webpack's memory
  * (about 70 MiB that V8 never gives back) then leaves with the child instead of staying in the worker.
  */
-export async function writeWorkflowBundle(outFile: string): Promise<void> {
+async function writeWorkflowBundle(outFile: string): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     logger: {

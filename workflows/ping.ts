@@ -3,7 +3,7 @@ import type { Activities } from '../activities';
 
 const { recordPing } = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
-/** Health check used by the worker smoke test and `admin worker ping`: one activity round trip. */
+/** Health check used by the worker smoke test: one activity round trip. */
 export async function pingWorkflow(message: string): Promise<string> {
   const seenAt = await recordPing(message);
   return `pong: ${message} (${seenAt})`;

@@ -1,8 +1,8 @@
 import { DELIVERY_STATUSES } from '../../domain/webhooks/rows';
 import { CHANNELS } from '../../domain/conversations/channels';
 import { toJsonSchema } from '../../domain/kernel/json-schema';
-import { intakeSchema, leadPatchSchema } from '../../domain/leads/schemas';
-import { PHONE_PATTERN } from '../../domain/leads/normalise';
+import * as yup from 'yup';
+import { contactFields, intakeSchema, leadPatchSchema } from '../../domain/leads/schemas';
 import { LEAD_STATUSES } from '../../domain/leads/status-rules';
 import { SCOPES } from '../../domain/kernel/permissions';
 
@@ -11,8 +11,7 @@ type Schema = Record<string, unknown>;
 
 const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
 /** Text the service stores: any characters but NUL, which PostgreSQL text cannot hold (refused with 400). */
-export const NO_NUL = '^[^\\u0000]*$';
-const text = (extra: Schema = {}): Schema => str({ pattern: NO_NUL, ...extra });
+const NO_NUL = '^[^\\u0000]*$';
 const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] });
 const dateTime = str({ format: 'date-time' });
 const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({
@@ -44,7 +43,7 @@ export function withoutNul(schema: Schema): Schema {
   return out;
 }
 
-export const ERROR_CODES = [
+const ERROR_CODES = [
   'unauthorized',
   'forbidden',
   'invalid_request',
@@ -56,14 +55,8 @@ export const ERROR_CODES = [
   'server_error',
 ] as const;
 
-const contact = {
-  first_name: nullable(text({ maxLength: 100 })),
-  last_name: nullable(text({ maxLength: 100 })),
-  email: nullable(str({ maxLength: 254, format: 'email' })),
-  // An empty string clears the phone, like null.
-  phone: nullable(str({ maxLength: 40, pattern: `^$|${PHONE_PATTERN.source}` })),
-  postcode: nullable(text({ maxLength: 20 })),
-};
+/** A lead's contact fields as stored: the same definitions intake and PATCH validate with. */
+const contact = withoutNul(toJsonSchema(yup.object(contactFields))).properties as Record<string, Schema>;
 
 export const schemas: Record<string, Schema> = {
   Error: obj(

@@ -9,7 +9,7 @@ import type { WebhookStack } from './webhook-stack';
 export type BaselineFigures = DeliveryFigures & { non_2xx: number };
 
 /** The very bytes the whole path sent for these events, in the same order. */
-export async function envelopesOf(db: DataSource, ids: string[]): Promise<Envelope[]> {
+async function envelopesOf(db: DataSource, ids: string[]): Promise<Envelope[]> {
   const rows = await db.query<{ id: string; type: string; envelope: string }[]>(
     `SELECT id, type, envelope FROM events WHERE id = ANY($1)`,
     [ids],

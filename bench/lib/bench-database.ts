@@ -23,7 +23,7 @@ export const asBenchOperator = <S extends yup.AnyObjectSchema, O>(
 ) => runOperation(services, op, benchOperator, input, opts);
 
 // Kept between runs so a 1M-lead seed is paid for once; `rm -rf .data/bench` starts over.
-export const benchDataDir = () => path.join(repoRoot(), '.data', 'bench', 'pg');
+const benchDataDir = () => path.join(repoRoot(), '.data', 'bench', 'pg');
 
 export type BenchDatabase = { pg: EmbeddedPostgres; db: DataSource };
 

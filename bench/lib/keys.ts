@@ -4,7 +4,7 @@ import { addMember } from '../../domain/identity/operations/members';
 import type { Scope } from '../../domain/kernel/permissions';
 import { asBenchOperator } from './bench-database';
 
-export const BENCH_MEMBER = 'bench@example.com';
+const BENCH_MEMBER = 'bench@example.com';
 const SCOPES: Scope[] = ['leads:read', 'leads:write', 'business:read'];
 
 /** The member every bench key belongs to; created on the first run against a workspace. */

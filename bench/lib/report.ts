@@ -4,7 +4,7 @@ import type { SearchPlan } from './search-plan';
 import type { Measured } from './stats';
 import { SEARCH_KINDS } from './traffic';
 
-export const SEARCH_P99_TARGET_MS = 30;
+const SEARCH_P99_TARGET_MS = 30;
 
 type Row = { label: string; m: Measured; ratio: number | null };
 

@@ -6,7 +6,7 @@ import type { PathLatency, PathThroughput } from './path-phases';
 import type { ProcMemory } from './proc-memory';
 import { formatTable } from './report';
 
-export const TARGETS = {
+const TARGETS = {
   deliveries_per_second: 50,
   p50_ms: 25,
   p99_ms: 50,

@@ -1,10 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const KEY_PREFIX = 'lk_live_';
+const KEY_PREFIX = 'lk_live_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_CHARS = 40;
 /** Characters kept in clear for recognising a key in lists (`lk_live_` + 4). */
-export const DISPLAY_PREFIX_LENGTH = 12;
+const DISPLAY_PREFIX_LENGTH = 12;
 const KEY_PATTERN = /^lk_live_[0-9A-Za-z]{32,}$/;
 
 /** A fresh key: `lk_live_` + 40 base62 characters (about 238 bits), unbiased by rejection sampling. */

@@ -4,7 +4,7 @@ import type { EventData, EventType } from './event-catalogue';
 
 export type Subject = { type: 'lead' | 'endpoint'; id: string };
 
-export const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
+const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 
 /** The channel the outbox relay listens on; NOTIFY is delivered at commit, so never for a rolled-back event. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from './errors';
 
-export const IDEMPOTENCY_WINDOW_HOURS = 24;
+const IDEMPOTENCY_WINDOW_HOURS = 24;
 
 /** JSON with object keys sorted, so the same body sent with keys in another order is the same request. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>

@@ -87,6 +87,9 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   run: (ctx: OperationContext, input: yup.InferType<S>) => Promise<O>;
 };
 
+/** What every read says about itself: it changes nothing, so it destroys nothing, repeats safely and needs no approval. */
+export const READ_ONLY = { changes: false, destructive: false, idempotent: true, gated: false } as const;
+
 /** Typed identity: infers the input and output types of a definition. */
 export const defineOperation = <S extends yup.AnyObjectSchema, O>(op: Operation<S, O>): Operation<S, O> => op;
 

@@ -78,13 +78,19 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   const result = await db.transaction(async (m) => {
     const workspaceId = await confine(m, op, actor, opts.workspaceId);
     const ctx = context(m, actor, workspaceId, services, state);
-    const idem = op.idempotency && actor.type === 'key' ? op.idempotency : undefined;
-    const caller = actor.type === 'key' ? actor.principal.keyId : '';
-    const key = idem?.key(input);
-    // The answer is fingerprinted on what the caller sent, the key itself aside.
-    const hash = key !== undefined ? requestHash(withoutKey(prepared)) : undefined;
-    if (key !== undefined && hash) {
-      const stored = await recallAnswer(m, caller, key, hash);
+    // A key's repeated call is answered from its first answer; the request is fingerprinted on what the
+    // caller sent, the key itself aside.
+    const replay =
+      op.idempotency && actor.type === 'key'
+        ? {
+            rule: op.idempotency,
+            caller: actor.principal.keyId,
+            key: op.idempotency.key(input),
+            hash: requestHash(withoutKey(prepared)),
+          }
+        : undefined;
+    if (replay) {
+      const stored = await recallAnswer(m, replay.caller, replay.key, replay.hash);
       if (stored) return { output: stored.body as O, replayed: true };
     }
     const output = (await op.run(ctx, input)) as O;
@@ -100,8 +106,8 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
       clientIp: actor.ctx.clientIp,
       details: state.audit?.details ?? {},
     });
-    if (key !== undefined && hash && idem!.remember(output))
-      await rememberAnswer(m, caller, key, hash, output);
+    if (replay?.rule.remember(output))
+      await rememberAnswer(m, replay.caller, replay.key, replay.hash, output);
     return { output, replayed: false };
   });
   if (!result.replayed) for (const effect of state.effects) await effect();

@@ -66,11 +66,3 @@ export async function lockLead(
   if (!rows[0]) throw notFound('lead');
   return rows[0];
 }
-
-export const contactOf = (l: Pick<LeadRow, ContactField>): Contact => ({
-  first_name: l.first_name,
-  last_name: l.last_name,
-  email: l.email,
-  phone: l.phone,
-  postcode: l.postcode,
-});

@@ -5,7 +5,7 @@ import { limitParam, maxChars } from '../kernel/validate';
 import { PHONE_PATTERN } from './normalise';
 import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
-export const MAX_NOTE_LENGTH = 2000;
+const MAX_NOTE_LENGTH = 2000;
 
 const name = (field: string, what: string) =>
   describe(

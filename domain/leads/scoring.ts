@@ -21,8 +21,7 @@ const TIMELINE_POINTS: Record<string, number> = {
 };
 const KNOWN_ANSWERS = ['budget', 'timeline', 'service', 'decision_maker'] as const;
 
-export const gradeOf = (total: number): Grade =>
-  total >= 75 ? 'A' : total >= 50 ? 'B' : total >= 25 ? 'C' : 'D';
+const gradeOf = (total: number): Grade => (total >= 75 ? 'A' : total >= 50 ? 'B' : total >= 25 ? 'C' : 'D');
 
 /**
  * Deterministic, rule-based qualification: the same lead and answers always give the same score.

@@ -19,13 +19,13 @@ export type FuzzOptions = {
   extra: string[];
 };
 
-export const DEFAULT_SEED = 20261122;
-export const DEFAULT_MAX_EXAMPLES = 30;
+const DEFAULT_SEED = 20261122;
+const DEFAULT_MAX_EXAMPLES = 30;
 
 // The router answers an undeclared method with 404 (or 400 from the body check), never 405 + Allow, so
 // the first two fail on routing, not on the contract. Positive-data acceptance fails on rules a schema
 // cannot state: a reused Idempotency-Key with another body, a digit string that is no real phone number.
-export const DEFAULT_EXCLUDED_CHECKS = [
+const DEFAULT_EXCLUDED_CHECKS = [
   'unsupported_method',
   'allow_header_conformance',
   'positive_data_acceptance',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { PythonTool } from '../../tooling/python-tools';
 import type { FuzzOptions } from './options';
 
-export const SCHEMATHESIS_VERSION = '4.32.5';
+const SCHEMATHESIS_VERSION = '4.32.5';
 
 // Hypothesis draws the data, so it is pinned too: the same seed then replays the same requests.
 export const SCHEMATHESIS_TOOL: PythonTool = {
@@ -12,7 +12,7 @@ export const SCHEMATHESIS_TOOL: PythonTool = {
   bin: 'st',
 };
 
-export const CONFIG_FILE = path.join(__dirname, 'schemathesis.toml');
+const CONFIG_FILE = path.join(__dirname, 'schemathesis.toml');
 
 export type ReportPaths = { dir: string; junit: string; json: string };
 

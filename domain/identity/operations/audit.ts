@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
-import { defineOperation } from '../../kernel/operation';
+import { READ_ONLY, defineOperation } from '../../kernel/operation';
 
 /** Audit rows of a workspace, newest first, including the real reason for each refusal. */
 export const listAudit = defineOperation({
@@ -12,10 +12,7 @@ export const listAudit = defineOperation({
   requirement: { scope: 'business:read', minRole: 'admin' },
   reach: 'workspace',
   operatorOnly: true,
-  changes: false,
-  destructive: false,
-  idempotent: true,
-  gated: false,
+  ...READ_ONLY,
   input: yup.object({
     limit: describe(
       yup

@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { notFound } from '../../kernel/errors';
-import { defineOperation } from '../../kernel/operation';
+import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { SCOPES, type Requirement, type Scope } from '../../kernel/permissions';
 import { emailSchema } from '../../kernel/validate';
 import { parseCidr } from '../ip-allowlist';
@@ -127,10 +127,7 @@ export const listApiKeys = defineOperation({
   requirement: MANAGE_KEYS,
   reach: 'workspace',
   operatorOnly: true,
-  changes: false,
-  destructive: false,
-  idempotent: true,
-  gated: false,
+  ...READ_ONLY,
   input: yup.object({}),
   summary: () => 'List the API keys',
   run: async (ctx) => {

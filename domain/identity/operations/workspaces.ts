@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { notFound } from '../../kernel/errors';
-import { defineOperation } from '../../kernel/operation';
+import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { WORKSPACE_COLUMNS, workspaceView, type WorkspaceRow } from '../rows';
 
 const isTimeZone = (tz: string) => {
@@ -59,10 +59,7 @@ export const getWorkspace = defineOperation({
   returns: '{ workspace, key, acting_as }.',
   requirement: { scope: 'business:read', minRole: 'viewer' },
   reach: 'workspace',
-  changes: false,
-  destructive: false,
-  idempotent: true,
-  gated: false,
+  ...READ_ONLY,
   input: yup.object({}).noUnknown('${unknown} is not a parameter of this call'),
   summary: () => 'Show the workspace and this key',
   run: async (ctx) => {

@@ -1,12 +1,12 @@
 import * as yup from 'yup';
 import { notFound } from '../../kernel/errors';
-import { defineOperation } from '../../kernel/operation';
+import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { LEADS_READ } from '../requirements';
 import { LEAD_COLUMNS, leadView, type LeadRow } from '../rows';
 import { leadIdField } from '../schemas';
 
-export const RECENT_ACTIVITY_LIMIT = 20;
-export const ACTIVITY_BODY_LIMIT = 500;
+const RECENT_ACTIVITY_LIMIT = 20;
+const ACTIVITY_BODY_LIMIT = 500;
 
 type MessageRow = { id: string; direction: string; channel: string; status: string; body: string; at: Date };
 
@@ -19,10 +19,7 @@ export const getLead = defineOperation({
   returns: '{ data: lead, recent_activity: [message] }.',
   requirement: LEADS_READ,
   reach: 'record',
-  changes: false,
-  destructive: false,
-  idempotent: true,
-  gated: false,
+  ...READ_ONLY,
   input: yup.object({ leadId: leadIdField }).noUnknown('${unknown} is not a parameter of this call'),
   summary: (i) => `Read lead ${i.leadId}`,
   run: async (ctx, { leadId }) => {

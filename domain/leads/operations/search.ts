@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
-import { defineOperation } from '../../kernel/operation';
+import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { LEADS_READ } from '../requirements';
 import { LEAD_COLUMNS, leadView, type LeadRow } from '../rows';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../normalise';
@@ -25,10 +25,7 @@ export const searchLeads = defineOperation({
   returns: '{ data: [lead], count }.',
   requirement: LEADS_READ,
   reach: 'workspace',
-  changes: false,
-  destructive: false,
-  idempotent: true,
-  gated: false,
+  ...READ_ONLY,
   input: searchParamsSchema,
   summary: (p) => `Search leads${p.query ? ` for "${p.query}"` : ''}`,
   run: (ctx, p) => search(ctx.m, ctx.workspaceId!, p),

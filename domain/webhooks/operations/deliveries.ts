@@ -3,13 +3,13 @@ import { actorUserId } from '../../kernel/actor';
 import { DomainError, notFound } from '../../kernel/errors';
 import { notifyRelay } from '../../kernel/events';
 import { describe } from '../../kernel/json-schema';
-import { defineOperation, type OperationContext } from '../../kernel/operation';
+import { READ_ONLY, defineOperation, type OperationContext } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { returning } from '../../kernel/sql';
 import { limitParam } from '../../kernel/validate';
 import { DELIVERY_STATUSES, deliveryView, type DeliveryRow } from '../rows';
 
-export const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
+const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
 /** Endpoints are managed in the application's settings (here, the operator door); a key would need this. */
 export const MANAGE_ENDPOINTS: Requirement = { scope: 'business:write', minRole: 'admin' };
 
@@ -50,10 +50,7 @@ export const listDeliveries = defineOperation({
   returns: '{ data: [delivery], count }.',
   requirement: READ_DELIVERIES,
   reach: 'workspace',
-  changes: false,
-  destructive: false,
-  idempotent: true,
-  gated: false,
+  ...READ_ONLY,
   input: deliveryParamsSchema,
   summary: () => 'List webhook deliveries',
   run: async (ctx, p) => {
@@ -194,10 +191,7 @@ export const listNotifications = defineOperation({
   returns: 'Notifications.',
   requirement: { scope: 'business:read', minRole: 'viewer' },
   reach: 'workspace',
-  changes: false,
-  destructive: false,
-  idempotent: true,
-  gated: false,
+  ...READ_ONLY,
   input: yup.object({}),
   summary: () => 'List notifications',
   run: async (ctx) => {

@@ -4,7 +4,7 @@ import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../kernel/event-catalogue';
 import { emitEvent } from '../../kernel/events';
 import { DomainError, invalid, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
-import { defineOperation, type OperationContext, type Services } from '../../kernel/operation';
+import { READ_ONLY, defineOperation, type OperationContext, type Services } from '../../kernel/operation';
 import { returning } from '../../kernel/sql';
 import { emailSchema } from '../../kernel/validate';
 import { cancelWaitingDeliveries } from '../cancel';
@@ -219,9 +219,7 @@ export const listEndpoints = defineOperation({
   description: "The workspace's endpoints, newest first; never their secrets.",
   returns: 'Endpoints.',
   reach: 'workspace',
-  changes: false,
-  destructive: false,
-  idempotent: true,
+  ...READ_ONLY,
   input: yup.object({}),
   summary: () => 'List webhook endpoints',
   run: async (ctx) => {

@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { DataSource } from 'typeorm';
+import { authenticateKey } from '../../domain/identity/authenticate';
+import { keyActor, operatorActor } from '../../domain/kernel/actor';
+import { DomainError } from '../../domain/kernel/errors';
+import { emitEvent } from '../../domain/kernel/events';
+import type { AnyOperation, Services } from '../../domain/kernel/operation';
+import { SCOPES } from '../../domain/kernel/permissions';
+import { runOperation, type RunOptions } from '../../domain/kernel/runner';
+import { returning } from '../../domain/kernel/sql';
+import { createLead } from '../../domain/leads/operations/create';
+import { allOperations } from '../../domain/registry';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { operator, workspaceWithKey } from '../helpers/fixtures';
+import { intakeBody } from '../helpers/leads';
+
+/** Every table a change can touch; a digest of their rows says whether anything changed. */
+const TABLES = [
+  'workspaces',
+  'users',
+  'memberships',
+  'api_keys',
+  'audit_log',
+  'leads',
+  'lead_notes',
+  'messages',
+  'touches',
+  'suppressions',
+  'scores',
+  'events',
+  'idempotency_keys',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'notifications',
+];
+
+const snapshot = async (db: DataSource) =>
+  Object.fromEntries(
+    await Promise.all(
+      TABLES.map(async (t) => {
+        const [row] = await db.query<{ digest: string | null }[]>(
+          `SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) AS digest FROM ${t} x`,
+        );
+        return [t, row!.digest] as const;
+      }),
+    ),
+  );
+
+const refusal = async (work: Promise<unknown>): Promise<DomainError> => {
+  try {
+    await work;
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+  assert.fail('expected a refusal');
+};
+
+/** A workspace with one of everything an operation can name: a lead, an endpoint, a delivery, a key, a member. */
+async function populated(db: DataSource, services: Services) {
+  const w = await workspaceWithKey(db, { role: 'owner', scopes: [...SCOPES] });
+  const workspaceId = w.workspace.id;
+  const as = operatorActor(operator);
+  const lead = await runOperation(
+    services,
+    createLead,
+    as,
+    { ...intakeBody(), idempotency_key: randomUUID() },
+    { workspaceId },
+  );
+  const endpoint = await runOperation(
+    services,
+    createEndpoint,
+    as,
+    { url: 'http://127.0.0.1:9/hooks', events: ['*'] },
+    { workspaceId },
+  );
+  // A delivery that gave up, so it can be resent.
+  const eventId = await db.transaction((m) =>
+    emitEvent(
+      m,
+      workspaceId,
+      'lead.qualified',
+      { type: 'lead', id: lead.data!.id },
+      { lead_id: lead.data!.id, result: 'QUALIFIED', status: 'NEW', reasons: [], answers: {} },
+    ),
+  );
+  const [delivery] = await returning<{ id: string }>(
+    db,
+    `UPDATE webhook_deliveries SET status = 'EXHAUSTED', workflow_started_at = now() WHERE event_id = $1 RETURNING id`,
+    [eventId],
+  );
+  await db.query(`UPDATE webhook_deliveries SET workflow_started_at = now() WHERE workspace_id = $1`, [
+    workspaceId,
+  ]);
+  return {
+    ...w,
+    workspaceId,
+    leadId: lead.data!.id,
+    endpointId: endpoint.id,
+    deliveryId: delivery!.id,
+  };
+}
+type Populated = Awaited<ReturnType<typeof populated>>;
+
+/**
+ * A valid input for every operation, naming records of workspace `w`. A new operation without an
+ * entry fails the tests below: tenancy and atomicity are checked for every one of them.
+ */
+const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
+  'workspace.create': () => ({ name: 'Another business' }),
+  'workspace.get': () => ({}),
+  'member.add': () => ({ email: `new-${randomUUID().slice(0, 8)}@example.com`, role: 'member' }),
+  'member.set_role': (w) => ({ email: w.email, role: 'admin' }),
+  'member.remove': (w) => ({ email: w.email }),
+  'key.create': (w) => ({ ownerEmail: w.email, name: 'another key', scopes: ['leads:read'] }),
+  'key.revoke': (w) => ({ id: w.key.id }),
+  'key.list': () => ({}),
+  'audit.list': () => ({}),
+  'lead.search': () => ({}),
+  'lead.get': (w) => ({ leadId: w.leadId }),
+  'lead.create': () => ({ ...intakeBody(), idempotency_key: randomUUID() }),
+  'lead.update': (w) => ({ leadId: w.leadId, first_name: 'Changed' }),
+  'lead.set_status': (w) => ({ leadId: w.leadId, status: 'CONTACTED' }),
+  'lead.add_note': (w) => ({ leadId: w.leadId, note: 'Called, no answer.' }),
+  'lead.archive': (w) => ({ leadId: w.leadId }),
+  'lead.qualify': (w) => ({ leadId: w.leadId }),
+  'contact.suppress': () => ({ address: `blocked-${randomUUID().slice(0, 8)}@example.com` }),
+  'message.inbound': (w) => ({ leadId: w.leadId, channel: 'sms', body: 'Hello?' }),
+  'endpoint.create': () => ({ url: 'http://127.0.0.1:9/other', events: ['lead.created'] }),
+  'endpoint.rotate_secret': (w) => ({ id: w.endpointId }),
+  'endpoint.enable': (w) => ({ id: w.endpointId }),
+  'endpoint.disable': (w) => ({ id: w.endpointId }),
+  'endpoint.delete': (w) => ({ id: w.endpointId }),
+  'endpoint.set_events': (w) => ({ id: w.endpointId, events: ['lead.created'] }),
+  'endpoint.list': () => ({}),
+  'endpoint.test': (w) => ({ id: w.endpointId }),
+  'endpoint.recover': (w) => ({ id: w.endpointId, since: '2020-01-01T00:00:00Z' }),
+  'delivery.list': () => ({}),
+  'delivery.resend': (w) => ({ id: w.deliveryId }),
+  'notification.list': () => ({}),
+};
+
+describe('every operation, through the one runner', () => {
+  let t: TestDatabase;
+  let services: Services;
+  const cancelled: string[][] = [];
+  let a: Populated;
+  let b: Populated;
+  before(async () => {
+    t = await freshDatabase();
+    services = {
+      db: t.db,
+      webhooks: {
+        secretsKey: Buffer.alloc(32, 7),
+        allowPrivateTargets: true,
+        cancelWorkflows: async (ids) => {
+          cancelled.push(ids);
+        },
+      },
+    };
+    a = await populated(t.db, services);
+    b = await populated(t.db, services);
+  });
+  after(() => t.drop());
+
+  const keyOf = async (w: Populated) => {
+    const auth = await authenticateKey(t.db, w.key.key, undefined);
+    if (!auth.ok) throw new Error(auth.reason);
+    return keyActor(auth.principal, { door: 'rest', requestId: 'test' });
+  };
+
+  it('has an input for every registered operation', () => {
+    assert.deepEqual(
+      allOperations()
+        .map((o) => o.name)
+        .filter((n) => !INPUTS[n]),
+      [],
+    );
+  });
+
+  describe("tenancy: a key of workspace A never reaches workspace B's records", () => {
+    for (const op of allOperations()) {
+      it(`${op.name}: ${op.operatorOnly ? 'forbidden (operator door only)' : op.reach === 'record' ? "B's record is not found" : 'naming B is forbidden'}`, async () => {
+        const actor = await keyOf(a);
+        const opts: RunOptions = op.reach === 'workspace' ? { workspaceId: b.workspaceId } : {};
+        const before = await snapshot(t.db);
+        const err = await refusal(runOperation(services, op, actor, INPUTS[op.name]!(b), opts));
+        const expected = op.operatorOnly || op.reach !== 'record' ? 'forbidden' : 'not_found';
+        assert.equal(err.code, expected, err.message);
+        assert.deepEqual(await snapshot(t.db), before, 'nothing changed');
+      });
+    }
+
+    it("the operator naming workspace A does not reach B's records either", async () => {
+      const before = await snapshot(t.db);
+      for (const op of allOperations().filter((o) => o.reach === 'record')) {
+        const err = await refusal(
+          runOperation(services, op, operatorActor(operator), INPUTS[op.name]!(b), {
+            workspaceId: a.workspaceId,
+          }),
+        );
+        assert.equal(err.code, 'not_found', `${op.name}: ${err.message}`);
+      }
+      assert.deepEqual(await snapshot(t.db), before, 'nothing changed');
+    });
+  });
+
+  describe('atomicity: when the audit row cannot be written, nothing of the change commits', () => {
+    before(async () => {
+      await t.db.query(`CREATE TABLE failing_audit_actions (action text PRIMARY KEY)`);
+      await t.db.query(`
+        CREATE FUNCTION fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM failing_audit_actions WHERE action = NEW.action) THEN
+            RAISE EXCEPTION 'audit insert failed (injected by the test)';
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await t.db.query(
+        `CREATE TRIGGER fail_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION fail_audit()`,
+      );
+    });
+
+    for (const op of allOperations().filter((o: AnyOperation) => o.changes)) {
+      it(`${op.name}: rolled back whole, effects after commit not run; then it works`, async () => {
+        const w = await populated(t.db, services);
+        const opts: RunOptions = op.reach === 'record' ? {} : { workspaceId: w.workspaceId };
+        const actor = operatorActor(operator);
+        await t.db.query(`INSERT INTO failing_audit_actions VALUES ($1)`, [op.name]);
+        const before = await snapshot(t.db);
+        cancelled.length = 0;
+        await assert.rejects(
+          runOperation(services, op, actor, INPUTS[op.name]!(w), op.reach === 'none' ? {} : opts),
+          /audit insert failed/,
+        );
+        assert.deepEqual(await snapshot(t.db), before, 'no change, event or delivery committed');
+        assert.deepEqual(cancelled, [], 'no after-commit effect ran');
+        // The same call without the fault succeeds and is audited under the operation's name.
+        await t.db.query(`DELETE FROM failing_audit_actions`);
+        await runOperation(services, op, actor, INPUTS[op.name]!(w), op.reach === 'none' ? {} : opts);
+        const [row] = await t.db.query<{ action: string; door: string; outcome: string }[]>(
+          `SELECT action, door, outcome FROM audit_log ORDER BY id DESC LIMIT 1`,
+        );
+        assert.deepEqual(row, { action: op.name, door: 'admin', outcome: 'allowed' });
+      });
+    }
+  });
+});
