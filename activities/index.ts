@@ -1,3 +1,4 @@
+import { createApprovalActivities } from './approval';
 import { createDeliveryActivities, type DeliveryDeps } from './deliver';
 import { createPingActivities } from './ping';
 
@@ -7,6 +8,15 @@ export type ActivityDeps = DeliveryDeps;
 export const createActivities = (deps: ActivityDeps) => ({
   ...createPingActivities(deps),
   ...createDeliveryActivities(deps),
+  ...createApprovalActivities({
+    db: deps.db,
+    clock: deps.clock,
+    webhooks: {
+      secretsKey: deps.secretsKey,
+      allowPrivateTargets: deps.allowPrivateTargets,
+      cancelWorkflows: deps.cancelWorkflows,
+    },
+  }),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

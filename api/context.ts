@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { RateCount } from '../domain/identity/authenticate';
+import type { AuditDoor, AuditOutcome } from '../domain/kernel/audit';
 import type { Principal } from '../domain/kernel/permissions';
 
 /** What the middleware chain learns about a request, read by the audit middleware at the end. */
@@ -13,6 +14,11 @@ export type RequestState = {
   presentedKey?: { keyPrefix?: string; keyId?: string; workspaceId?: string };
   /** The real reason for a refusal or failure; audit only. */
   auditReason?: string;
+  /** Set by a door other than REST (the assistant endpoint), with what was called (a tool name). */
+  auditDoor?: AuditDoor;
+  auditAction?: string;
+  /** A refusal or a parked call inside a 200 answer (an MCP tool error). */
+  auditOutcome?: AuditOutcome;
   body?: unknown;
 };
 

@@ -4,12 +4,26 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
+import type { ApprovalRow } from '../domain/approvals/rows';
+import { approvalStarter, connectClient } from '../infra/temporal-client';
 
 export type RunningApi = { url: string; server: Server; close: () => Promise<void> };
 
 /** Serves the API; `close` stops accepting connections and waits for in-flight requests. */
 export async function listenApi(config: Config, db: DataSource, log: Logger): Promise<RunningApi> {
-  const app = buildApp({ db, config, log });
+  // Temporal is dialled on the first parked approval request, so the API starts (and serves REST)
+  // whether or not Temporal is up yet.
+  let temporal: Promise<Awaited<ReturnType<typeof connectClient>>> | undefined;
+  const approvals = {
+    start: async (approval: ApprovalRow) => {
+      temporal ??= connectClient(config.temporalAddress, config.temporalNamespace).catch((err: unknown) => {
+        temporal = undefined;
+        throw err;
+      });
+      await approvalStarter((await temporal).client, config.temporalTaskQueue)(approval);
+    },
+  };
+  const app = buildApp({ db, config, log, approvals });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
@@ -21,6 +35,8 @@ export async function listenApi(config: Config, db: DataSource, log: Logger): Pr
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+      }).then(async () => {
+        if (temporal) await (await temporal.catch(() => undefined))?.close();
       }),
   };
 }

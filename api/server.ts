@@ -12,10 +12,14 @@ import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
 import { v1Routes } from './routes/v1';
+import { mcpRoute } from './mcp/route';
+import type { Services } from '../domain/kernel/operation';
 
 export type AppDeps = {
   db: DataSource;
-  config: Pick<Config, 'trustProxy' | 'rateLimitPerMinute'>;
+  config: Pick<Config, 'trustProxy' | 'rateLimitPerMinute'> & Partial<Pick<Config, 'mcpAllowedOrigins'>>;
+  /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
+  approvals?: Services['approvals'];
   log: Logger;
 };
 
@@ -24,11 +28,12 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({ db, config, log }: AppDeps) {
+export function buildApp({ db, config, log, approvals }: AppDeps) {
   const app = new Koa<RequestState>();
   app.proxy = config.trustProxy;
   app.silent = true;
-  const routes = v1Routes({ db });
+  const services: Services = { db, approvals };
+  const routes = v1Routes(services);
   app
     .use(requestId())
     .use(rateLimitPolicy(config.rateLimitPerMinute))
@@ -38,6 +43,7 @@ export function buildApp({ db, config, log }: AppDeps) {
     .use(authenticate(db))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())
+    .use(mcpRoute(services, config.mcpAllowedOrigins ?? []))
     .use(routes.routes());
   return app;
 }

@@ -3,12 +3,14 @@ import { Identity1763800000000 } from './migrations/1763800000000-identity';
 import { Leads1763800100000 } from './migrations/1763800100000-leads';
 import { Webhooks1763800200000 } from './migrations/1763800200000-webhooks';
 import { SearchIndex1763800300000 } from './migrations/1763800300000-search-index';
+import { Assistant1763800400000 } from './migrations/1763800400000-assistant';
 
 const migrations = [
   Identity1763800000000,
   Leads1763800100000,
   Webhooks1763800200000,
   SearchIndex1763800300000,
+  Assistant1763800400000,
 ];
 
 /**

@@ -1,3 +1,10 @@
+import { getApproval, listApprovals } from './approvals/operations/approvals';
+import { addConnection, disconnectConnection, listConnections } from './connections/operations/connections';
+import {
+  getConversation,
+  listConversations,
+  replyToConversation,
+} from './conversations/operations/conversations';
 import { recordInboundMessage } from './conversations/operations/record-inbound';
 import { listAudit } from './identity/operations/audit';
 import { createApiKey, listApiKeys, revokeApiKey } from './identity/operations/keys';
@@ -53,6 +60,16 @@ export const operations = {
   suppressContact,
   // conversations
   recordInboundMessage,
+  listConversations,
+  getConversation,
+  replyToConversation,
+  // connections
+  addConnection,
+  listConnections,
+  disconnectConnection,
+  // approvals
+  getApproval,
+  listApprovals,
   // webhooks
   createEndpoint,
   rotateEndpointSecret,

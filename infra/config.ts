@@ -17,6 +17,8 @@ export type Config = {
   rateLimitPerMinute: number;
   dbPoolSize: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Browser origins (besides loopback) the assistant endpoint accepts; every other Origin is refused. */
+  mcpAllowedOrigins: string[];
 };
 
 // A fixed key so a fresh checkout runs with no setup; refused outside development and test.
@@ -64,6 +66,19 @@ const schema = yup.object({
     .integer('RATE_LIMIT_PER_MINUTE must be an integer')
     .min(1, 'RATE_LIMIT_PER_MINUTE must be at least 1')
     .default(300),
+  MCP_ALLOWED_ORIGINS: yup
+    .string()
+    .default('')
+    .test(
+      'origins',
+      'MCP_ALLOWED_ORIGINS must be comma-separated origins such as https://app.example.com',
+      (v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean)
+          .every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
+    ),
   LOG_LEVEL: yup
     .string()
     .oneOf(['debug', 'info', 'warn', 'error'], 'LOG_LEVEL must be debug, info, warn or error')
@@ -115,5 +130,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     dbPoolSize: parsed.DB_POOL_SIZE,
     logLevel: parsed.LOG_LEVEL,
+    mcpAllowedOrigins: parsed.MCP_ALLOWED_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
   };
 }

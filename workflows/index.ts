@@ -1,2 +1,3 @@
+export { approvalWorkflow } from './approval';
 export { deliverWebhookWorkflow } from './deliver-webhook';
 export { pingWorkflow } from './ping';

@@ -18,11 +18,11 @@ export const audit =
       const route = (ctx as { _matchedRoute?: string })._matchedRoute;
       try {
         await audits.write({
-          door: 'rest',
-          action: `${ctx.method} ${route ?? ctx.path.slice(0, 200)}`,
-          outcome: outcomeOf(ctx.status),
+          door: s.auditDoor ?? 'rest',
+          action: s.auditAction ?? `${ctx.method} ${route ?? ctx.path.slice(0, 200)}`,
+          outcome: s.auditOutcome ?? outcomeOf(ctx.status),
           status: ctx.status,
-          reason: ctx.status >= 400 ? (s.auditReason ?? null) : null,
+          reason: ctx.status >= 400 || s.auditOutcome === 'refused' ? (s.auditReason ?? null) : null,
           workspaceId: s.principal?.workspaceId ?? s.presentedKey?.workspaceId,
           keyId: s.principal?.keyId ?? s.presentedKey?.keyId,
           keyPrefix: s.principal?.keyPrefix ?? s.presentedKey?.keyPrefix,

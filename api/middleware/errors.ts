@@ -38,5 +38,7 @@ export const errors =
       ctx.status = answer.status;
       ctx.body = answer.body;
       if (answer.status === 429) ctx.set('Retry-After', String(answer.body.error.retry_after));
+      // RFC 6750: a 401 names the scheme, so an MCP client knows to send a bearer key.
+      if (answer.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
     }
   };

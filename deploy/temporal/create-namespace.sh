@@ -31,7 +31,7 @@ else
 fi
 
 # The search attributes the worker sets on delivery workflows, so operators can filter them in the Web UI.
-for sa in WebhookEventType WebhookEndpointId WorkspaceId; do
+for sa in WebhookEventType WebhookEndpointId WorkspaceId ApprovalOperation ApprovalStatus; do
   temporal operator search-attribute create --namespace "$NS" --name "$sa" --type Keyword --address "$addr" >/dev/null 2>&1 ||
     echo "search attribute $sa already registered"
 done

@@ -2,7 +2,8 @@ import type { EntityManager } from 'typeorm';
 
 /** Which door a call came through: the REST API, the assistant endpoint, the operator CLI, or an approved action. */
 export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity';
-export type AuditOutcome = 'allowed' | 'refused' | 'failed';
+/** `parked`: a gated call waits for a person's approval; nothing has happened yet. */
+export type AuditOutcome = 'allowed' | 'refused' | 'failed' | 'parked';
 
 export type AuditRecord = {
   door: AuditDoor;

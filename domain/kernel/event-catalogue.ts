@@ -64,7 +64,10 @@ export type EventDataMap = {
     lead_id: string;
     status: string;
     previous_status: string;
-    changed_by: { type: 'api_key'; key_id: string; user_id: string } | { type: 'operator' };
+    changed_by:
+      | { type: 'api_key'; key_id: string; user_id: string }
+      | { type: 'member'; user_id: string }
+      | { type: 'operator' };
   };
   'lead.handover_required': { lead_id: string; reason: string };
   'lead.scored': Score;

@@ -1,5 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type * as yup from 'yup';
+import type { ApprovalRow } from '../approvals/rows';
+import type { ChannelProvider } from '../conversations/provider';
 import type { Actor } from './actor';
 import type { EventData, EventType } from './event-catalogue';
 import type { Subject } from './events';
@@ -11,6 +13,10 @@ export type WorkflowCanceller = (workflowIds: string[]) => Promise<void>;
 /** What operations may need beyond their transaction; each door builds it once. */
 export type Services = {
   db: DataSource;
+  /** Starts the Temporal workflow of a parked approval request; absent at doors that never park. */
+  approvals?: { start: (approval: ApprovalRow) => Promise<void> };
+  /** Sends outbound messages; the built-in provider marks them sent. */
+  channels?: ChannelProvider;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */
@@ -51,6 +57,9 @@ export type OperationContext = {
   afterCommit: (effect: () => Promise<void>) => void;
 };
 
+/** What a summary may read to name things: the call's transaction and workspace. */
+export type SummaryLookup = { m: Pick<EntityManager, 'query'>; workspaceId: string | undefined };
+
 /** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */
 export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = unknown> = {
   /** `area.verb`: the audit action and the assistant's tool name. */
@@ -75,6 +84,8 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   destructive: boolean;
   /** Calling it again with the same input changes nothing more. */
   idempotent: boolean;
+  /** It reaches beyond this service (sends a message to a person, calls another system). */
+  openWorld?: boolean;
   /** It must wait for a person's approval before it runs (the assistant door parks it). */
   gated: boolean;
   /**
@@ -82,8 +93,11 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
    * says which outputs are kept (a refusal that committed nothing worth replaying is not).
    */
   idempotency?: { key: (input: yup.InferType<S>) => string; remember: (output: O) => boolean };
-  /** A plain-language sentence for one call, as an approver reads it ("Set lead 1f3… to WON"). */
-  summary: (input: yup.InferType<S>) => string;
+  /**
+   * A plain-language sentence for one call, as an approver reads it ("Disconnect Google Calendar from
+   * Acme"); `look` lets it name records rather than ids.
+   */
+  summary: (input: yup.InferType<S>, look?: SummaryLookup) => string | Promise<string>;
   run: (ctx: OperationContext, input: yup.InferType<S>) => Promise<O>;
 };
 
@@ -96,3 +110,21 @@ export const defineOperation = <S extends yup.AnyObjectSchema, O>(op: Operation<
 /** Any operation, whatever its input and output (the registry's element type). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- inputs are contravariant; the runner re-validates
 export type AnyOperation = Operation<any, any>;
+
+const closedInputs = new WeakMap<yup.AnyObjectSchema, yup.AnyObjectSchema>();
+
+/**
+ * The operation's input refusing any field it does not name, a model's `temperature` or
+ * `system_prompt` included; the refusal names the field. Schemas that already refuse keep their message.
+ */
+export function closedInput(op: AnyOperation): yup.AnyObjectSchema {
+  const input = op.input as yup.AnyObjectSchema;
+  const known = closedInputs.get(input);
+  if (known) return known;
+  const refuses = input.describe().tests.some((t) => t.name === 'noUnknown');
+  const closed = refuses
+    ? input
+    : input.noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a field of ${op.name}`);
+  closedInputs.set(input, closed);
+  return closed;
+}

@@ -18,7 +18,8 @@ export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** True when `held` is at least `minimum` in the order viewer < member < admin < owner. */
-const roleAtLeast = (held: Role, minimum: Role): boolean => ROLES.indexOf(held) >= ROLES.indexOf(minimum);
+export const roleAtLeast = (held: Role, minimum: Role): boolean =>
+  ROLES.indexOf(held) >= ROLES.indexOf(minimum);
 
 /** What a route or tool needs: the key's scope AND the owner's live role; the narrower wins. */
 export type Requirement = { scope: Scope; minRole: Role };
@@ -41,5 +42,12 @@ export function refusalReason(p: Principal, need: Requirement): string | undefin
   if (!p.scopes.includes(need.scope)) return `key lacks scope ${need.scope}`;
   if (p.role === null) return 'key owner is no longer a member of the workspace';
   if (!roleAtLeast(p.role, need.minRole)) return `key owner's role ${p.role} is below ${need.minRole}`;
+  return undefined;
+}
+
+/** The same for a person acting on their own authority: only their live role counts. */
+export function roleRefusal(role: Role | null, minRole: Role): string | undefined {
+  if (role === null) return 'not a member of the workspace';
+  if (!roleAtLeast(role, minRole)) return `role ${role} is below ${minRole}`;
   return undefined;
 }

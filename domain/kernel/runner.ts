@@ -1,44 +1,58 @@
 import type { EntityManager } from 'typeorm';
+import type * as yup from 'yup';
+import { parkRequest, type Parked } from '../approvals/park';
 import type { Actor } from './actor';
-import { writeAudit } from './audit';
+import { writeAudit, type AuditOutcome } from './audit';
 import { DomainError, invalid, notFound } from './errors';
 import { emitEvent } from './events';
 import { recallAnswer, rememberAnswer, requestHash } from './idempotency';
-import type * as yup from 'yup';
-import type { AnyOperation, Operation, OperationContext, Services } from './operation';
-import { refusalReason } from './permissions';
+import {
+  closedInput,
+  type AnyOperation,
+  type Operation,
+  type OperationContext,
+  type Services,
+} from './operation';
+import { refusalReason, roleRefusal } from './permissions';
 import { validate } from './validate';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type RunOptions = {
-  /** The workspace the operator names (`--workspace`); a key's workspace is always its own. */
+  /** The workspace the operator names (`--workspace`); a key's or a member's is always their own. */
   workspaceId?: string;
+  /** Also done in the change's transaction (an approved request marks itself executed with the change). */
+  alsoInTransaction?: (m: EntityManager, output: unknown) => Promise<void>;
+  /** Added to the operation's audit details (an approved execution names the original requester). */
+  auditDetails?: Record<string, unknown>;
 };
 
 export type RunResult<O> = { output: O; replayed: boolean };
 
 const forbidden = (reason: string) => new DomainError('forbidden', 'forbidden', {}, reason);
 
-/** The key's scope AND its owner's live role; the operator may do anything. */
+/** The key's scope AND its owner's live role; a member's live role; the operator may do anything. */
 function authorise(op: AnyOperation, actor: Actor): void {
   if (actor.type === 'operator') return;
   if (op.operatorOnly) throw forbidden(`${op.name} is for the operator door only`);
-  const reason = refusalReason(actor.principal, op.requirement);
+  const reason =
+    actor.type === 'key'
+      ? refusalReason(actor.principal, op.requirement)
+      : roleRefusal(actor.role, op.requirement.minRole);
   if (reason) throw forbidden(reason);
 }
 
-/** Tenancy by construction: a key acts in its own workspace only; only the operator names one. */
+/** Tenancy by construction: keys and members act in their own workspace only; only the operator names one. */
 async function confine(
   m: Pick<EntityManager, 'query'>,
   op: AnyOperation,
   actor: Actor,
   named: string | undefined,
 ): Promise<string | undefined> {
-  if (actor.type === 'key') {
-    const own = actor.principal.workspaceId;
+  if (actor.type !== 'operator') {
+    const own = actor.type === 'key' ? actor.principal.workspaceId : actor.workspaceId;
     if (named !== undefined && named !== own)
-      throw forbidden(`key of workspace ${own} named workspace ${named}`);
+      throw forbidden(`an actor of workspace ${own} named workspace ${named}`);
     return own;
   }
   if (op.reach === 'none') return undefined;
@@ -49,11 +63,23 @@ async function confine(
   return named.toLowerCase();
 }
 
+/** Authorises, then validates: a caller without the permission learns nothing about the input. */
+function admit<S extends yup.AnyObjectSchema, O>(op: Operation<S, O>, actor: Actor, raw: unknown) {
+  authorise(op, actor);
+  const prepared = op.prepare ? op.prepare(raw) : raw;
+  // JSON doors are strict (42 is not a string); the operator's flags arrive as text and are coerced.
+  const input = validate(closedInput(op), prepared, {
+    strict: actor.ctx.door !== 'admin',
+  }) as yup.InferType<S>;
+  return { input, prepared };
+}
+
 /**
- * Runs any registered operation for any door: validates the input (400 naming the field),
- * authorises the actor, confines the call to the actor's workspace, and for a change opens the
- * transaction in which the operation, its events and its audit row all commit, or none do.
- * Effects registered with `afterCommit` run once the transaction has committed.
+ * Runs any registered operation for any door: authorises the actor, validates the input (400 naming
+ * the field), confines the call to the actor's workspace, and for a change opens the transaction in
+ * which the operation, its events and its audit row all commit, or none do. Effects registered with
+ * `afterCommit` run once the transaction has committed. A key's call of a gated operation is refused
+ * here (`needs_confirmation`); doors that can park it use `executeOrPark`.
  */
 export async function execute<S extends yup.AnyObjectSchema, O>(
   services: Services,
@@ -62,16 +88,84 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   raw: unknown,
   opts: RunOptions = {},
 ): Promise<RunResult<O>> {
-  authorise(op, actor);
-  const prepared = op.prepare ? op.prepare(raw) : raw;
-  // JSON doors are strict (42 is not a string); the operator's flags arrive as text and are coerced.
-  const input: yup.InferType<S> = validate(op.input, prepared, { strict: actor.ctx.door !== 'admin' });
-  const { db } = services;
+  const { input, prepared } = admit(op, actor, raw);
+  if (op.gated && actor.type === 'key') {
+    const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
+    const effect = await op.summary(input, { m: services.db.manager, workspaceId });
+    throw new DomainError(
+      'needs_confirmation',
+      'A person must approve this, so it cannot be done through this door; nothing has happened.',
+      { effect },
+      `${op.name} is gated`,
+    );
+  }
+  return perform(services, op, actor, input, prepared, opts);
+}
 
+/** `execute` for doors that only need the answer. */
+export const runOperation = async <S extends yup.AnyObjectSchema, O>(
+  services: Services,
+  op: Operation<S, O>,
+  actor: Actor,
+  raw: unknown,
+  opts: RunOptions = {},
+): Promise<O> => (await execute(services, op, actor, raw, opts)).output;
+
+/**
+ * For the assistant door: a key's call of a gated operation does not run. It is parked as an
+ * approval request (a Temporal workflow waits for a person) and the call answers what was parked.
+ */
+export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
+  services: Services,
+  op: Operation<S, O>,
+  actor: Actor,
+  raw: unknown,
+  opts: RunOptions = {},
+): Promise<RunResult<O> | { parked: Parked }> {
+  const { input, prepared } = admit(op, actor, raw);
+  if (!(op.gated && actor.type === 'key')) return perform(services, op, actor, input, prepared, opts);
+  const approvals = services.approvals;
+  if (!approvals)
+    throw new Error(`${op.name} is gated, and this door has no approval workflow to park it in`);
+  const principal = actor.principal;
+  const { parked, row } = await services.db.transaction(async (m) => {
+    const workspaceId = (await confine(m, op, actor, opts.workspaceId))!;
+    const summary = await op.summary(input, { m, workspaceId });
+    const result = await parkRequest(m, {
+      operation: op.name,
+      input: input,
+      summary,
+      workspaceId,
+      principal,
+    });
+    await writeAudit(
+      m,
+      auditRecord(actor, op.name, 'parked', workspaceId, {
+        approval_id: result.parked.approval_id,
+        summary,
+        new_request: result.parked.created,
+      }),
+    );
+    return result;
+  });
+  // Started after commit; starting an existing request's workflow again is refused by Temporal, harmlessly.
+  await approvals.start(row);
+  return { parked };
+}
+
+async function perform<S extends yup.AnyObjectSchema, O>(
+  services: Services,
+  op: Operation<S, O>,
+  actor: Actor,
+  input: yup.InferType<S>,
+  prepared: unknown,
+  opts: RunOptions,
+): Promise<RunResult<O>> {
+  const { db } = services;
   if (!op.changes) {
     const workspaceId = await confine(db.manager, op, actor, opts.workspaceId);
     const ctx = context(db.manager, actor, workspaceId, services, { effects: [], audit: undefined });
-    return { output: (await op.run(ctx, input)) as O, replayed: false };
+    return { output: await op.run(ctx, input), replayed: false };
   }
 
   const state: AuditState = { effects: [], audit: undefined };
@@ -93,19 +187,15 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
       const stored = await recallAnswer(m, replay.caller, replay.key, replay.hash);
       if (stored) return { output: stored.body as O, replayed: true };
     }
-    const output = (await op.run(ctx, input)) as O;
-    await writeAudit(m, {
-      door: actor.ctx.door,
-      action: op.name,
-      outcome: 'allowed',
-      workspaceId: state.audit?.workspaceId ?? workspaceId ?? null,
-      keyId: actor.ctx.keyId,
-      keyPrefix: actor.ctx.keyPrefix,
-      actorUserId: actor.ctx.actorUserId,
-      requestId: actor.ctx.requestId,
-      clientIp: actor.ctx.clientIp,
-      details: state.audit?.details ?? {},
-    });
+    const output = await op.run(ctx, input);
+    await opts.alsoInTransaction?.(m, output);
+    await writeAudit(
+      m,
+      auditRecord(actor, op.name, 'allowed', state.audit?.workspaceId ?? workspaceId ?? null, {
+        ...state.audit?.details,
+        ...opts.auditDetails,
+      }),
+    );
     if (replay?.rule.remember(output))
       await rememberAnswer(m, replay.caller, replay.key, replay.hash, output);
     return { output, replayed: false };
@@ -114,14 +204,24 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   return result;
 }
 
-/** `execute` for doors that only need the answer. */
-export const runOperation = async <S extends yup.AnyObjectSchema, O>(
-  services: Services,
-  op: Operation<S, O>,
+const auditRecord = (
   actor: Actor,
-  raw: unknown,
-  opts: RunOptions = {},
-): Promise<O> => (await execute(services, op, actor, raw, opts)).output;
+  action: string,
+  outcome: AuditOutcome,
+  workspaceId: string | null,
+  details: Record<string, unknown>,
+) => ({
+  door: actor.ctx.door,
+  action,
+  outcome,
+  workspaceId,
+  keyId: actor.ctx.keyId,
+  keyPrefix: actor.ctx.keyPrefix,
+  actorUserId: actor.ctx.actorUserId,
+  requestId: actor.ctx.requestId,
+  clientIp: actor.ctx.clientIp,
+  details,
+});
 
 type AuditState = {
   effects: (() => Promise<void>)[];

@@ -10,6 +10,7 @@ import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { SCOPES } from '../../domain/kernel/permissions';
 import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import { returning } from '../../domain/kernel/sql';
+import { addConnection } from '../../domain/connections/operations/connections';
 import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
@@ -97,12 +98,28 @@ async function populated(db: DataSource, services: Services) {
   await db.query(`UPDATE webhook_deliveries SET workflow_started_at = now() WHERE workspace_id = $1`, [
     workspaceId,
   ]);
+  const connection = await runOperation(
+    services,
+    addConnection,
+    as,
+    { system: `Calendar ${randomUUID()}` },
+    {
+      workspaceId,
+    },
+  );
+  const [approval] = await db.query<{ id: string }[]>(
+    `INSERT INTO approvals (workspace_id, operation, input, input_hash, summary, requested_by_key, requested_by_user, expires_at)
+     VALUES ($1, 'connection.disconnect', '{}', '\\x00', 'Disconnect', $2, $3, now() + interval '7 days') RETURNING id`,
+    [workspaceId, w.key.id, w.key.owner_user_id],
+  );
   return {
     ...w,
     workspaceId,
     leadId: lead.data!.id,
     endpointId: endpoint.id,
     deliveryId: delivery!.id,
+    connectionId: connection.id,
+    approvalId: approval!.id,
   };
 }
 type Populated = Awaited<ReturnType<typeof populated>>;
@@ -143,6 +160,14 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'delivery.list': () => ({}),
   'delivery.resend': (w) => ({ id: w.deliveryId }),
   'notification.list': () => ({}),
+  'conversation.list': (w) => ({ leadId: w.leadId }),
+  'conversation.get': (w) => ({ leadId: w.leadId, channel: 'email' }),
+  'conversation.reply': (w) => ({ leadId: w.leadId, channel: 'email', body: 'Thanks, we will call you.' }),
+  'connection.add': () => ({ system: `CRM ${randomUUID()}` }),
+  'connection.list': () => ({}),
+  'connection.disconnect': (w) => ({ connectionId: w.connectionId }),
+  'approval.get': (w) => ({ approvalId: w.approvalId }),
+  'approval.list': () => ({}),
 };
 
 describe('every operation, through the one runner', () => {
@@ -190,7 +215,13 @@ describe('every operation, through the one runner', () => {
         const opts: RunOptions = op.reach === 'workspace' ? { workspaceId: b.workspaceId } : {};
         const before = await snapshot(t.db);
         const err = await refusal(runOperation(services, op, actor, INPUTS[op.name]!(b), opts));
-        const expected = op.operatorOnly || op.reach !== 'record' ? 'forbidden' : 'not_found';
+        // A gated operation never runs for a key through the runner: only a person's approval runs it.
+        const expected =
+          op.operatorOnly || op.reach !== 'record'
+            ? 'forbidden'
+            : op.gated
+              ? 'needs_confirmation'
+              : 'not_found';
         assert.equal(err.code, expected, err.message);
         assert.deepEqual(await snapshot(t.db), before, 'nothing changed');
       });

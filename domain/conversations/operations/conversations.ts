@@ -1,0 +1,179 @@
+import * as yup from 'yup';
+import { DomainError } from '../../kernel/errors';
+import { describe } from '../../kernel/json-schema';
+import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { LEADS_READ, LEADS_WRITE } from '../../leads/requirements';
+import { LEAD_COLUMNS, lockLead, type LeadRow } from '../../leads/rows';
+import { leadIdField } from '../../leads/schemas';
+import { notFound } from '../../kernel/errors';
+import { CHANNELS, MAX_MESSAGE_LENGTH } from '../channels';
+import { builtInProvider } from '../provider';
+
+const channel = describe(
+  yup
+    .string()
+    .oneOf([...CHANNELS], `channel must be one of ${CHANNELS.join(', ')}`)
+    .required('channel is required'),
+  'The channel of the thread: email, sms, whatsapp, voice, chat or form.',
+);
+
+/** Which of the lead's addresses a channel reaches; a channel with none cannot be written to. */
+const OUTBOUND_ADDRESS: Record<string, 'email' | 'phone' | undefined> = {
+  email: 'email',
+  sms: 'phone',
+  whatsapp: 'phone',
+  voice: 'phone',
+};
+
+type MessageRow = { id: string; channel: string; direction: string; status: string; body: string; at: Date };
+const messageView = (m: MessageRow) => ({
+  id: m.id,
+  channel: m.channel,
+  direction: m.direction,
+  status: m.status,
+  body: m.body,
+  at: m.at.toISOString(),
+});
+
+/** A lead's conversations: one thread per channel, most recent first. */
+export const listConversations = defineOperation({
+  name: 'conversation.list',
+  title: "List a lead's conversations",
+  description:
+    "A lead's conversation threads, one per channel, most recently active first, each with its message count and last message.",
+  returns: '{ lead_id, data: [{ channel, messages, last_message }], count }.',
+  requirement: LEADS_READ,
+  reach: 'record',
+  ...READ_ONLY,
+  input: yup.object({ leadId: leadIdField }),
+  summary: (i) => `List the conversations of lead ${i.leadId}`,
+  run: async (ctx, { leadId }) => {
+    const [lead] = await ctx.m.query<{ id: string }[]>(
+      'SELECT id FROM leads WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)',
+      [leadId, ctx.workspaceId ?? null],
+    );
+    if (!lead) throw notFound('lead');
+    const threads = await ctx.m.query<(MessageRow & { messages: number })[]>(
+      `SELECT DISTINCT ON (channel) channel, id, direction, status, left(body, 500) AS body, at,
+              count(*) OVER (PARTITION BY channel)::int AS messages
+         FROM messages WHERE lead_id = $1 ORDER BY channel, at DESC, id DESC`,
+      [leadId],
+    );
+    threads.sort((a, b) => b.at.getTime() - a.at.getTime());
+    const data = threads.map((t) => ({
+      channel: t.channel,
+      messages: t.messages,
+      last_message: messageView(t),
+    }));
+    return { lead_id: leadId, data, count: data.length };
+  },
+});
+
+export const getConversation = defineOperation({
+  name: 'conversation.get',
+  title: 'Read a conversation',
+  description: "The messages of one of a lead's threads (a channel), newest first.",
+  returns: '{ lead_id, channel, data: [message], count }.',
+  requirement: LEADS_READ,
+  reach: 'record',
+  ...READ_ONLY,
+  input: yup.object({
+    leadId: leadIdField,
+    channel,
+    limit: describe(
+      yup
+        .number()
+        .integer('limit must be an integer from 1 to 100')
+        .min(1, 'limit must be an integer from 1 to 100')
+        .max(100, 'limit must be an integer from 1 to 100')
+        .default(50),
+      'How many messages, 1 to 100 (default 50).',
+    ),
+  }),
+  summary: (i) => `Read the ${i.channel} conversation of lead ${i.leadId}`,
+  run: async (ctx, { leadId, channel, limit }) => {
+    const [lead] = await ctx.m.query<{ id: string }[]>(
+      'SELECT id FROM leads WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)',
+      [leadId, ctx.workspaceId ?? null],
+    );
+    if (!lead) throw notFound('lead');
+    const rows = await ctx.m.query<MessageRow[]>(
+      `SELECT id, channel, direction, status, body, at FROM messages WHERE lead_id = $1 AND channel = $2
+        ORDER BY at DESC, id DESC LIMIT $3`,
+      [leadId, channel, limit],
+    );
+    return { lead_id: leadId, channel, data: rows.map(messageView), count: rows.length };
+  },
+});
+
+/**
+ * Replies to a lead on a channel through the channel provider. A contact who opted out or is blocked
+ * on that channel (or on all) is refused, and nothing is sent or stored.
+ */
+export const replyToConversation = defineOperation({
+  name: 'conversation.reply',
+  title: 'Reply to a lead',
+  description:
+    'Sends a message to a lead on a channel (email, sms, whatsapp or voice) and records it in the conversation. Refused when the lead opted out of or is blocked on that channel, or has no address for it.',
+  returns: 'The outbound message, with its status from the channel provider.',
+  requirement: LEADS_WRITE,
+  reach: 'record',
+  changes: true,
+  destructive: false,
+  idempotent: false,
+  openWorld: true,
+  gated: false,
+  input: yup.object({
+    leadId: leadIdField,
+    channel,
+    body: describe(
+      yup
+        .string()
+        .trim()
+        .min(1, 'body must not be empty')
+        .max(MAX_MESSAGE_LENGTH, `body must be at most ${MAX_MESSAGE_LENGTH} characters`)
+        .required('body is required'),
+      'The message text.',
+    ),
+  }),
+  summary: (i) => `Send a ${i.channel} message to lead ${i.leadId}`,
+  run: async (ctx, { leadId, channel, body }) => {
+    const lead: LeadRow = await lockLead(ctx.m, leadId, ctx.workspaceId);
+    const field = OUTBOUND_ADDRESS[channel];
+    if (!field)
+      throw new DomainError('invalid_request', `Messages cannot be sent on ${channel}.`, {
+        field: 'channel',
+      });
+    const to = lead[field];
+    if (!to) throw new DomainError('conflict', `The lead has no ${field} to reach on ${channel}.`);
+    const blocked = await ctx.m.query<{ reason: string }[]>(
+      `SELECT reason FROM suppressions WHERE workspace_id = $1 AND address = $2 AND channel IN ('ALL', $3) LIMIT 1`,
+      [lead.workspace_id, to, channel],
+    );
+    if (blocked[0]) {
+      throw new DomainError(
+        'suppressed',
+        `This contact ${blocked[0].reason === 'unsubscribed' ? 'opted out of' : 'is blocked on'} ${channel}; nothing was sent.`,
+      );
+    }
+    const [row] = await ctx.m.query<MessageRow[]>(
+      `INSERT INTO messages (workspace_id, lead_id, channel, direction, status, body)
+       VALUES ($1, $2, $3, 'outbound', 'sending', $4) RETURNING id, channel, direction, status, body, at`,
+      [lead.workspace_id, lead.id, channel, body],
+    );
+    const sent = await (ctx.services.channels ?? builtInProvider).send({
+      messageId: row!.id,
+      channel,
+      to,
+      body,
+    });
+    await ctx.m.query(`UPDATE messages SET status = $2 WHERE id = $1`, [row!.id, sent.status]);
+    // The reply answers the lead's waiting messages.
+    await ctx.m.query(
+      `UPDATE leads SET needs_attention = false, updated_at = clock_timestamp() WHERE id = $1 RETURNING ${LEAD_COLUMNS}`,
+      [lead.id],
+    );
+    ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row!.id, channel });
+    return { ...messageView({ ...row!, status: sent.status }), lead_id: lead.id };
+  },
+});
