@@ -4,8 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /** Serves a Koa callback on a loopback port, for clients that need a URL (the MCP SDK's). */
-export async function serve(callback: http.RequestListener) {
-  const server = http.createServer(callback);
+export async function serve(callback: (req: http.IncomingMessage, res: http.ServerResponse) => unknown) {
+  const server = http.createServer((req, res) => void callback(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
