@@ -8,6 +8,7 @@ import { connectClient, workflowCanceller } from '../infra/temporal-client';
 import { envWithDevStack } from '../tooling/dev-stack';
 import { parseArgs } from './args';
 import { commands, usage } from './commands';
+import { decide } from './decide';
 
 /** The operator CLI: JSON on stdout; one line on stderr and exit 1 on any error. */
 async function main(argv: string[]): Promise<unknown> {
@@ -32,6 +33,10 @@ async function main(argv: string[]): Promise<unknown> {
         cancelWorkflows,
       },
     };
+    if ('decide' in cmd) {
+      temporal ??= await connectClient(config.temporalAddress, config.temporalNamespace);
+      return await decide(db, temporal.client, cmd.decide, flags);
+    }
     const actor = operatorActor({ door: 'admin', requestId: `admin_${Date.now().toString(36)}` });
     const output: unknown = await runOperation(services, cmd.operation, actor, cmd.input(flags), {
       workspaceId: flags.workspace,

@@ -1,3 +1,5 @@
+import { listApprovals } from '../domain/approvals/operations/approvals';
+import { addConnection } from '../domain/connections/operations/connections';
 import { recordInboundMessage } from '../domain/conversations/operations/record-inbound';
 import { listAudit } from '../domain/identity/operations/audit';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/identity/operations/keys';
@@ -29,17 +31,20 @@ export type Flags = Record<string, string>;
  * One admin command: the registered operation it runs and how its flags map onto the input.
  * `--workspace` is not part of any input: the runner takes it as the workspace the operator names.
  */
-export type Command = {
+type OperationCommand = {
   operation: AnyOperation;
   input: (f: Flags) => Record<string, unknown>;
   /** Reshapes the answer for the terminal (for example a list without its envelope). */
   present?: (output: unknown) => unknown;
 };
+/** A person's decision on a parked request: an Update to its workflow, which runs the operation. */
+type DecisionCommand = { decide: 'approve' | 'reject' };
+export type Command = OperationCommand | DecisionCommand;
 
 const command = (
   operation: AnyOperation,
-  input: Command['input'] = () => ({}),
-  present?: Command['present'],
+  input: OperationCommand['input'] = () => ({}),
+  present?: OperationCommand['present'],
 ): Command => ({ operation, input, present });
 
 const pick = (f: Flags, keys: string[]) =>
@@ -96,6 +101,18 @@ export const commands: Record<string, Record<string, Command>> = {
   },
   audit: {
     list: command(listAudit, (f) => ({ limit: f.limit })),
+  },
+  connection: {
+    add: command(addConnection, (f) => ({ system: f.system })),
+  },
+  approval: {
+    list: command(
+      listApprovals,
+      (f) => pick(f, ['status', 'limit']),
+      (out) => (out as { data: unknown }).data,
+    ),
+    approve: { decide: 'approve' },
+    reject: { decide: 'reject' },
   },
 };
 

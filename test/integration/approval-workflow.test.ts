@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { decide as decideRequest } from '../../admin/decide';
+import { createApprovalActivities } from '../../activities/approval';
+import { approvalWorkflowId } from '../../domain/approvals/rows';
+import { disconnectConnection, addConnection } from '../../domain/connections/operations/connections';
+import { authenticateKey } from '../../domain/identity/authenticate';
+import { addMember, setMemberRole } from '../../domain/identity/operations/members';
+import { keyActor } from '../../domain/kernel/actor';
+import type { Services } from '../../domain/kernel/operation';
+import { executeOrPark } from '../../domain/kernel/runner';
+import { approvalStarter } from '../../infra/temporal-client';
+import { installWorkerLogging } from '../../worker/logging';
+import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { asOperator, workspaceWithKey } from '../helpers/fixtures';
+
+const DAY = 86_400_000;
+const { IndexedValueType } = temporal.api.enums.v1;
+
+describe('the approval gate under time-skipping: park, decide, run once, expire', () => {
+  let env: TestWorkflowEnvironment;
+  let t: TestDatabase;
+  let worker: Worker;
+  let running: Promise<void>;
+  let services: Services;
+  const taskQueue = `approvals-${process.pid}`;
+  let n = 0;
+
+  before(async () => {
+    installWorkerLogging();
+    const path = process.env.TEMPORAL_TEST_SERVER_PATH;
+    if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run the tests with `npm test`');
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path } },
+    });
+    // The approval workflow carries the search attributes operators filter on; this server must know them.
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(
+        ['WorkspaceId', 'ApprovalOperation', 'ApprovalStatus'].map((name) => [
+          name,
+          IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        ]),
+      ),
+    });
+    t = await freshDatabase();
+    services = { db: t.db, approvals: { start: approvalStarter(env.client, taskQueue) } };
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../../workflows'),
+      activities: createApprovalActivities({ db: t.db }),
+    });
+    running = worker.run();
+  });
+  after(async () => {
+    worker?.shutdown();
+    await running?.catch(() => undefined);
+    await env?.teardown();
+    await t?.drop();
+  });
+
+  /** A workspace with a connected system, a key allowed to disconnect it, an admin and a plain member. */
+  async function parked() {
+    const w = await workspaceWithKey(t.db, { role: 'admin', scopes: ['business:read', 'business:write'] });
+    const workspaceId = w.workspace.id;
+    const admin = `approver${++n}@example.com`;
+    const member = `member${n}@example.com`;
+    await asOperator(t.db, addMember, { email: admin, role: 'admin' }, { workspaceId });
+    await asOperator(t.db, addMember, { email: member, role: 'member' }, { workspaceId });
+    const connection = await asOperator(t.db, addConnection, { system: 'Google Calendar' }, { workspaceId });
+    const auth = await authenticateKey(t.db, w.key.key, undefined);
+    if (!auth.ok) throw new Error(auth.reason);
+    const actor = keyActor(auth.principal, { door: 'mcp', requestId: `req_${n}` });
+    const ask = async () => {
+      const r = await executeOrPark(services, disconnectConnection, actor, { connectionId: connection.id });
+      if (!('parked' in r)) throw new Error('the gated call ran instead of parking');
+      return r.parked;
+    };
+    const request = await ask();
+    const handle = env.client.workflow.getHandle(approvalWorkflowId(request.approval_id));
+    // What `approval approve|reject --id A --as E` does: an Update to the request's workflow.
+    const decide = (decision: 'approve' | 'reject', approverEmail: string, reason?: string) =>
+      decideRequest(t.db, env.client, decision, {
+        id: request.approval_id,
+        as: approverEmail,
+        ...(reason ? { reason } : {}),
+      });
+    const status = async () =>
+      (
+        await t.db.query<{ status: string }[]>('SELECT status FROM connections WHERE id = $1', [
+          connection.id,
+        ])
+      )[0]!.status;
+    return { w, workspaceId, admin, member, connection, request, ask, handle, decide, status };
+  }
+
+  const refusalOf = async (work: Promise<unknown>) => {
+    try {
+      await work;
+    } catch (err) {
+      let e: unknown = err;
+      while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+      return e instanceof Error ? e.message : String(e);
+    }
+    assert.fail('the decision was accepted');
+  };
+
+  it('parks a gated call: nothing happens, and the same request asked again is the same approval', async () => {
+    const p = await parked();
+    assert.equal(p.request.status, 'pending_approval');
+    assert.equal(p.request.summary, `Disconnect Google Calendar from ${p.w.workspace.name}`);
+    assert.ok(Date.parse(p.request.expires_at) - Date.now() > 6.9 * DAY);
+    const again = await p.ask();
+    assert.equal(again.approval_id, p.request.approval_id);
+    assert.equal(again.created, false);
+    assert.equal(await p.status(), 'CONNECTED', 'nothing has happened');
+    const rows = await t.db.query('SELECT id FROM approvals WHERE workspace_id = $1', [p.workspaceId]);
+    assert.equal(rows.length, 1, 'one request');
+    const description = await p.handle.describe();
+    assert.equal(description.status.name, 'RUNNING');
+    assert.equal((description.memo as { operation: string }).operation, 'connection.disconnect');
+    const audit = await t.db.query<{ outcome: string; action: string; door: string }[]>(
+      `SELECT outcome, action, door FROM audit_log WHERE workspace_id = $1 AND outcome = 'parked'`,
+      [p.workspaceId],
+    );
+    assert.deepEqual(
+      audit.map((r) => [r.door, r.action]),
+      [
+        ['mcp', 'connection.disconnect'],
+        ['mcp', 'connection.disconnect'],
+      ],
+    );
+  });
+
+  it("runs an approved request exactly once, on the approver's authority, even when approved twice", async () => {
+    const p = await parked();
+    const outcome = await p.decide('approve', p.admin);
+    assert.equal(outcome.status, 'EXECUTED');
+    assert.equal((outcome.outcome as { status: string }).status, 'DISCONNECTED');
+    assert.equal(await p.status(), 'DISCONNECTED');
+    assert.match(
+      await refusalOf(p.decide('approve', p.admin)),
+      /no longer waiting for a decision: it is EXECUTED/,
+    );
+    const runs = await t.db.query<{ door: string; actor_user_id: string; details: Record<string, string> }[]>(
+      `SELECT door, actor_user_id, details FROM audit_log WHERE workspace_id = $1 AND action = 'connection.disconnect' AND outcome = 'allowed'`,
+      [p.workspaceId],
+    );
+    assert.equal(runs.length, 1, 'ran once');
+    const [approver] = await t.db.query<{ id: string }[]>('SELECT id FROM users WHERE email = $1', [p.admin]);
+    assert.equal(runs[0]!.door, 'activity');
+    assert.equal(runs[0]!.actor_user_id, approver!.id, 'on the approver’s authority');
+    assert.equal(runs[0]!.details.requested_by_key, p.w.key.id, 'naming the original requester');
+    assert.equal((await p.handle.result()).status, 'EXECUTED');
+  });
+
+  it('never runs a rejected request', async () => {
+    const p = await parked();
+    const outcome = await p.decide('reject', p.admin, 'We still use that calendar.');
+    assert.equal(outcome.status, 'REJECTED');
+    assert.equal(outcome.reason, 'We still use that calendar.');
+    assert.equal(await p.status(), 'CONNECTED');
+  });
+
+  it('refuses a member who is not an admin, and an approver demoted since the request', async () => {
+    const p = await parked();
+    assert.match(await refusalOf(p.decide('approve', p.member)), /only an admin or owner/);
+    await asOperator(t.db, setMemberRole, { email: p.admin, role: 'member' }, { workspaceId: p.workspaceId });
+    assert.match(await refusalOf(p.decide('approve', p.admin)), /only an admin or owner/);
+    assert.equal(await p.status(), 'CONNECTED');
+    const [row] = await t.db.query<{ status: string }[]>('SELECT status FROM approvals WHERE id = $1', [
+      p.request.approval_id,
+    ]);
+    assert.equal(row!.status, 'PENDING', 'still waiting for someone allowed');
+  });
+
+  it('expires after 7 days undecided, never runs, and refuses a late decision', async () => {
+    const p = await parked();
+    await env.sleep(7 * DAY + 60_000);
+    const result = await p.handle.result();
+    assert.equal(result.status, 'EXPIRED');
+    assert.equal(await p.status(), 'CONNECTED');
+    assert.match(
+      await refusalOf(p.decide('approve', p.admin)),
+      /no longer waiting for a decision: it is EXPIRED/,
+    );
+  });
+});
