@@ -77,7 +77,40 @@ export const PENDING_APPROVAL: JsonSchema = {
 };
 
 const lead = { $ref: '#/components/schemas/Lead' };
-/** Output schemas where the REST contract already describes the answer; the others say they are objects. */
+const text = { type: 'string' };
+const maybe = (type: string) => ({ type: [type, 'null'] });
+const list = (item: unknown, extra: Record<string, unknown> = {}) =>
+  object({ ...extra, data: { type: 'array', items: item }, count: { type: 'integer', minimum: 0 } });
+const message = object({
+  id: text,
+  channel: text,
+  direction: { enum: ['inbound', 'outbound'] },
+  status: text,
+  body: text,
+  at: text,
+});
+const connection = object({
+  id: text,
+  system: text,
+  status: { enum: ['CONNECTED', 'DISCONNECTED'] },
+  connected_at: text,
+  disconnected_at: maybe('string'),
+});
+const approval = object({
+  id: text,
+  status: { enum: ['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTED', 'FAILED'] },
+  operation: text,
+  summary: text,
+  requested_by: object({ key_id: text, user_id: text }),
+  decided_by: maybe('string'),
+  decided_at: maybe('string'),
+  reason: maybe('string'),
+  outcome: {},
+  expires_at: text,
+  created_at: text,
+  finished_at: maybe('string'),
+});
+/** What each tool answers; where the REST contract already describes it, its schemas are reused. */
 const OUTPUTS: Record<string, unknown> = {
   'lead.search': { $ref: '#/components/schemas/LeadList' },
   'lead.get': { $ref: '#/components/schemas/LeadWithActivity' },
@@ -92,6 +125,19 @@ const OUTPUTS: Record<string, unknown> = {
     lead,
   }),
   'lead.archive': lead,
+  'conversation.list': list(object({ channel: text, messages: { type: 'integer' }, last_message: message }), {
+    lead_id: text,
+  }),
+  'conversation.get': list(message, { lead_id: text, channel: text }),
+  'conversation.reply': {
+    ...message,
+    properties: { ...(message.properties as object), lead_id: text },
+    required: [...(message.required as string[]), 'lead_id'],
+  },
+  'connection.list': list(connection),
+  'connection.disconnect': connection,
+  'approval.get': approval,
+  'approval.list': list(approval),
   'workspace.get': {
     type: 'object',
     properties: {
@@ -104,7 +150,7 @@ const OUTPUTS: Record<string, unknown> = {
 };
 
 function outputSchema(op: AnyOperation): JsonSchema {
-  const done = OUTPUTS[op.name] ? inline(OUTPUTS[op.name]) : { type: 'object' };
+  const done = inline(OUTPUTS[op.name] ?? { type: 'object' });
   return op.gated ? { type: 'object', anyOf: [PENDING_APPROVAL, done] } : done;
 }
 

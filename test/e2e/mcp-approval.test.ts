@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decide } from '../../admin/decide';
@@ -7,6 +8,7 @@ import { revokeApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import { approvalStarter } from '../../infra/temporal-client';
+import { repoRoot } from '../../tooling/paths';
 import { waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';
 import { workspaceWithKey } from '../helpers/fixtures';
@@ -82,6 +84,78 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       ['DISCONNECTED'],
     );
     await client.close();
+  });
+
+  /** `npm run -s admin -- ...` against this stack; asynchronous, since the worker runs in this process. */
+  const admin = (...args: string[]) =>
+    new Promise<{ code: number | null; json: unknown; stderr: string }>((resolve) => {
+      const child = spawn('npm', ['run', '-s', 'admin', '--', ...args], {
+        cwd: repoRoot(),
+        env: {
+          ...process.env,
+          DATABASE_URL: s.t.url,
+          TEMPORAL_ADDRESS: s.config.temporalAddress,
+          NODE_ENV: 'test',
+        },
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('exit', (code) => {
+        const stderr = err
+          .split('\n')
+          .filter((l) => l && !l.startsWith('npm warn'))
+          .join('\n');
+        resolve({ code, json: code === 0 ? (JSON.parse(out) as unknown) : undefined, stderr });
+      });
+    });
+
+  it('lets an operator connect a system, list pending requests and reject one from the admin tool', async () => {
+    const w = await workspaceWithKey(s.db, { role: 'admin', scopes: ['business:read', 'business:write'] });
+    const workspaceId = w.workspace.id;
+    const added = await admin('connection', 'add', '--workspace', workspaceId, '--system', 'HubSpot');
+    assert.equal(added.code, 0, added.stderr);
+    const connectionId = (added.json as { id: string }).id;
+    const { client } = await mcpClient(api.url, w.key.key);
+    const parked = (await client.callTool({
+      name: 'connection.disconnect',
+      arguments: { connectionId },
+    })) as CallToolResult;
+    const approvalId = (parked.structuredContent as { approval_id: string }).approval_id;
+    await client.close();
+    const listed = await admin('approval', 'list', '--workspace', workspaceId, '--status', 'PENDING');
+    assert.equal(listed.code, 0, listed.stderr);
+    const rows = listed.json as {
+      id: string;
+      summary: string;
+      requested_by: { key_id: string };
+      decided_by: null;
+    }[];
+    assert.deepEqual(
+      rows.map((r) => [r.id, r.summary, r.requested_by.key_id, r.decided_by]),
+      [[approvalId, `Disconnect HubSpot from ${w.workspace.name}`, w.key.id, null]],
+    );
+    const refused = await admin('approval', 'approve', '--id', approvalId, '--as', 'nobody@example.com');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^error: nobody@example.com may not decide this request/);
+    const rejected = await admin(
+      'approval',
+      'reject',
+      '--id',
+      approvalId,
+      '--as',
+      w.email,
+      '--reason',
+      'Still in use',
+    );
+    assert.equal(rejected.code, 0, rejected.stderr);
+    assert.deepEqual(
+      [(rejected.json as { status: string }).status, (rejected.json as { reason: string }).reason],
+      ['REJECTED', 'Still in use'],
+    );
+    const late = await admin('approval', 'approve', '--id', approvalId, '--as', w.email);
+    assert.match(late.stderr, /no longer waiting for a decision: it is REJECTED/);
   });
 
   it('replies through the channel provider, refuses a suppressed contact, and stops at once when the key is revoked', async () => {

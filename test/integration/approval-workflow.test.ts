@@ -5,6 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { decide as decideRequest } from '../../admin/decide';
 import { createApprovalActivities } from '../../activities/approval';
+import { runApproved } from '../../domain/approvals/decide';
 import { approvalWorkflowId } from '../../domain/approvals/rows';
 import { disconnectConnection, addConnection } from '../../domain/connections/operations/connections';
 import { authenticateKey } from '../../domain/identity/authenticate';
@@ -146,6 +147,9 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
       await refusalOf(p.decide('approve', p.admin)),
       /no longer waiting for a decision: it is EXECUTED/,
     );
+    // A worker that crashed after the run but before Temporal heard of it runs the activity again: it
+    // finds the outcome recorded and answers it without running the operation a second time.
+    assert.equal((await runApproved(services, p.request.approval_id)).status, 'EXECUTED');
     const runs = await t.db.query<{ door: string; actor_user_id: string; details: Record<string, string> }[]>(
       `SELECT door, actor_user_id, details FROM audit_log WHERE workspace_id = $1 AND action = 'connection.disconnect' AND outcome = 'allowed'`,
       [p.workspaceId],
