@@ -1,4 +1,18 @@
+import * as yup from 'yup';
+import { describe } from '../kernel/json-schema';
+
 /** The channels a lead can write or be written to on. */
 export const CHANNELS = ['email', 'sms', 'whatsapp', 'voice', 'chat', 'form'] as const;
 
-export const MAX_MESSAGE_LENGTH = 10_000;
+const MAX_MESSAGE_LENGTH = 10_000;
+
+/** A message's text, inbound or outbound. */
+export const messageBody = describe(
+  yup
+    .string()
+    .trim()
+    .min(1, 'body must not be empty')
+    .max(MAX_MESSAGE_LENGTH, `body must be at most ${MAX_MESSAGE_LENGTH} characters`)
+    .required('body is required'),
+  'The message text.',
+);

@@ -51,6 +51,12 @@ export const maxChars = (max: number, message: string) => ({
   test: (v: string | null | undefined) => v == null || [...v].length <= max,
 });
 
+/** A page size for JSON doors: a whole number from 1 to `max`, `fallback` when not given. */
+export const pageSize = (max: number, fallback: number) => {
+  const message = `limit must be an integer from 1 to ${max}`;
+  return yup.number().integer(message).min(1, message).max(max, message).default(fallback);
+};
+
 /**
  * A page size from 1 to `max`: a whole number, or its digits as text (a query string is text).
  * JSON Schema says integer; the REST door's query parameters are serialised integers.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { decide as decideRequest } from '../../admin/decide';
 import { createApprovalActivities } from '../../activities/approval';
@@ -14,7 +14,7 @@ import { keyActor } from '../../domain/kernel/actor';
 import type { Services } from '../../domain/kernel/operation';
 import { executeOrPark } from '../../domain/kernel/runner';
 import { approvalStarter } from '../../infra/temporal-client';
-import { installWorkerLogging } from '../../worker/logging';
+import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 
@@ -31,12 +31,7 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
   let n = 0;
 
   before(async () => {
-    installWorkerLogging();
-    const path = process.env.TEMPORAL_TEST_SERVER_PATH;
-    if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run the tests with `npm test`');
-    env = await TestWorkflowEnvironment.createTimeSkipping({
-      server: { executable: { type: 'existing-path', path } },
-    });
+    env = await timeSkippingEnvironment();
     // The approval workflow carries the search attributes operators filter on; this server must know them.
     await env.connection.operatorService.addSearchAttributes({
       namespace: env.namespace ?? 'default',

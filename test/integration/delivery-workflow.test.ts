@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { AttemptInput, AttemptOutcome } from '../../activities/deliver';
 import { deliverWebhookWorkflow } from '../../workflows';
-import { installWorkerLogging } from '../../worker/logging';
+import { timeSkippingEnvironment } from '../helpers/time-skipping';
 
 type Scripted = (input: AttemptInput) => AttemptOutcome['outcome'];
 
@@ -30,12 +30,7 @@ describe('delivery workflow under time-skipping: the 22.6-hour ladder', () => {
   let env: TestWorkflowEnvironment;
   let n = 0;
   before(async () => {
-    installWorkerLogging();
-    const path = process.env.TEMPORAL_TEST_SERVER_PATH;
-    if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run the tests with `npm test`');
-    env = await TestWorkflowEnvironment.createTimeSkipping({
-      server: { executable: { type: 'existing-path', path } },
-    });
+    env = await timeSkippingEnvironment();
   });
   after(() => env?.teardown());
 

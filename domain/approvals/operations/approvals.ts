@@ -3,6 +3,7 @@ import { notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation, type OperationContext } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
+import { pageSize } from '../../kernel/validate';
 import { APPROVAL_COLUMNS, APPROVAL_STATUSES, approvalView, type ApprovalRow } from '../rows';
 
 /** Any key may follow what it parked; only its own requests are visible to it. */
@@ -52,15 +53,7 @@ export const listApprovals = defineOperation({
       yup.string().oneOf([...APPROVAL_STATUSES], `status must be one of ${APPROVAL_STATUSES.join(', ')}`),
       'Only requests with this status.',
     ),
-    limit: describe(
-      yup
-        .number()
-        .integer('limit must be an integer from 1 to 100')
-        .min(1, 'limit must be an integer from 1 to 100')
-        .max(100, 'limit must be an integer from 1 to 100')
-        .default(25),
-      'How many, 1 to 100 (default 25).',
-    ),
+    limit: describe(pageSize(100, 25), 'How many, 1 to 100 (default 25).'),
   }),
   summary: () => 'List approval requests',
   run: async (ctx, { status, limit }) => {

@@ -1,12 +1,12 @@
 import * as yup from 'yup';
-import { DomainError } from '../../kernel/errors';
+import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { pageSize } from '../../kernel/validate';
 import { LEADS_READ, LEADS_WRITE } from '../../leads/requirements';
 import { LEAD_COLUMNS, lockLead, type LeadRow } from '../../leads/rows';
 import { leadIdField } from '../../leads/schemas';
-import { notFound } from '../../kernel/errors';
-import { CHANNELS, MAX_MESSAGE_LENGTH } from '../channels';
+import { CHANNELS, messageBody } from '../channels';
 import { builtInProvider } from '../provider';
 
 const channel = describe(
@@ -80,15 +80,7 @@ export const getConversation = defineOperation({
   input: yup.object({
     leadId: leadIdField,
     channel,
-    limit: describe(
-      yup
-        .number()
-        .integer('limit must be an integer from 1 to 100')
-        .min(1, 'limit must be an integer from 1 to 100')
-        .max(100, 'limit must be an integer from 1 to 100')
-        .default(50),
-      'How many messages, 1 to 100 (default 50).',
-    ),
+    limit: describe(pageSize(100, 50), 'How many messages, 1 to 100 (default 50).'),
   }),
   summary: (i) => `Read the ${i.channel} conversation of lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, limit }) => {
@@ -126,15 +118,7 @@ export const replyToConversation = defineOperation({
   input: yup.object({
     leadId: leadIdField,
     channel,
-    body: describe(
-      yup
-        .string()
-        .trim()
-        .min(1, 'body must not be empty')
-        .max(MAX_MESSAGE_LENGTH, `body must be at most ${MAX_MESSAGE_LENGTH} characters`)
-        .required('body is required'),
-      'The message text.',
-    ),
+    body: messageBody,
   }),
   summary: (i) => `Send a ${i.channel} message to lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, body }) => {

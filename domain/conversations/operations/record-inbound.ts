@@ -4,7 +4,7 @@ import { defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../../leads/requirements';
 import { lockLead } from '../../leads/rows';
 import { leadIdField } from '../../leads/schemas';
-import { CHANNELS, MAX_MESSAGE_LENGTH } from '../channels';
+import { CHANNELS, messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
 
 /** A lead's reply arriving on a channel, as a channel provider reports it. */
@@ -30,15 +30,7 @@ export const recordInboundMessage = defineOperation({
         .required('channel is required'),
       'The channel it arrived on.',
     ),
-    body: describe(
-      yup
-        .string()
-        .trim()
-        .min(1, 'body must not be empty')
-        .max(MAX_MESSAGE_LENGTH, `body must be at most ${MAX_MESSAGE_LENGTH} characters`)
-        .required('body is required'),
-      'The message text.',
-    ),
+    body: messageBody,
   }),
   summary: (i) => `Record a ${i.channel} message from lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, body }) => {
