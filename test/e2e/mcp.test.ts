@@ -232,6 +232,52 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       }
     });
 
+    it('lead.create is idempotent by the key the tool takes', async () => {
+      const w = await workspaceWithKey(t.db, { scopes: ['leads:read', 'leads:write'] });
+      const { client } = await connect(w.key.key);
+      const args = { ...intakeBody(), idempotency_key: `form-${protocolVersion}-1` };
+      const first = (await client.callTool({ name: 'lead.create', arguments: args })) as CallToolResult;
+      const second = (await client.callTool({ name: 'lead.create', arguments: args })) as CallToolResult;
+      assert.equal((first.structuredContent as { outcome: string }).outcome, 'CREATED');
+      assert.deepEqual(second.structuredContent, first.structuredContent, 'the first answer, replayed');
+      const [{ n }] = await t.db.query<[{ n: string }]>(
+        'SELECT count(*) AS n FROM leads WHERE workspace_id = $1',
+        [w.workspace.id],
+      );
+      assert.equal(Number(n), 1);
+      const other = (await client.callTool({
+        name: 'lead.create',
+        arguments: { ...args, source: 'another-form' },
+      })) as CallToolResult;
+      assert.match((other.content[0] as { text: string }).text, /^invalid_request: .*different request body/);
+      await client.close();
+    });
+
+    it('applies the rate limit and the IP allowlist as REST does', async () => {
+      const limited = await serve(testApp(t.db, { rateLimitPerMinute: 3 }));
+      const { key } = await workspaceWithKey(t.db, { scopes: ['leads:read'] });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await fetch(`${limited.url}/api/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key.key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
+        });
+        statuses.push(r.status);
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      await limited.close();
+      const fenced = await workspaceWithKey(t.db, {
+        scopes: ['leads:read'],
+        allowedCidrs: ['203.0.113.0/24'],
+      });
+      await assert.rejects(connect(fenced.key.key), /401|Unauthorized/i);
+    });
+
     it('audits each call with door mcp and the tool name, allowed or refused with the real reason', async () => {
       const w = await workspaceWithKey(t.db, { scopes: ['leads:read'] });
       const { client } = await connect(w.key.key);

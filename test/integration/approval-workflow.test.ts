@@ -6,13 +6,15 @@ import { Worker } from '@temporalio/worker';
 import { decide as decideRequest } from '../../admin/decide';
 import { createApprovalActivities } from '../../activities/approval';
 import { runApproved } from '../../domain/approvals/decide';
+import { getApproval, listApprovals } from '../../domain/approvals/operations/approvals';
 import { approvalWorkflowId } from '../../domain/approvals/rows';
 import { disconnectConnection, addConnection } from '../../domain/connections/operations/connections';
 import { authenticateKey } from '../../domain/identity/authenticate';
+import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember, setMemberRole } from '../../domain/identity/operations/members';
 import { keyActor } from '../../domain/kernel/actor';
 import type { Services } from '../../domain/kernel/operation';
-import { executeOrPark } from '../../domain/kernel/runner';
+import { executeOrPark, runOperation } from '../../domain/kernel/runner';
 import { approvalStarter } from '../../infra/temporal-client';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
@@ -155,6 +157,29 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
     assert.equal(runs[0]!.actor_user_id, approver!.id, 'on the approver’s authority');
     assert.equal(runs[0]!.details.requested_by_key, p.w.key.id, 'naming the original requester');
     assert.equal((await p.handle.result()).status, 'EXECUTED');
+  });
+
+  it('shows a key only the requests it parked itself', async () => {
+    const p = await parked();
+    const other = await asOperator(
+      t.db,
+      createApiKey,
+      { ownerEmail: p.admin, name: 'another assistant', scopes: ['business:read'] },
+      { workspaceId: p.workspaceId },
+    );
+    const actorOf = async (key: string) => {
+      const auth = await authenticateKey(t.db, key, undefined);
+      if (!auth.ok) throw new Error(auth.reason);
+      return keyActor(auth.principal, { door: 'mcp' });
+    };
+    const list = async (key: string) =>
+      (await runOperation(services, listApprovals, await actorOf(key), {})).data.map((a) => a.id);
+    assert.deepEqual(await list(p.w.key.key), [p.request.approval_id]);
+    assert.deepEqual(await list(other.key), []);
+    await assert.rejects(
+      runOperation(services, getApproval, await actorOf(other.key), { approvalId: p.request.approval_id }),
+      /No such approval request/,
+    );
   });
 
   it('never runs a rejected request', async () => {
