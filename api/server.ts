@@ -17,7 +17,8 @@ import type { Services } from '../domain/kernel/operation';
 
 export type AppDeps = {
   db: DataSource;
-  config: Pick<Config, 'trustProxy' | 'rateLimitPerMinute'> & Partial<Pick<Config, 'mcpAllowedOrigins'>>;
+  config: Pick<Config, 'trustProxy' | 'rateLimitPerMinute'> &
+    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops'>>;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
   log: Logger;
@@ -30,7 +31,11 @@ export type AppDeps = {
  */
 export function buildApp({ db, config, log, approvals }: AppDeps) {
   const app = new Koa<RequestState>();
-  app.proxy = config.trustProxy;
+  // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
+  // entries. Anything left of them was written by the client and proves nothing.
+  const hops = config.trustedProxyHops ?? (config.trustProxy ? 1 : 0);
+  app.proxy = hops > 0;
+  app.maxIpsCount = hops;
   app.silent = true;
   const services: Services = { db, approvals };
   const routes = v1Routes(services);

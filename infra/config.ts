@@ -13,6 +13,8 @@ export type Config = {
   /** 32 bytes; encrypts webhook signing secrets at rest. */
   secretsKey: Buffer;
   trustProxy: boolean;
+  /** How many proxies in front append to X-Forwarded-For (0: the header is ignored). */
+  trustedProxyHops: number;
   webhookAllowPrivateTargets: boolean;
   rateLimitPerMinute: number;
   dbPoolSize: number;
@@ -52,6 +54,13 @@ const schema = yup.object({
   TEMPORAL_TASK_QUEUE: yup.string().default('lead-service'),
   SECRETS_KEY: yup.string().optional(),
   TRUST_PROXY: booleanString('TRUST_PROXY'),
+  TRUST_PROXY_HOPS: yup
+    .number()
+    .typeError('TRUST_PROXY_HOPS must be a number')
+    .integer('TRUST_PROXY_HOPS must be an integer')
+    .min(1, 'TRUST_PROXY_HOPS must be between 1 and 10')
+    .max(10, 'TRUST_PROXY_HOPS must be between 1 and 10')
+    .optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS'),
   DB_POOL_SIZE: yup
     .number()
@@ -125,7 +134,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     temporalNamespace: parsed.TEMPORAL_NAMESPACE,
     temporalTaskQueue: parsed.TEMPORAL_TASK_QUEUE,
     secretsKey,
-    trustProxy: parsed.TRUST_PROXY === 'true',
+    trustProxy: parsed.TRUST_PROXY === 'true' || parsed.TRUST_PROXY_HOPS !== undefined,
+    trustedProxyHops: parsed.TRUST_PROXY_HOPS ?? (parsed.TRUST_PROXY === 'true' ? 1 : 0),
     webhookAllowPrivateTargets: parsed.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     dbPoolSize: parsed.DB_POOL_SIZE,

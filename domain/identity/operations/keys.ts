@@ -4,7 +4,7 @@ import { notFound } from '../../kernel/errors';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { SCOPES, type Requirement, type Scope } from '../../kernel/permissions';
 import { emailSchema } from '../../kernel/validate';
-import { parseCidr } from '../ip-allowlist';
+import { normaliseCidr, parseCidr } from '../ip-allowlist';
 import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
 import { API_KEY_COLUMNS, apiKeyView, memberIdByEmail, type ApiKeyRow } from '../rows';
 
@@ -79,7 +79,7 @@ export const createApiKey = defineOperation({
         displayPrefix(key),
         fingerprintKey(key),
         [...new Set(i.scopes)],
-        i.allowedCidrs.map((c) => c.trim()),
+        [...new Set(i.allowedCidrs.map((c) => normaliseCidr(c)!))],
         new Date(now.getTime() + i.expiresInDays * 86_400_000),
       ],
     );

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { createApiKey } from '../../domain/identity/operations/keys';
+import { DomainError } from '../../domain/kernel/errors';
+import { ipAllowed, parseCidr } from '../../domain/identity/ip-allowlist';
+import { testApp } from '../helpers/api';
+import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { asOperator, bearer, workspaceWithKey } from '../helpers/fixtures';
+
+/** Regression tests for the security review: the client address behind a proxy, and allowlist entries. */
+describe('the client address and IP allowlists', () => {
+  let t: TestDatabase;
+  before(async () => {
+    t = await freshDatabase();
+  });
+  after(() => t.drop());
+
+  const lastAuditIp = async (keyId: string) =>
+    (
+      await t.db.query<{ client_ip: string | null; outcome: string }[]>(
+        'SELECT client_ip, outcome FROM audit_log WHERE key_id = $1 ORDER BY id DESC LIMIT 1',
+        [keyId],
+      )
+    )[0]!;
+
+  it('takes the address the trusted proxy appended, not one the client wrote in X-Forwarded-For', async () => {
+    const { key } = await workspaceWithKey(t.db, { allowedCidrs: ['198.51.100.0/24'] });
+    const app = testApp(t.db, { trustProxy: true });
+    // The client forged an allowed address; the one proxy in front appended the real one.
+    const forged = await request(app)
+      .get('/api/v1/me')
+      .set(bearer(key.key))
+      .set('X-Forwarded-For', '198.51.100.7, 203.0.113.9');
+    assert.equal(forged.status, 401);
+    assert.deepEqual(await lastAuditIp(key.id), { client_ip: '203.0.113.9', outcome: 'refused' });
+    const real = await request(app)
+      .get('/api/v1/me')
+      .set(bearer(key.key))
+      .set('X-Forwarded-For', '203.0.113.9, 198.51.100.7');
+    assert.equal(real.status, 200);
+    assert.equal((await lastAuditIp(key.id)).client_ip, '198.51.100.7');
+  });
+
+  it('reads repeated X-Forwarded-For headers as one list, and refuses an entry that is not an address', async () => {
+    const { key } = await workspaceWithKey(t.db, { allowedCidrs: ['198.51.100.0/24'] });
+    const server = http.createServer(testApp(t.db, { trustProxy: true }) as http.RequestListener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const status = (headers: string[]) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/api/v1/me',
+            // Raw header pairs keep repeats apart (and need Host spelled out).
+            headers: ['Host', `127.0.0.1:${port}`, 'Authorization', `Bearer ${key.key}`, ...headers],
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    assert.equal(await status(['X-Forwarded-For', '198.51.100.7', 'X-Forwarded-For', '203.0.113.9']), 401);
+    assert.equal(await status(['X-Forwarded-For', '203.0.113.9', 'X-Forwarded-For', '198.51.100.7']), 200);
+    assert.equal(await status(['X-Forwarded-For', '198.51.100.7, not-an-address']), 401);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('never reads a malformed allowlist entry as a wider network', () => {
+    for (const bad of [
+      '203.0.113.5/',
+      '10.0.0.0/8/32',
+      '10.0.0.0/08',
+      '10.0.0.0/+8',
+      '10.0.0.0 /8',
+      '1.2.3.4/ 8',
+    ])
+      assert.equal(parseCidr(bad), undefined, bad);
+    assert.equal(ipAllowed(['203.0.113.5/'], '8.8.8.8'), false, 'fails closed');
+    assert.equal(ipAllowed(['10.0.0.0/8/32'], '10.200.0.1'), false, 'fails closed');
+    assert.deepEqual(parseCidr('10.1.2.3/8'), { address: '10.0.0.0', prefix: 8, family: 'ipv4' });
+    assert.deepEqual(parseCidr('2001:db8::1/32'), { address: '2001:db8::', prefix: 32, family: 'ipv6' });
+  });
+
+  it('refuses a malformed entry at key creation, naming it, and stores the normalised network', async () => {
+    const { workspace, email } = await workspaceWithKey(t.db);
+    const create = (allowedCidrs: string[]) =>
+      asOperator(
+        t.db,
+        createApiKey,
+        { ownerEmail: email, name: 'k', scopes: ['leads:read'], allowedCidrs },
+        {
+          workspaceId: workspace.id,
+        },
+      );
+    await assert.rejects(create(['198.51.100.0/24', '203.0.113.5/']), (err: unknown) => {
+      assert.ok(err instanceof DomainError);
+      assert.equal(err.code, 'invalid_request');
+      assert.match(err.message, /203\.0\.113\.5\/ is not an IP address or CIDR/);
+      return true;
+    });
+    const made = await create(['10.1.2.3/8', ' 2001:db8::1/32 ', '192.0.2.7']);
+    assert.deepEqual(made.allowed_cidrs, ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7/32']);
+  });
+});
