@@ -1,8 +1,9 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { ipv6ToBigInt } from '../identity/ip-allowlist';
 
-// Loopback, private, link-local, CGNAT, multicast, documentation and other non-public ranges.
-const blocked = new BlockList();
+// Loopback, private, link-local, CGNAT, multicast, documentation and other non-public IPv4 ranges.
+const blockedV4 = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -20,24 +21,43 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const)
-  blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  blocked.addSubnet(net, prefix, 'ipv6');
+  blockedV4.addSubnet(net, prefix, 'ipv4');
 
+// Inside global unicast (2000::/3), the IANA special-purpose blocks: IETF protocol assignments
+// (Teredo, ORCHID, benchmarking...) and documentation.
+const blockedV6 = new BlockList();
+for (const [net, prefix] of [
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+] as const)
+  blockedV6.addSubnet(net, prefix, 'ipv6');
+
+const v4Text = (n: bigint) => [24n, 16n, 8n, 0n].map((s) => Number((n >> s) & 255n)).join('.');
+const top = (n: bigint, bits: number) => n >> BigInt(128 - bits);
+
+/**
+ * The IPv4 address an IPv6 form carries to an IPv4 host: IPv4-mapped (`::ffff:a.b.c.d`),
+ * IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96` and the local-use `64:ff9b:1::/48`) and 6to4
+ * (`2002::/16`). Where such routes exist each reaches that IPv4 host, so it is judged as IPv4.
+ */
+function embeddedIpv4(n: bigint): string | undefined {
+  if (top(n, 96) === 0n || top(n, 96) === 0xffffn) return v4Text(n & 0xffffffffn);
+  if (top(n, 96) === 0x0064ff9b0000000000000000n || top(n, 48) === 0x0064ff9b0001n)
+    return v4Text(n & 0xffffffffn);
+  if (top(n, 16) === 0x2002n) return v4Text((n >> 80n) & 0xffffffffn);
+  return undefined;
+}
+
+/** Public means reachable on the internet: IPv4 outside the special ranges; IPv6 global unicast outside them. */
 export const isPublicAddress = (raw: string): boolean => {
-  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged by the IPv4 address inside it.
-  const address = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(raw)?.[1] ?? raw;
-  const family = isIP(address);
-  return family !== 0 && !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  const family = isIP(raw);
+  if (family === 4) return !blockedV4.check(raw, 'ipv4');
+  if (family !== 6 || raw.includes('%')) return false;
+  const n = ipv6ToBigInt(raw);
+  const v4 = embeddedIpv4(n);
+  if (v4 !== undefined) return isPublicAddress(v4);
+  return top(n, 3) === 1n && !blockedV6.check(raw, 'ipv6');
 };
 
 export type UrlVerdict =
