@@ -8,6 +8,10 @@ import { listenApi } from './listen';
 async function main() {
   const config = loadConfig();
   const log = createLogger('api', config.logLevel);
+  if (config.env === 'production' && config.webhookAllowPrivateTargets)
+    log.error(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
+    );
   const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
   const api = await listenApi(config, db, log);
   log.info('api listening', { url: api.url });

@@ -62,6 +62,7 @@ const schema = yup.object({
     .max(10, 'TRUST_PROXY_HOPS must be between 1 and 10')
     .optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION'),
   DB_POOL_SIZE: yup
     .number()
     .typeError('DB_POOL_SIZE must be a number')
@@ -124,6 +125,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const env = parsed.NODE_ENV;
   const problems: string[] = [];
   const secretsKey = decodeSecretsKey(parsed.SECRETS_KEY, env, problems);
+  if (
+    env === 'production' &&
+    parsed.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true' &&
+    parsed.WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION !== 'true'
+  ) {
+    problems.push(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS=true is refused in production: it lets webhooks reach internal services. ' +
+        'Set WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION=true as well only if you mean it.',
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env,

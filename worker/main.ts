@@ -8,6 +8,10 @@ import { runWorker } from './run';
 async function main() {
   const config = loadConfig();
   const log = createLogger('worker', config.logLevel);
+  if (config.env === 'production' && config.webhookAllowPrivateTargets)
+    log.error(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
+    );
   const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
   // RELAY_CRASH_AT exists for the crash-safety tests only: it makes the relay exit mid-pass, as a kill would.
   const crashAt = process.env.RELAY_CRASH_AT as 'before-start' | 'before-mark' | undefined;

@@ -13,10 +13,7 @@ export const authenticate =
       db,
       bearerToken(ctx.get('Authorization') || undefined),
       ctx.state.clientIp,
-      new Date(),
-      {
-        countRequest: true,
-      },
+      { countRequest: true },
     );
     if (!result.ok) {
       ctx.state.presentedKey = {

@@ -48,6 +48,8 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
       TEMPORAL_TASK_QUEUE: s.taskQueue,
       SECRETS_KEY: s.secretsKey.toString('base64'),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // The receiver is on loopback; a production build refuses that unless told, as here, on purpose.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
       // Info is one line at start-up (the readiness signal); per-delivery logging would cost CPU.
       LOG_LEVEL: 'info',
     }),

@@ -18,8 +18,10 @@ type KeyRow = {
   fingerprint: Buffer;
   scopes: Scope[];
   allowed_cidrs: string[];
-  expires_at: Date;
+  /** Decided by the database's clock, the same one the rate-limit window uses. */
+  expired: boolean;
   revoked_at: Date | null;
+  workspace_status: string;
   workspace_id: string;
   owner_user_id: string;
   role: Role | null;
@@ -37,7 +39,6 @@ export async function authenticateKey(
   db: Pick<DataSource, 'query'>,
   presented: string | undefined,
   clientIp: string | undefined,
-  now = new Date(),
   /** Also count this request in the key's one-minute window (the REST door's rate limit). */
   opts: { countRequest?: boolean } = {},
 ): Promise<AuthResult> {
@@ -49,15 +50,17 @@ export async function authenticateKey(
   // One round trip: the key, its owner's live role and, for a live key, the rate-limit count.
   const rows = await db.query<KeyRow[]>(
     `WITH k AS (
-       SELECT k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes, k.allowed_cidrs, k.expires_at,
-              k.revoked_at, k.workspace_id, k.owner_user_id, m.role
+       SELECT k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes, k.allowed_cidrs,
+              k.expires_at <= clock_timestamp() AS expired, k.revoked_at, k.workspace_id, k.owner_user_id, m.role,
+              w.status AS workspace_status
          FROM api_keys k
+         JOIN workspaces w ON w.id = k.workspace_id
          LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
         WHERE k.fingerprint = $1
      ), rl AS (
        INSERT INTO rate_limit_windows AS w (key_id, window_start, hits)
        SELECT id, date_trunc('minute', clock_timestamp()), 1 FROM k
-        WHERE $2 AND revoked_at IS NULL AND expires_at > clock_timestamp()
+        WHERE $2 AND revoked_at IS NULL AND NOT expired AND workspace_status = 'active'
        ON CONFLICT (key_id, window_start) DO UPDATE SET hits = w.hits + 1
        RETURNING w.hits,
          greatest(1, ceil(extract(epoch FROM w.window_start + interval '1 minute' - clock_timestamp())))::int AS reset
@@ -70,7 +73,9 @@ export async function authenticateKey(
     return { ok: false, reason: 'unknown key', keyPrefix };
   const known = { keyPrefix, keyId: row.id, workspaceId: row.workspace_id };
   if (row.revoked_at) return { ok: false, reason: 'key revoked', ...known };
-  if (row.expires_at.getTime() <= now.getTime()) return { ok: false, reason: 'key expired', ...known };
+  if (row.expired) return { ok: false, reason: 'key expired', ...known };
+  if (row.workspace_status !== 'active')
+    return { ok: false, reason: `workspace ${row.workspace_status}`, ...known };
   if (!ipAllowed(row.allowed_cidrs, clientIp)) {
     return {
       ok: false,

@@ -27,6 +27,24 @@ describe('configuration', () => {
     const key = Buffer.alloc(32, 7).toString('base64');
     assert.deepEqual(loadConfig({ ...base, SECRETS_KEY: key }).secretsKey, Buffer.alloc(32, 7));
   });
+  it('refuses private webhook targets in production unless forced on purpose', () => {
+    const prod = { ...base, NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+    assert.throws(
+      () => loadConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }),
+      /WEBHOOK_ALLOW_PRIVATE_TARGETS=true is refused in production/,
+    );
+    const forced = loadConfig({
+      ...prod,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
+    });
+    assert.equal(forced.webhookAllowPrivateTargets, true);
+    assert.equal(
+      loadConfig({ ...base, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+        .webhookAllowPrivateTargets,
+      true,
+    );
+  });
   it('applies documented defaults', () => {
     const c = loadConfig({ ...base, NODE_ENV: 'test' });
     assert.equal(c.port, 3000);

@@ -62,7 +62,9 @@ export const listDeliveries = defineOperation({
         ORDER BY d.created_at DESC, d.id DESC LIMIT $4`,
       [ctx.workspaceId, p.type ?? null, p.status ?? null, p.limit === undefined ? 25 : Number(p.limit)],
     );
-    const data = rows.map(deliveryView);
+    // Lead contact details inside payloads are for keys that may read leads; the rest see ids, types, times.
+    const redact = ctx.actor.type === 'key' && !ctx.actor.principal.scopes.includes('leads:read');
+    const data = rows.map((r) => (redact ? withoutContact(deliveryView(r)) : deliveryView(r)));
     if (ctx.actor.type !== 'operator') return { data, count: data.length };
     const attempts = await ctx.m.query<Attempt[]>(
       `SELECT delivery_id, number, started_at, duration_ms, response_status, error_class FROM webhook_attempts
@@ -87,6 +89,17 @@ export const listDeliveries = defineOperation({
     };
   },
 });
+
+const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'postcode'];
+
+/** A delivery record whose payload keeps everything but the lead's contact details, and says so. */
+function withoutContact(record: ReturnType<typeof deliveryView>) {
+  const payload = record.payload as { data?: Record<string, unknown> };
+  const data = Object.fromEntries(
+    Object.entries(payload.data ?? {}).filter(([k]) => !CONTACT_FIELDS.includes(k)),
+  );
+  return { ...record, payload: { ...payload, data }, payload_redacted: true as const };
+}
 
 /**
  * Requeues deliveries that gave up or were cancelled, as new attempts of the same event id: a new
