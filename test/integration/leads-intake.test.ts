@@ -180,10 +180,10 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
       },
       { workspaceId },
     );
-    const before = await Promise.all(
-      ['leads', 'touches', 'events', 'messages', 'idempotency_keys'].map((x) => count(t.db, x)),
-    );
-    const res = await postLead(app, key, intakeBody({ email: 'blocked@example.com', message: 'hi' }));
+    const tables = ['leads', 'touches', 'events', 'messages', 'idempotency_keys'];
+    const before = await Promise.all(tables.map((x) => count(t.db, x)));
+    const body = intakeBody({ email: 'blocked@example.com', message: 'hi' });
+    const res = await postLead(app, key, body, 'idem-suppressed-1');
     assert.equal(res.status, 409);
     assert.deepEqual(res.body, {
       error: {
@@ -191,10 +191,17 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
         message: 'This contact is suppressed (opted out or blocked); nothing was stored.',
       },
     });
-    const after = await Promise.all(
-      ['leads', 'touches', 'events', 'messages', 'idempotency_keys'].map((x) => count(t.db, x)),
+    const after = await Promise.all(tables.map((x) => count(t.db, x)));
+    // Nothing of the submission is stored; the Idempotency-Key keeps the outcome, so a retry gets the same 409.
+    assert.deepEqual(after, [...before.slice(0, 4), before[4]! + 1]);
+    const [kept] = await t.db.query<{ response_body: unknown }[]>(
+      `SELECT response_body FROM idempotency_keys WHERE idempotency_key = 'idem-suppressed-1'`,
     );
-    assert.deepEqual(after, before);
+    assert.deepEqual(kept!.response_body, { data: null, outcome: 'SUPPRESSED' });
+    const replay = await postLead(app, key, body, 'idem-suppressed-1');
+    assert.equal(replay.status, 409);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(replay.body, res.body);
   });
 
   it('touches a lead whose contact became suppressed (lead.touched SUPPRESSED) and changes nothing else', async () => {
@@ -215,6 +222,12 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
     const last = events.at(-1)!;
     assert.equal(last.type, 'lead.touched');
     assert.equal(last.data.outcome, 'SUPPRESSED');
+    for (const field of ['email', 'postcode', 'first_name', 'last_name', 'phone'])
+      assert.equal(field in last.data, false, `the submitted ${field} is not in lead.touched`);
+    const [touchRow] = await t.db.query<{ contact: unknown }[]>('SELECT contact FROM touches WHERE id = $1', [
+      last.data.touch_id,
+    ]);
+    assert.deepEqual(touchRow!.contact, {}, 'nor in the touch row');
     const [lead] = await t.db.query<{ postcode: string | null }[]>(
       'SELECT postcode FROM leads WHERE id = $1',
       [first.body.data.id],

@@ -53,7 +53,8 @@ export const createLead = defineOperation({
   prepare: (raw) => trimStrings(objectBody(raw)),
   idempotency: {
     key: (i) => i.idempotency_key,
-    remember: (out: IntakeResult) => out.outcome !== 'SUPPRESSED',
+    // A suppressed intake is remembered too (its outcome, never its contact), so a retry gets the same 409.
+    remember: () => true,
   },
   summary: (i) => `Record a lead from ${i.source} (${i.email ?? i.phone ?? 'no contact'})`,
   run: async (ctx, input): Promise<IntakeResult> => {
@@ -98,10 +99,12 @@ async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promis
     [workspaceId, addresses],
   );
   const touch = async (leadId: string, outcome: IntakeOutcome, changed: string[]) => {
+    // A suppressed submission leaves its outcome only: none of what was submitted is kept or sent.
+    const kept = outcome === 'SUPPRESSED' ? {} : contact;
     const [{ id }] = await m.query<[{ id: string }]>(
       `INSERT INTO touches (workspace_id, lead_id, source_type, source, outcome, contact)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-      [workspaceId, leadId, intake.sourceType, intake.source, outcome, JSON.stringify(contact)],
+      [workspaceId, leadId, intake.sourceType, intake.source, outcome, JSON.stringify(kept)],
     );
     await ctx.emit(
       workspaceId,
@@ -115,7 +118,7 @@ async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promis
         changed_fields: changed,
         source_type: intake.sourceType,
         source: intake.source,
-        ...contact,
+        ...kept,
       },
     );
   };
