@@ -1,11 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { expireApproval, recordDecision, runApproved, type Decision } from '../domain/approvals/decide';
-import {
-  APPROVAL_COLUMNS,
-  approvalView,
-  type ApprovalRow,
-  type ApprovalView,
-} from '../domain/approvals/rows';
+import { approvalView, findApproval, type ApprovalView } from '../domain/approvals/rows';
 import { DomainError } from '../domain/kernel/errors';
 import type { Services } from '../domain/kernel/operation';
 
@@ -24,11 +19,7 @@ export const createApprovalActivities = (services: Services) => ({
   async recordApprovalDecision(approvalId: string, decision: Decision): Promise<ApprovalView> {
     return refusalsAsFailures(async () => {
       await recordDecision(services.db, approvalId, decision);
-      const [row] = await services.db.query<ApprovalRow[]>(
-        `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`,
-        [approvalId],
-      );
-      return approvalView(row!);
+      return approvalView((await findApproval(services.db, approvalId))!);
     });
   },
   async runApprovedRequest(approvalId: string): Promise<ApprovalView> {

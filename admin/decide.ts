@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import * as yup from 'yup';
-import { APPROVAL_COLUMNS, approvalWorkflowId, type ApprovalRow } from '../domain/approvals/rows';
+import { approvalWorkflowId, findApproval } from '../domain/approvals/rows';
 import { DomainError } from '../domain/kernel/errors';
 import { emailSchema, validate } from '../domain/kernel/validate';
 import { decideUpdate } from '../workflows/approval';
@@ -20,8 +20,7 @@ const flagsSchema = yup.object({
  */
 export async function decide(db: DataSource, client: Client, decision: 'approve' | 'reject', f: Flags) {
   const { id, as, reason } = validate(flagsSchema, { id: f.id, as: f.as, reason: f.reason });
-  const current = async () =>
-    (await db.query<ApprovalRow[]>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [id]))[0];
+  const current = () => findApproval(db, id);
   const before = await current();
   if (!before) throw new DomainError('not_found', 'No such approval request.', { field: 'id' });
   if (before.status !== 'PENDING')

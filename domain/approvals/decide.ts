@@ -1,11 +1,12 @@
 import type { DataSource } from 'typeorm';
 import type { Actor } from '../kernel/actor';
+import { writeAudit } from '../kernel/audit';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
 import { roleAtLeastAdmin } from './rules';
 import { runOperation } from '../kernel/runner';
 import { operationNamed } from '../registry';
-import { APPROVAL_COLUMNS, approvalView, type ApprovalRow, type ApprovalView } from './rows';
+import { APPROVAL_COLUMNS, approvalView, findApproval, type ApprovalRow, type ApprovalView } from './rows';
 import type { Role } from '../kernel/permissions';
 
 export type Decision = { decision: 'approve' | 'reject'; approverEmail: string; reason?: string };
@@ -47,16 +48,14 @@ export async function recordDecision(db: DataSource, approvalId: string, d: Deci
               finished_at = CASE WHEN $2 = 'REJECTED' THEN clock_timestamp() END WHERE id = $1`,
       [approvalId, status, approver.id, d.reason ?? null],
     );
-    await m.query(
-      `INSERT INTO audit_log (door, action, outcome, workspace_id, actor_user_id, details)
-       VALUES ('admin', $1, 'allowed', $2, $3, $4)`,
-      [
-        `approval.${d.decision}`,
-        row.workspace_id,
-        approver.id,
-        JSON.stringify({ approval_id: approvalId, operation: row.operation }),
-      ],
-    );
+    await writeAudit(m, {
+      door: 'admin',
+      action: `approval.${d.decision}`,
+      outcome: 'allowed',
+      workspaceId: row.workspace_id,
+      actorUserId: approver.id,
+      details: { approval_id: approvalId, operation: row.operation },
+    });
     return approver.id;
   });
 }
@@ -68,11 +67,7 @@ export async function recordDecision(db: DataSource, approvalId: string, d: Deci
  */
 export async function runApproved(services: Services, approvalId: string): Promise<ApprovalView> {
   const { db } = services;
-  const load = async () =>
-    (
-      await db.query<ApprovalRow[]>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [approvalId])
-    )[0];
-  const row = await load();
+  const row = await findApproval(db, approvalId);
   if (!row) throw new Error(`approval ${approvalId} does not exist`);
   if (row.status !== 'APPROVED') return approvalView(row);
   const op = operationNamed(row.operation);
@@ -124,7 +119,7 @@ export async function runApproved(services: Services, approvalId: string): Promi
       [approvalId, err.auditReason ? `${err.message} (${err.auditReason})` : err.message],
     );
   }
-  return approvalView((await load())!);
+  return approvalView((await findApproval(db, approvalId))!);
 }
 
 /** Ends a request nobody decided within its time: a later decision is refused with this status. */
@@ -133,8 +128,5 @@ export async function expireApproval(db: DataSource, approvalId: string): Promis
     `UPDATE approvals SET status = 'EXPIRED', finished_at = clock_timestamp() WHERE id = $1 AND status = 'PENDING'`,
     [approvalId],
   );
-  const [row] = await db.query<ApprovalRow[]>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [
-    approvalId,
-  ]);
-  return approvalView(row!);
+  return approvalView((await findApproval(db, approvalId))!);
 }

@@ -1,3 +1,5 @@
+import type { EntityManager } from 'typeorm';
+
 export const APPROVAL_STATUSES = [
   'PENDING',
   'APPROVED',
@@ -53,3 +55,14 @@ export type ApprovalView = ReturnType<typeof approvalView>;
 
 /** Temporal's id for the request's workflow: readable in the Web UI, refused if started twice. */
 export const approvalWorkflowId = (approvalId: string) => `approval:${approvalId}`;
+
+/** An approval request by id, as recorded. */
+export async function findApproval(
+  m: Pick<EntityManager, 'query'>,
+  approvalId: string,
+): Promise<ApprovalRow | undefined> {
+  const [row] = await m.query<ApprovalRow[]>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [
+    approvalId,
+  ]);
+  return row;
+}

@@ -66,3 +66,16 @@ export async function lockLead(
   if (!rows[0]) throw notFound('lead');
   return rows[0];
 }
+
+/** Checks that a lead exists in the actor's workspace (any, for the operator); another's is "not found". */
+export async function requireLead(
+  m: Pick<EntityManager, 'query'>,
+  leadId: string,
+  workspaceId: string | undefined,
+): Promise<void> {
+  const rows: unknown[] = await m.query(
+    'SELECT 1 FROM leads WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)',
+    [leadId, workspaceId ?? null],
+  );
+  if (rows.length === 0) throw notFound('lead');
+}

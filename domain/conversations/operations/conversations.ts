@@ -1,10 +1,10 @@
 import * as yup from 'yup';
-import { DomainError, notFound } from '../../kernel/errors';
+import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
 import { LEADS_READ, LEADS_WRITE } from '../../leads/requirements';
-import { LEAD_COLUMNS, lockLead, type LeadRow } from '../../leads/rows';
+import { LEAD_COLUMNS, lockLead, requireLead, type LeadRow } from '../../leads/rows';
 import { leadIdField } from '../../leads/schemas';
 import { CHANNELS, messageBody } from '../channels';
 import { builtInProvider } from '../provider';
@@ -48,11 +48,7 @@ export const listConversations = defineOperation({
   input: yup.object({ leadId: leadIdField }),
   summary: (i) => `List the conversations of lead ${i.leadId}`,
   run: async (ctx, { leadId }) => {
-    const [lead] = await ctx.m.query<{ id: string }[]>(
-      'SELECT id FROM leads WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)',
-      [leadId, ctx.workspaceId ?? null],
-    );
-    if (!lead) throw notFound('lead');
+    await requireLead(ctx.m, leadId, ctx.workspaceId);
     const threads = await ctx.m.query<(MessageRow & { messages: number })[]>(
       `SELECT DISTINCT ON (channel) channel, id, direction, status, left(body, 500) AS body, at,
               count(*) OVER (PARTITION BY channel)::int AS messages
@@ -84,11 +80,7 @@ export const getConversation = defineOperation({
   }),
   summary: (i) => `Read the ${i.channel} conversation of lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, limit }) => {
-    const [lead] = await ctx.m.query<{ id: string }[]>(
-      'SELECT id FROM leads WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)',
-      [leadId, ctx.workspaceId ?? null],
-    );
-    if (!lead) throw notFound('lead');
+    await requireLead(ctx.m, leadId, ctx.workspaceId);
     const rows = await ctx.m.query<MessageRow[]>(
       `SELECT id, channel, direction, status, body, at FROM messages WHERE lead_id = $1 AND channel = $2
         ORDER BY at DESC, id DESC LIMIT $3`,
