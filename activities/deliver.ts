@@ -1,6 +1,7 @@
+import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { WorkflowCanceller } from '../domain/kernel/operation';
-import { classify, outcomeOf, type PostResult } from '../domain/webhooks/delivery-rules';
+import { ATTEMPT_TIMEOUT_MS, classify, outcomeOf, type PostResult } from '../domain/webhooks/delivery-rules';
 import { recordAttempt } from '../domain/webhooks/record-attempt';
 import { decryptSecret } from '../domain/webhooks/secrets';
 import { signWebhook } from '../domain/webhooks/signing';
@@ -14,6 +15,9 @@ export type DeliveryDeps = {
   secretsKey: Buffer;
   allowPrivateTargets: boolean;
   cancelWorkflows: WorkflowCanceller;
+  /** Tests only: a shorter attempt deadline, and their own DNS server. */
+  attemptTimeoutMs?: number;
+  dnsServers?: string[];
 };
 
 export type AttemptInput = {
@@ -40,6 +44,17 @@ type Target = {
   secret_ciphertext: Buffer;
   already_made: boolean;
 };
+
+const TARGET_ERROR = { blocked: 'blocked_target', dns: 'dns', timeout: 'timeout' } as const;
+
+/** The running activity's cancellation signal; none when called outside Temporal (tests). */
+function activityCancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
 
 export const createDeliveryActivities = (deps: DeliveryDeps) => ({
   /**
@@ -76,15 +91,24 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => ({
       return { outcome: 'cancelled' };
     }
     const startedAt = deps.clock();
-    const target = await checkTarget(t.url, deps.allowPrivateTargets);
+    // One deadline for DNS, connect, TLS and the whole answer; Temporal's cancellation (the local
+    // activity timed out, the workflow ended) stops the request too, so no retry overlaps a POST.
+    const deadline = AbortSignal.timeout(deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS);
+    const cancelled = activityCancellation();
+    const signal = cancelled ? AbortSignal.any([deadline, cancelled]) : deadline;
+    const target = await checkTarget(t.url, deps.allowPrivateTargets, {
+      signal,
+      dnsServers: deps.dnsServers,
+    });
     let result: PostResult;
-    if (!target.ok) result = { errorClass: 'blocked_target' };
+    if (!target.ok) result = { errorClass: TARGET_ERROR[target.kind] };
     else {
       const secret = decryptSecret(t.secret_ciphertext, deps.secretsKey);
       result = await deps.http({
         url: target.url,
         address: target.address!,
         body: t.envelope,
+        signal,
         headers: {
           'content-type': 'application/json',
           'service-signature': signWebhook(t.envelope, secret, Math.floor(startedAt.getTime() / 1000)),

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { ATTEMPT_TIMEOUT_MS, type PostResult } from '../domain/webhooks/delivery-rules';
+import type { PostResult } from '../domain/webhooks/delivery-rules';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -11,16 +11,18 @@ export type PostRequest = {
   address: { address: string; family: number };
   headers: Record<string, string>;
   body: string;
-  timeoutMs?: number;
+  /** The attempt's one deadline (DNS, connect, TLS and the whole answer), and its cancellation. */
+  signal: AbortSignal;
 };
 
 export type HttpPost = (req: PostRequest) => Promise<PostResult>;
 
 /**
- * One POST, answered within the time limit or failed: the whole answer (headers and body) must
- * arrive in 10 s. Redirects are not followed (Node's http never does). The body is read and dropped.
+ * One POST, answered before the attempt's deadline or failed: connect, TLS, headers and the whole
+ * body must all arrive before `signal` fires, which also destroys the request. Redirects are not
+ * followed (Node's http never does). The body is read (up to 64 KiB, then the socket is cut) and dropped.
  */
-export const httpPost: HttpPost = ({ url, address, headers, body, timeoutMs = ATTEMPT_TIMEOUT_MS }) =>
+export const httpPost: HttpPost = ({ url, address, headers, body, signal }) =>
   new Promise<PostResult>((resolve) => {
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) callback(null, [address]);
@@ -31,7 +33,7 @@ export const httpPost: HttpPost = ({ url, address, headers, body, timeoutMs = AT
     const finish = (r: PostResult) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      signal.removeEventListener('abort', onDeadline);
       resolve(r);
     };
     const req = client.request(
@@ -53,10 +55,12 @@ export const httpPost: HttpPost = ({ url, address, headers, body, timeoutMs = AT
         res.on('error', () => finish({ status: res.statusCode ?? 0 }));
       },
     );
-    const timer = setTimeout(() => {
+    const onDeadline = () => {
       finish({ errorClass: 'timeout' });
       req.destroy();
-    }, timeoutMs);
+    };
+    if (signal.aborted) onDeadline();
+    else signal.addEventListener('abort', onDeadline, { once: true });
     req.on('error', (err: NodeJS.ErrnoException) => {
       const tls = /CERT|SSL|TLS/i.test(err.code ?? '') || /certificate|ssl|tls/i.test(err.message);
       finish({ errorClass: tls ? 'tls' : 'connection' });

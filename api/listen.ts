@@ -10,7 +10,12 @@ import { approvalStarter, connectClient } from '../infra/temporal-client';
 export type RunningApi = { url: string; server: Server; close: () => Promise<void> };
 
 /** Serves the API; `close` stops accepting connections and waits for in-flight requests. */
-export async function listenApi(config: Config, db: DataSource, log: Logger): Promise<RunningApi> {
+export async function listenApi(
+  config: Config,
+  db: DataSource,
+  log: Logger,
+  opts: { crashAfterCommit?: number } = {},
+): Promise<RunningApi> {
   // Temporal is dialled on the first parked approval request, so the API starts (and serves REST)
   // whether or not Temporal is up yet.
   let temporal: Promise<Awaited<ReturnType<typeof connectClient>>> | undefined;
@@ -23,7 +28,7 @@ export async function listenApi(config: Config, db: DataSource, log: Logger): Pr
       await approvalStarter((await temporal).client, config.temporalTaskQueue)(approval);
     },
   };
-  const app = buildApp({ db, config, log, approvals });
+  const app = buildApp({ db, config, log, approvals, crashAfterCommit: opts.crashAfterCommit });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;

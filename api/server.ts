@@ -22,6 +22,11 @@ export type AppDeps = {
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
   log: Logger;
+  /**
+   * Fault injection for the crash-safety suite only (API_CRASH_AFTER_COMMIT): the process kills
+   * itself after the Nth lead intake has committed and before its answer leaves.
+   */
+  crashAfterCommit?: number;
 };
 
 /**
@@ -29,7 +34,7 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({ db, config, log, approvals }: AppDeps) {
+export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDeps) {
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
   // entries. Anything left of them was written by the client and proves nothing.
@@ -48,7 +53,18 @@ export function buildApp({ db, config, log, approvals }: AppDeps) {
     .use(authenticate(db))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())
+    .use(crashAfterCommit ? killAfterCommit(crashAfterCommit) : (_ctx, next) => next())
     .use(mcpRoute(services, config.mcpAllowedOrigins ?? []))
     .use(routes.routes());
   return app;
+}
+
+/** Dies like a `kill -9` once the Nth created lead is committed, before the client hears of it. */
+function killAfterCommit(n: number): Koa.Middleware<RequestState> {
+  let created = 0;
+  return async (ctx, next) => {
+    await next();
+    if (ctx.method === 'POST' && ctx.path === '/api/v1/leads' && ctx.status === 201 && ++created === n)
+      process.kill(process.pid, 'SIGKILL');
+  };
 }

@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { ipv6ToBigInt } from '../identity/ip-allowlist';
 
@@ -61,7 +61,66 @@ export const isPublicAddress = (raw: string): boolean => {
 };
 
 export type UrlVerdict =
-  { ok: true; url: URL; address?: { address: string; family: number } } | { ok: false; reason: string };
+  | { ok: true; url: URL; address?: { address: string; family: number } }
+  | { ok: false; reason: string; kind: 'blocked' | 'dns' | 'timeout' };
+
+export type ResolveOptions = {
+  /** The attempt's deadline (and its cancellation): resolution stops when it fires. */
+  signal?: AbortSignal;
+  /** DNS servers to ask instead of the system's (tests run one on loopback). */
+  dnsServers?: string[];
+};
+
+// Per query; the caller's deadline bounds the whole resolution anyway.
+const DNS_QUERY_TIMEOUT_MS = 2_500;
+const DNS_TRIES = 2;
+
+class ResolutionTimeout extends Error {}
+
+/**
+ * A host's A and AAAA records, asked with c-ares on the event loop, not `dns.lookup` on libuv's four
+ * threads: slow resolvers then cost sockets, not the thread pool everything else shares. `localhost`
+ * is loopback by definition (RFC 6761), without asking anyone.
+ */
+async function resolveHost(
+  host: string,
+  opts: ResolveOptions,
+): Promise<{ address: string; family: number }[]> {
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
+  const resolver = new Resolver({ timeout: DNS_QUERY_TIMEOUT_MS, tries: DNS_TRIES });
+  if (opts.dnsServers) resolver.setServers(opts.dnsServers);
+  const { signal } = opts;
+  signal?.throwIfAborted();
+  let onAbort = () => undefined as void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      resolver.cancel();
+      reject(new ResolutionTimeout());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const [v4, v6] = await Promise.race([
+      Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]),
+      aborted,
+    ]);
+    const addresses = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    const timedOut = [v4, v6].some(
+      (r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'ETIMEOUT',
+    );
+    if (addresses.length === 0 && timedOut) throw new ResolutionTimeout();
+    return addresses;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
 
 /**
  * The target policy: https only, and every address the host resolves to must be public, unless
@@ -69,28 +128,40 @@ export type UrlVerdict =
  * attempt; the attempt then connects to the very address checked here, so DNS rebinding cannot
  * swap in a private one between check and connect.
  */
-export async function checkTarget(raw: string, allowPrivate: boolean): Promise<UrlVerdict> {
+export async function checkTarget(
+  raw: string,
+  allowPrivate: boolean,
+  opts: ResolveOptions = {},
+): Promise<UrlVerdict> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'not a valid URL' };
+    return { ok: false, reason: 'not a valid URL', kind: 'blocked' };
   }
-  if (url.username || url.password) return { ok: false, reason: 'credentials in the URL are not allowed' };
+  if (url.username || url.password)
+    return { ok: false, reason: 'credentials in the URL are not allowed', kind: 'blocked' };
   const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) return { ok: false, reason: 'the URL must use https' };
+  if (!schemes.includes(url.protocol))
+    return { ok: false, reason: 'the URL must use https', kind: 'blocked' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string; family: number }[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
-  } catch {
-    return { ok: false, reason: `the host ${host} does not resolve` };
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolveHost(host, opts);
+  } catch (err) {
+    if (err instanceof ResolutionTimeout)
+      return { ok: false, reason: `resolving ${host} took too long`, kind: 'timeout' };
+    addresses = [];
   }
-  if (addresses.length === 0) return { ok: false, reason: `the host ${host} does not resolve` };
+  if (addresses.length === 0) return { ok: false, reason: `the host ${host} does not resolve`, kind: 'dns' };
   if (!allowPrivate) {
     const bad = addresses.find((a) => !isPublicAddress(a.address));
     if (bad)
-      return { ok: false, reason: `the host ${host} resolves to a non-public address (${bad.address})` };
+      return {
+        ok: false,
+        reason: `the host ${host} resolves to a non-public address (${bad.address})`,
+        kind: 'blocked',
+      };
   }
   return { ok: true, url, address: addresses[0] };
 }

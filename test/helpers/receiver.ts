@@ -48,6 +48,7 @@ export async function startReceiver(answer: (r: Received) => Answer = () => ({ s
       const a = answer(r);
       if (a === 'hang') {
         hanging.add(res);
+        res.once('close', () => hanging.delete(res));
         return;
       }
       res.writeHead(a.status, a.headers);
@@ -62,6 +63,8 @@ export async function startReceiver(answer: (r: Received) => Answer = () => ({ s
     setSecret: (s: string) => {
       secret = s;
     },
+    /** Requests still held open: a sender that gives up closes its connection. */
+    hangingNow: () => hanging.size,
     ofType: (type: string) => received.filter((r) => r.headers['service-event-type'] === type),
     close: async () => {
       for (const res of hanging) res.destroy();

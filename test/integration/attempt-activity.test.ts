@@ -1,26 +1,31 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createDeliveryActivities } from '../../activities/deliver';
+import { createDeliveryActivities, type AttemptInput } from '../../activities/deliver';
 import { httpPost } from '../../activities/http-post';
 import { emitEvent } from '../../domain/kernel/events';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
-import { startReceiver, type Receiver } from '../helpers/receiver';
+import { startReceiver, type Answer, type Receiver } from '../helpers/receiver';
+import { waitFor } from '../../tooling/processes';
+import { startDnsServer } from '../helpers/dns-server';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { pbkdf2 } from 'node:crypto';
+import { promisify } from 'node:util';
 
 /** The attempt activity on its own, against PostgreSQL and a loopback receiver. */
 describe('the attempt activity', () => {
   let t: TestDatabase;
   let rx: Receiver;
-  let status = 503;
+  let status: Answer = { status: 503 };
   const secretsKey = Buffer.alloc(32, 9);
   let activities: ReturnType<typeof createDeliveryActivities>;
   let workspaceId: string;
   let endpointId: string;
   before(async () => {
     t = await freshDatabase();
-    rx = await startReceiver(() => ({ status }));
+    rx = await startReceiver(() => status);
     workspaceId = (await workspaceWithKey(t.db)).workspace.id;
     const deps = { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller };
     const e = await asOperator(
@@ -62,7 +67,7 @@ describe('the attempt activity', () => {
 
   it('does not send an attempt again when a crashed worker re-runs it: it answers what was recorded', async () => {
     const deliveryId = await newDelivery();
-    status = 503;
+    status = { status: 503 };
     const input = { deliveryId, generation: 0, attempt: 1, nextDelayMs: 30_000 };
     assert.deepEqual(await activities.attemptDelivery(input), {
       outcome: 'retry',
@@ -70,7 +75,7 @@ describe('the attempt activity', () => {
       errorClass: undefined,
     });
     assert.equal(rx.received.length, 1);
-    status = 204;
+    status = { status: 204 };
     assert.deepEqual(
       await activities.attemptDelivery(input),
       { outcome: 'retry' },
@@ -104,5 +109,101 @@ describe('the attempt activity', () => {
       { outcome: 'cancelled' },
     );
     assert.equal(rx.received.length, before);
+  });
+
+  describe('one deadline for DNS, connect and answer', () => {
+    let dns: Awaited<ReturnType<typeof startDnsServer>>;
+    const port = () => new URL(rx.url).port;
+    before(async () => {
+      dns = await startDnsServer({ 'hooks.test': { a: ['127.0.0.1'] }, 'stalled.test': 'silent' });
+    });
+    after(() => dns.close());
+
+    const withDeadline = (ms: number) =>
+      createDeliveryActivities({
+        db: t.db,
+        http: httpPost,
+        clock: () => new Date(),
+        secretsKey,
+        allowPrivateTargets: true,
+        cancelWorkflows: noCanceller,
+        attemptTimeoutMs: ms,
+        dnsServers: [dns.server],
+      });
+    const pointAt = (host: string) =>
+      t.db.query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [
+        endpointId,
+        `http://${host}:${port()}/hooks`,
+      ]);
+    const attemptOf = async (deliveryId: string) =>
+      (
+        await t.db.query<
+          { error_class: string | null; response_status: number | null; duration_ms: number }[]
+        >('SELECT error_class, response_status, duration_ms FROM webhook_attempts WHERE delivery_id = $1', [
+          deliveryId,
+        ])
+      )[0]!;
+    after(() => t.db.query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [endpointId, rx.url]));
+
+    it('resolves the host itself (c-ares, not the thread pool) and connects to the address it checked', async () => {
+      await pointAt('hooks.test');
+      status = { status: 204 };
+      const deliveryId = await newDelivery();
+      const out = await withDeadline(5_000).attemptDelivery({
+        deliveryId,
+        generation: 0,
+        attempt: 1,
+        nextDelayMs: 1,
+      });
+      assert.equal(out.outcome, 'succeeded');
+      assert.equal(rx.received.at(-1)!.headers.host, `hooks.test:${port()}`);
+    });
+
+    it('counts a resolver that never answers against the attempt deadline, and keeps the thread pool free', async () => {
+      await pointAt('stalled.test');
+      const ids = await Promise.all(Array.from({ length: 6 }, () => newDelivery()));
+      const activities = withDeadline(1_500);
+      let attemptsDone = false;
+      const attempts = Promise.all(
+        ids.map((deliveryId) =>
+          activities.attemptDelivery({ deliveryId, generation: 0, attempt: 1, nextDelayMs: 1 }),
+        ),
+      ).finally(() => (attemptsDone = true));
+      // Six stalled lookups on libuv's four threads would hold this back until they gave up.
+      await Promise.all(Array.from({ length: 4 }, () => promisify(pbkdf2)('x', 'y', 1, 32, 'sha256')));
+      assert.equal(attemptsDone, false, 'the thread pool answered while every resolution still waited');
+      for (const out of await attempts) assert.equal(out.outcome, 'retry');
+      for (const id of ids) {
+        const a = await attemptOf(id);
+        assert.equal(a.error_class, 'timeout');
+        assert.ok(a.duration_ms < 3_000, `the attempt ended at its deadline (took ${a.duration_ms} ms)`);
+      }
+    });
+
+    it('names a host that does not exist as a dns failure', async () => {
+      await pointAt('missing.test');
+      const deliveryId = await newDelivery();
+      await withDeadline(5_000).attemptDelivery({ deliveryId, generation: 0, attempt: 1, nextDelayMs: 1 });
+      assert.equal((await attemptOf(deliveryId)).error_class, 'dns');
+    });
+
+    it('stops its request when Temporal cancels the attempt', async () => {
+      await pointAt('127.0.0.1');
+      status = 'hang';
+      const deliveryId = await newDelivery();
+      const env = new MockActivityEnvironment();
+      const activities = withDeadline(60_000);
+      const running = env.run((i: AttemptInput) => activities.attemptDelivery(i), {
+        deliveryId,
+        generation: 0,
+        attempt: 1,
+        nextDelayMs: 1,
+      });
+      await waitFor('the receiver to hold the request', async () => rx.hangingNow() === 1, 5_000, 20);
+      env.cancel();
+      await waitFor('the sender to close the request', async () => rx.hangingNow() === 0, 5_000, 20);
+      await running.catch(() => undefined);
+      status = { status: 204 };
+    });
   });
 });

@@ -98,6 +98,7 @@ describe('webhook target policy', () => {
     assert.deepEqual(await checkTarget('http://93.184.216.34/hook', false), {
       ok: false,
       reason: 'the URL must use https',
+      kind: 'blocked',
     });
     const loop = await checkTarget('https://127.0.0.1/hook', false);
     assert.equal(loop.ok, false);

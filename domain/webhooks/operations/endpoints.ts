@@ -11,6 +11,7 @@ import { cancelWaitingDeliveries } from '../cancel';
 import { ENDPOINT_COLUMNS, endpointView, type EndpointRow } from '../rows';
 import { encryptSecret, generateSigningSecret } from '../secrets';
 import { checkTarget } from '../url-policy';
+import { ATTEMPT_TIMEOUT_MS } from '../delivery-rules';
 import { MANAGE_ENDPOINTS } from './deliveries';
 
 const events = describe(
@@ -93,7 +94,9 @@ export const createEndpoint = defineOperation({
   summary: (i) => `Send ${i.events.join(', ')} to ${i.url}`,
   run: async (ctx, f) => {
     const deps = webhookServices(ctx.services);
-    const verdict = await checkTarget(f.url, deps.allowPrivateTargets);
+    const verdict = await checkTarget(f.url, deps.allowPrivateTargets, {
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+    });
     if (!verdict.ok) throw invalid('url', `url is not allowed: ${verdict.reason}`);
     const workspaceId = ctx.workspaceId!;
     const ownerId = f.ownerEmail ? await memberIdByEmail(ctx.m, workspaceId, f.ownerEmail, 'owner') : null;
