@@ -15,6 +15,8 @@ export type DeliveryDeps = {
   secretsKey: Buffer;
   allowPrivateTargets: boolean;
   cancelWorkflows: WorkflowCanceller;
+  /** Attempts this process makes to one endpoint at once (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  endpointConcurrency?: number;
   /** Tests only: a shorter attempt deadline, and their own DNS server. */
   attemptTimeoutMs?: number;
   dnsServers?: string[];
@@ -27,13 +29,15 @@ export type AttemptInput = {
   nextDelayMs: number | null;
 };
 export type AttemptOutcome = {
-  outcome: 'succeeded' | 'retry' | 'exhausted' | 'cancelled';
+  /** `busy`: the endpoint already has its cap of attempts in flight; nothing was sent or recorded. */
+  outcome: 'succeeded' | 'retry' | 'exhausted' | 'cancelled' | 'busy';
   status?: number;
   errorClass?: string;
 };
 
 type Target = {
   status: string;
+  endpoint_id: string;
   generation: number;
   event_id: string;
   event_type: string;
@@ -56,40 +60,57 @@ function activityCancellation(): AbortSignal | undefined {
   }
 }
 
-export const createDeliveryActivities = (deps: DeliveryDeps) => ({
-  /**
-   * One attempt: re-check that the delivery is still wanted and the target still allowed, sign the
-   * stored bytes afresh (the receiver rejects timestamps older than 300 s, and retries come hours
-   * later), POST, and record the attempt with the delivery's new state.
-   */
-  async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
-    const { db } = deps;
-    const [t] = await db.query<Target[]>(
-      `SELECT d.status, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
+export const createDeliveryActivities = (deps: DeliveryDeps) => {
+  const inFlight = endpointSlots(deps.endpointConcurrency ?? 10);
+  return {
+    /**
+     * One attempt: re-check that the delivery is still wanted and the target still allowed, sign the
+     * stored bytes afresh (the receiver rejects timestamps older than 300 s, and retries come hours
+     * later), POST, and record the attempt with the delivery's new state.
+     */
+    async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
+      const { db } = deps;
+      const [t] = await db.query<Target[]>(
+        `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
               e.event_types, e.secret_ciphertext, a.number IS NOT NULL AS already_made
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
          LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
         WHERE d.id = $1`,
-      [input.deliveryId, input.attempt],
-    );
-    if (t && t.generation === input.generation && t.already_made) {
-      // A re-run of an attempt already made and recorded (the worker died before Temporal heard the
-      // result): answer what was recorded instead of sending it again.
-      const recorded = { SUCCEEDED: 'succeeded', EXHAUSTED: 'exhausted', FAILED: 'retry' } as const;
-      return { outcome: recorded[t.status as keyof typeof recorded] ?? 'cancelled' };
-    }
-    if (!t || t.generation !== input.generation || !['PENDING', 'FAILED'].includes(t.status)) {
-      return { outcome: 'cancelled' };
-    }
-    const subscribed =
-      t.event_type === 'endpoint.test' || t.event_types.includes('*') || t.event_types.includes(t.event_type);
-    if (t.endpoint_status !== 'ACTIVE' || !subscribed) {
-      await db.query(
-        `UPDATE webhook_deliveries SET status = 'CANCELLED', next_attempt_at = NULL WHERE id = $1 AND status IN ('PENDING', 'FAILED')`,
-        [input.deliveryId],
+        [input.deliveryId, input.attempt],
       );
-      return { outcome: 'cancelled' };
-    }
+      if (t && t.generation === input.generation && t.already_made) {
+        // A re-run of an attempt already made and recorded (the worker died before Temporal heard the
+        // result): answer what was recorded instead of sending it again.
+        const recorded = { SUCCEEDED: 'succeeded', EXHAUSTED: 'exhausted', FAILED: 'retry' } as const;
+        return { outcome: recorded[t.status as keyof typeof recorded] ?? 'cancelled' };
+      }
+      if (!t || t.generation !== input.generation || !['PENDING', 'FAILED'].includes(t.status)) {
+        return { outcome: 'cancelled' };
+      }
+      const subscribed =
+        t.event_type === 'endpoint.test' ||
+        t.event_types.includes('*') ||
+        t.event_types.includes(t.event_type);
+      if (t.endpoint_status !== 'ACTIVE' || !subscribed) {
+        await db.query(
+          `UPDATE webhook_deliveries SET status = 'CANCELLED', next_attempt_at = NULL WHERE id = $1 AND status IN ('PENDING', 'FAILED')`,
+          [input.deliveryId],
+        );
+        return { outcome: 'cancelled' };
+      }
+      // A slow receiver holds at most its endpoint's cap of this worker's attempt slots; the rest of
+      // its deliveries wait in their workflows (a timer, not a slot) and other endpoints go on.
+      if (!inFlight.take(t.endpoint_id)) return { outcome: 'busy' };
+      try {
+        return await attempt(t, input);
+      } finally {
+        inFlight.give(t.endpoint_id);
+      }
+    },
+  };
+
+  async function attempt(t: Target, input: AttemptInput): Promise<AttemptOutcome> {
+    const { db } = deps;
     const startedAt = deps.clock();
     // One deadline for DNS, connect, TLS and the whole answer; Temporal's cancellation (the local
     // activity timed out, the workflow ended) stops the request too, so no retry overlaps a POST.
@@ -137,5 +158,23 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => ({
     if (recorded.cancelWorkflows.length > 0) await deps.cancelWorkflows(recorded.cancelWorkflows);
     if (!recorded.recorded) return { outcome: 'cancelled' };
     return { outcome, status: result.status, errorClass: result.errorClass };
-  },
-});
+  }
+};
+
+/** Counts attempts in flight per endpoint in this process, up to `cap` each. */
+function endpointSlots(cap: number) {
+  const counts = new Map<string, number>();
+  return {
+    take: (endpointId: string): boolean => {
+      const n = counts.get(endpointId) ?? 0;
+      if (n >= cap) return false;
+      counts.set(endpointId, n + 1);
+      return true;
+    },
+    give: (endpointId: string) => {
+      const n = (counts.get(endpointId) ?? 1) - 1;
+      if (n === 0) counts.delete(endpointId);
+      else counts.set(endpointId, n);
+    },
+  };
+}

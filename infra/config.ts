@@ -21,9 +21,24 @@ export type Config = {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Browser origins (besides loopback) the assistant endpoint accepts; every other Origin is refused. */
   mcpAllowedOrigins: string[];
+  /** Attempts one worker process makes to one endpoint at once; more wait their turn. */
+  webhookEndpointConcurrency: number;
+  /** Attempts (local activities) one worker process runs at once; at most the workflow cache size. */
+  workerAttemptSlots: number;
+  /** The longest a request may take before it is answered 503. */
+  requestTimeoutMs: number;
+  db: { connectTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
+  /** Requests waiting for their audit row; past it the API sheds load with 503. */
+  auditQueueLimit: number;
+  /** Refused requests (no key, unknown key, refused address) allowed per client address per minute. */
+  refusedPerMinute: number;
+  retention: { idempotencyHours: number; auditDays: number; eventDays: number };
 };
 
 // A fixed key so a fresh checkout runs with no setup; refused outside development and test.
+/** Workflows a worker keeps in memory; attempts in flight must fit in it, or busy ones get evicted mid-attempt. */
+export const WORKFLOW_CACHE_SIZE = 100;
+
 const DEV_SECRETS_KEY = Buffer.alloc(32, 'dev-only-secrets-key-do-not-use!').toString('base64');
 
 const booleanString = (name: string) =>
@@ -89,11 +104,28 @@ const schema = yup.object({
           .filter(Boolean)
           .every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
     ),
+  WEBHOOK_ENDPOINT_CONCURRENCY: intSetting('WEBHOOK_ENDPOINT_CONCURRENCY', 1, 100, 10),
+  WORKER_ATTEMPT_SLOTS: intSetting('WORKER_ATTEMPT_SLOTS', 1, WORKFLOW_CACHE_SIZE, 50),
+  REQUEST_TIMEOUT_MS: intSetting('REQUEST_TIMEOUT_MS', 1_000, 120_000, 10_000),
+  DB_CONNECT_TIMEOUT_MS: intSetting('DB_CONNECT_TIMEOUT_MS', 100, 60_000, 5_000),
+  DB_STATEMENT_TIMEOUT_MS: intSetting('DB_STATEMENT_TIMEOUT_MS', 100, 600_000, 8_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: intSetting('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 100, 600_000, 10_000),
+  AUDIT_QUEUE_LIMIT: intSetting('AUDIT_QUEUE_LIMIT', 10, 1_000_000, 5_000),
+  REFUSED_PER_MINUTE: intSetting('REFUSED_PER_MINUTE', 1, 1_000_000, 60),
+  IDEMPOTENCY_RETENTION_HOURS: intSetting('IDEMPOTENCY_RETENTION_HOURS', 24, 24 * 365, 48),
+  AUDIT_RETENTION_DAYS: intSetting('AUDIT_RETENTION_DAYS', 1, 3_650, 365),
+  EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30),
   LOG_LEVEL: yup
     .string()
     .oneOf(['debug', 'info', 'warn', 'error'], 'LOG_LEVEL must be debug, info, warn or error')
     .default('info'),
 });
+
+/** An integer setting within [min, max], with its default; the message names the variable. */
+function intSetting(name: string, min: number, max: number, fallback: number) {
+  const range = `${name} must be an integer between ${min} and ${max}`;
+  return yup.number().typeError(range).integer(range).min(min, range).max(max, range).default(fallback);
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -154,5 +186,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     mcpAllowedOrigins: parsed.MCP_ALLOWED_ORIGINS.split(',')
       .map((o) => o.trim())
       .filter(Boolean),
+    webhookEndpointConcurrency: parsed.WEBHOOK_ENDPOINT_CONCURRENCY,
+    workerAttemptSlots: parsed.WORKER_ATTEMPT_SLOTS,
+    requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+    db: {
+      connectTimeoutMs: parsed.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: parsed.DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: parsed.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
+    auditQueueLimit: parsed.AUDIT_QUEUE_LIMIT,
+    refusedPerMinute: parsed.REFUSED_PER_MINUTE,
+    retention: {
+      idempotencyHours: parsed.IDEMPOTENCY_RETENTION_HOURS,
+      auditDays: parsed.AUDIT_RETENTION_DAYS,
+      eventDays: parsed.EVENT_RETENTION_DAYS,
+    },
   };
 }

@@ -30,6 +30,7 @@ export async function runWorker(
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     workflowBundlePath,
+    attemptSlots: config.workerAttemptSlots,
     activities: createActivities({
       db,
       http: httpPost,
@@ -37,6 +38,7 @@ export async function runWorker(
       secretsKey: config.secretsKey,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       cancelWorkflows: workflowCanceller(client),
+      endpointConcurrency: config.webhookEndpointConcurrency,
     }),
   });
   const done = worker.run().finally(() => connection.close());

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
+import { WORKFLOW_CACHE_SIZE } from '../infra/config';
 import { installWorkerLogging } from './logging';
 
 export type WorkerOptions = {
@@ -10,6 +11,8 @@ export type WorkerOptions = {
   namespace: string;
   taskQueue: string;
   activities: Partial<Activities>;
+  /** Attempts (local activities) run at once; at most WORKFLOW_CACHE_SIZE. */
+  attemptSlots?: number;
   /** A prebuilt workflow bundle (see bundle-workflows.ts); without it the worker bundles in-process. */
   workflowBundlePath?: string;
 };
@@ -27,6 +30,7 @@ export async function createWorker({
   taskQueue,
   activities,
   workflowBundlePath,
+  attemptSlots = 50,
 }: WorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,
@@ -38,7 +42,11 @@ export async function createWorker({
     activities,
     // Parked workflows (retry sleeps, approvals) need no cache, but the relay starts dozens at once with
     // local activities in flight: a cache smaller than that evicts them mid-attempt (25 was measured worse).
-    maxCachedWorkflows: 100,
+    maxCachedWorkflows: WORKFLOW_CACHE_SIZE,
+    // Each attempt in flight pins its workflow in the cache; fewer slots than cached workflows means a
+    // busy workflow is never evicted mid-attempt. With the per-endpoint cap (activities/deliver.ts)
+    // one slow receiver holds only a few of these.
+    maxConcurrentLocalActivityExecutions: Math.min(attemptSlots, WORKFLOW_CACHE_SIZE),
   });
 }
 

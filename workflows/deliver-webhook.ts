@@ -19,6 +19,13 @@ const { attemptDelivery } = proxyLocalActivities<Activities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
+/**
+ * 1 s, 2 s, 4 s ... up to a minute, each between half and one and a half times that, so the
+ * deliveries waiting for one endpoint do not all come back at once. (Math.random is deterministic
+ * inside a workflow: Temporal seeds it.)
+ */
+const busyWaitMs = (turn: number) => Math.min(1_000 * 2 ** turn, 60_000) * (0.5 + Math.random());
+
 /** One delivery of one event to one endpoint, through the retry ladder. Cancelled while it waits, it just ends. */
 export async function deliverWebhookWorkflow(
   input: DeliveryInput,
@@ -26,7 +33,12 @@ export async function deliverWebhookWorkflow(
   for (let i = 0; i < ATTEMPTS_PER_LADDER; i++) {
     const attempt = input.firstAttempt + i;
     const wait = RETRY_LADDER_MS[i];
-    const { outcome } = await attemptDelivery({ ...input, attempt, nextDelayMs: wait ?? null });
+    let { outcome } = await attemptDelivery({ ...input, attempt, nextDelayMs: wait ?? null });
+    // The endpoint has its cap of attempts in flight (a slow receiver): wait, then make this attempt.
+    for (let turn = 0; outcome === 'busy'; turn++) {
+      await sleep(busyWaitMs(turn));
+      ({ outcome } = await attemptDelivery({ ...input, attempt, nextDelayMs: wait ?? null }));
+    }
     if (outcome !== 'retry' || wait === undefined)
       return { outcome: outcome === 'retry' ? 'exhausted' : outcome, attempts: attempt };
     await sleep(wait);

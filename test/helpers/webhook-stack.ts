@@ -33,7 +33,7 @@ export type DeliveryRow = {
 };
 
 /** PostgreSQL, the real Temporal dev server, the worker with its relay, and the API, on a task queue of its own. */
-export async function startWebhookStack(opts: { inProcessWorker?: boolean } = {}) {
+export async function startWebhookStack(opts: { inProcessWorker?: boolean; env?: NodeJS.ProcessEnv } = {}) {
   const t: TestDatabase = await freshDatabase();
   const config: Config = loadConfig({
     NODE_ENV: 'test',
@@ -41,6 +41,7 @@ export async function startWebhookStack(opts: { inProcessWorker?: boolean } = {}
     TEMPORAL_ADDRESS: temporalAddress(),
     TEMPORAL_TASK_QUEUE: `webhooks-${randomUUID().slice(0, 8)}`,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    ...opts.env,
   });
   const log = createLogger('test-worker', 'error');
   const worker: RunningWorker | undefined =
