@@ -14,6 +14,8 @@ export type RequestState = {
   presentedKey?: { keyPrefix?: string; keyId?: string; workspaceId?: string };
   /** The real reason for a refusal or failure; audit only. */
   auditReason?: string;
+  /** The request deadline passed and the caller got 503 while the work went on. */
+  deadlineExpired?: boolean;
   /** Set by a door other than REST (the assistant endpoint), with what was called (a tool name). */
   auditDoor?: AuditDoor;
   auditAction?: string;

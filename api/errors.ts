@@ -29,6 +29,8 @@ export function toHttp(err: DomainError, requestId: string): WireError {
       return wire(code === 'not_found' ? 404 : 409, code, err.message, err.details);
     case 'rate_limited':
       return wire(429, code, err.message, err.details);
+    case 'unavailable':
+      return wire(503, code, err.message, { request_id: requestId, ...err.details });
     case 'server_error':
       return wire(500, code, 'The service failed to handle this request.', { request_id: requestId });
     default: {

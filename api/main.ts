@@ -12,7 +12,7 @@ async function main() {
     log.error(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
     );
-  const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, timeouts: config.db });
   // API_CRASH_AFTER_COMMIT exists for the crash-safety suite only: the process dies after that many
   // lead intakes have committed, before the last one's answer, as a kill -9 would.
   const crashAfterCommit = Number(process.env.API_CRASH_AFTER_COMMIT) || undefined;

@@ -5,6 +5,7 @@ import type { Logger } from '../infra/logger';
 import { createAuditWriter } from './audit-writer';
 import type { RequestState } from './context';
 import { audit } from './middleware/audit';
+import { deadline } from './middleware/deadline';
 import { authenticate } from './middleware/authenticate';
 import { errors } from './middleware/errors';
 import { jsonBody } from './middleware/json-body';
@@ -18,7 +19,12 @@ import type { Services } from '../domain/kernel/operation';
 export type AppDeps = {
   db: DataSource;
   config: Pick<Config, 'trustProxy' | 'rateLimitPerMinute'> &
-    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops'>>;
+    Partial<
+      Pick<
+        Config,
+        'mcpAllowedOrigins' | 'trustedProxyHops' | 'requestTimeoutMs' | 'auditQueueLimit' | 'refusedPerMinute'
+      >
+    >;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
   log: Logger;
@@ -46,8 +52,9 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
   const routes = v1Routes(services);
   app
     .use(requestId())
+    .use(deadline(config.requestTimeoutMs ?? 10_000, log))
     .use(rateLimitPolicy(config.rateLimitPerMinute))
-    .use(audit(createAuditWriter(db), log))
+    .use(audit(createAuditWriter(db, config.auditQueueLimit), log))
     .use(errors(log))
     .use(openApiRoute())
     .use(authenticate(db))

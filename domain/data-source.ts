@@ -17,7 +17,16 @@ const migrations = [
  * TypeORM gives the service its pool, transactions and migrations; rows are read and written with
  * SQL in each area's row module (docs/decisions.md). Schema changes only ever come from migrations.
  */
-function createDataSource(url: string, poolSize = 10): DataSource {
+export type DatabaseTimeouts = {
+  /** Connecting, and waiting for a free connection in the pool. */
+  connectTimeoutMs: number;
+  /** One statement, ended by PostgreSQL; the client gives up a second later if the server is hung. */
+  statementTimeoutMs: number;
+  /** A transaction left open without a statement (a stuck process) is ended and its locks freed. */
+  idleInTransactionTimeoutMs: number;
+};
+
+function createDataSource(url: string, poolSize = 10, timeouts?: DatabaseTimeouts): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
@@ -26,12 +35,25 @@ function createDataSource(url: string, poolSize = 10): DataSource {
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize },
+    extra: {
+      max: poolSize,
+      keepAlive: true,
+      ...(timeouts && {
+        connectionTimeoutMillis: timeouts.connectTimeoutMs,
+        statement_timeout: timeouts.statementTimeoutMs,
+        query_timeout: timeouts.statementTimeoutMs + 1_000,
+        idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+      }),
+    },
   });
 }
 
-export async function openDatabase(url: string, opts: { migrate?: boolean; poolSize?: number } = {}) {
-  const db = createDataSource(url, opts.poolSize);
+/** The services' pool; `timeouts` bound every wait on PostgreSQL (migrations run without them). */
+export async function openDatabase(
+  url: string,
+  opts: { migrate?: boolean; poolSize?: number; timeouts?: DatabaseTimeouts } = {},
+) {
+  const db = createDataSource(url, opts.poolSize, opts.timeouts);
   await db.initialize();
   if (opts.migrate) await migrate(db);
   return db;

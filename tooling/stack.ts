@@ -85,6 +85,7 @@ async function start(opts: StackOptions) {
     const pool = await openDatabase(url, {
       migrate: true,
       poolSize: opts.database.poolSize ?? config?.dbPoolSize,
+      timeouts: config?.db,
     });
     db = pool;
     // A test may have closed it already, as a crash would.

@@ -12,7 +12,7 @@ async function main() {
     log.error(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
     );
-  const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, timeouts: config.db });
   // RELAY_CRASH_AT exists for the crash-safety tests only: it makes the relay exit mid-pass, as a kill would.
   const crashAt = process.env.RELAY_CRASH_AT as 'before-start' | 'before-mark' | undefined;
   const worker = await runWorker(config, db, log, { crashAt });

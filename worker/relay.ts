@@ -142,7 +142,11 @@ export function startRelay(opts: RelayOptions) {
     }, 2_000).unref();
   };
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: opts.databaseUrl });
+    const client = new pg.Client({
+      connectionString: opts.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+    });
     client.on('notification', () => {
       dirty = true;
       wake?.();

@@ -3,6 +3,7 @@ import type { AuditWriter } from '../audit-writer';
 import type { AuditOutcome } from '../../domain/kernel/audit';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
+import { unavailable } from './deadline';
 
 const outcomeOf = (status: number): AuditOutcome =>
   status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'allowed';
@@ -11,6 +12,13 @@ const outcomeOf = (status: number): AuditOutcome =>
 export const audit =
   (audits: AuditWriter, log: Logger): Middleware<RequestState> =>
   async (ctx, next) => {
+    if (audits.full()) {
+      // Rows are not being written (a slow or stalled database): refuse before doing any work, and
+      // before queueing a row that would only make the backlog longer.
+      log.warn('audit queue full; request shed with 503', { request_id: ctx.state.requestId });
+      unavailable(ctx, 'The service is overloaded; retry later.');
+      return;
+    }
     try {
       await next();
     } finally {
@@ -22,7 +30,11 @@ export const audit =
           action: s.auditAction ?? `${ctx.method} ${route ?? ctx.path.slice(0, 200)}`,
           outcome: s.auditOutcome ?? outcomeOf(ctx.status),
           status: ctx.status,
-          reason: ctx.status >= 400 || s.auditOutcome === 'refused' ? (s.auditReason ?? null) : null,
+          reason: s.deadlineExpired
+            ? 'answered 503 at the request deadline; the work ended after it'
+            : ctx.status >= 400 || s.auditOutcome === 'refused'
+              ? (s.auditReason ?? null)
+              : null,
           workspaceId: s.principal?.workspaceId ?? s.presentedKey?.workspaceId,
           keyId: s.principal?.keyId ?? s.presentedKey?.keyId,
           keyPrefix: s.principal?.keyPrefix ?? s.presentedKey?.keyPrefix,

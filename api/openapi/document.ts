@@ -32,6 +32,11 @@ const errors = {
     'Retry-After': header('Retry-After'),
   }),
   '500': error('A service fault; `request_id` identifies the attempt.'),
+  '503': error(
+    'No answer within the request deadline, or the service is shedding load (code unavailable). The work ' +
+      'may still complete: retry after `retry_after` seconds, with the same Idempotency-Key for an intake.',
+    { 'Retry-After': header('Retry-After') },
+  ),
 };
 const ok = (description: string, schemaRef: string, extraHeaders: Json = {}) => ({
   description,

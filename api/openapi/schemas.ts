@@ -52,6 +52,7 @@ const ERROR_CODES = [
   'rate_limited',
   'needs_confirmation',
   'suppressed',
+  'unavailable',
   'server_error',
 ] as const;
 
@@ -66,8 +67,12 @@ export const schemas: Record<string, Schema> = {
           code: str({ enum: [...ERROR_CODES] }),
           message: str(),
           field: str({ description: 'The field, parameter or header that failed validation.' }),
-          retry_after: { type: 'integer', minimum: 1, description: 'Seconds to wait (rate_limited).' },
-          request_id: str({ description: 'Identifies the attempt (server_error).' }),
+          retry_after: {
+            type: 'integer',
+            minimum: 1,
+            description: 'Seconds to wait (rate_limited, unavailable).',
+          },
+          request_id: str({ description: 'Identifies the attempt (server_error, unavailable).' }),
           failed_step: str({ enum: ['lead.update', 'lead.set_status', 'lead.add_note'] }),
           applied: {
             type: 'array',

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'needs_confirmation'
   | 'suppressed'
   | 'payload_too_large'
+  | 'unavailable'
   | 'server_error';
 
 export class DomainError extends Error {

@@ -1,0 +1,49 @@
+import type { Middleware } from 'koa';
+import { DomainError } from '../../domain/kernel/errors';
+import type { Logger } from '../../infra/logger';
+import type { RequestState } from '../context';
+import { toHttp } from '../errors';
+
+/** Seconds a caller is told to wait after a 503. */
+export const RETRY_AFTER_UNAVAILABLE = 5;
+
+/** The 503 for a request the service cannot take or finish now; it carries the request id. */
+export function unavailable(ctx: Parameters<Middleware<RequestState>>[0], message: string) {
+  const answer = toHttp(
+    new DomainError('unavailable', message, { retry_after: RETRY_AFTER_UNAVAILABLE }),
+    ctx.state.requestId,
+  );
+  ctx.status = answer.status;
+  ctx.body = answer.body;
+  ctx.set('Retry-After', String(RETRY_AFTER_UNAVAILABLE));
+}
+
+/**
+ * Every request is answered within `ms`: past it the caller gets 503 with its request id, and the
+ * work goes on in the background (PostgreSQL's own timeouts end it), to be audited when it ends.
+ * It wraps the audit too, since a hung database would hold the audit write as well.
+ */
+export const deadline =
+  (ms: number, log: Logger): Middleware<RequestState> =>
+  async (ctx, next) => {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), ms)));
+    const work = next().then(() => 'done' as const);
+    try {
+      if ((await Promise.race([work, expired])) === 'done') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    ctx.state.deadlineExpired = true;
+    log.warn('request deadline passed; answered 503', {
+      request_id: ctx.state.requestId,
+      method: ctx.method,
+      path: ctx.path,
+      deadline_ms: ms,
+    });
+    unavailable(ctx, 'The service could not answer in time. The request may still complete; retry later.');
+    // The late handler must not touch the answer already sent, nor fail unheard.
+    work.catch((err: unknown) =>
+      log.error('request failed after its deadline', { request_id: ctx.state.requestId, error: String(err) }),
+    );
+  };
