@@ -7,6 +7,7 @@ import type { RequestState } from './context';
 import { audit } from './middleware/audit';
 import { deadline } from './middleware/deadline';
 import { authenticate } from './middleware/authenticate';
+import { refusedTraffic } from './middleware/refused-traffic';
 import { errors } from './middleware/errors';
 import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
@@ -57,7 +58,7 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
     .use(audit(createAuditWriter(db, config.auditQueueLimit), log))
     .use(errors(log))
     .use(openApiRoute())
-    .use(authenticate(db))
+    .use(authenticate(db, refusedTraffic(config.refusedPerMinute ?? 60)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())
     .use(crashAfterCommit ? killAfterCommit(crashAfterCommit) : (_ctx, next) => next())

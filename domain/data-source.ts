@@ -4,6 +4,7 @@ import { Leads1763800100000 } from './migrations/1763800100000-leads';
 import { Webhooks1763800200000 } from './migrations/1763800200000-webhooks';
 import { SearchIndex1763800300000 } from './migrations/1763800300000-search-index';
 import { Assistant1763800400000 } from './migrations/1763800400000-assistant';
+import { Hardening1763800500000 } from './migrations/1763800500000-hardening';
 
 const migrations = [
   Identity1763800000000,
@@ -11,6 +12,7 @@ const migrations = [
   Webhooks1763800200000,
   SearchIndex1763800300000,
   Assistant1763800400000,
+  Hardening1763800500000,
 ];
 
 /**

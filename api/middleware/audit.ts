@@ -5,6 +5,12 @@ import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
 import { unavailable } from './deadline';
 
+/**
+ * An unmatched path is the caller's text (and a refused caller may be anyone): at most 100
+ * characters, anything outside a URL path's plain characters replaced, so a row stays small and inert.
+ */
+const boundedPath = (path: string) => path.slice(0, 100).replace(/[^A-Za-z0-9/_.~-]/g, '?');
+
 const outcomeOf = (status: number): AuditOutcome =>
   status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'allowed';
 
@@ -27,7 +33,7 @@ export const audit =
       try {
         await audits.write({
           door: s.auditDoor ?? 'rest',
-          action: s.auditAction ?? `${ctx.method} ${route ?? ctx.path.slice(0, 200)}`,
+          action: s.auditAction ?? `${ctx.method} ${route ?? boundedPath(ctx.path)}`,
           outcome: s.auditOutcome ?? outcomeOf(ctx.status),
           status: ctx.status,
           reason: s.deadlineExpired

@@ -4,11 +4,27 @@ import { DomainError } from '../../domain/kernel/errors';
 import { authenticateKey, bearerToken } from '../../domain/identity/authenticate';
 import { refusalReason, type Requirement } from '../../domain/kernel/permissions';
 import type { RequestState } from '../context';
+import type { RefusedTraffic } from './refused-traffic';
 
-/** Resolves the bearer key to a principal on every request; refusals all look the same. */
+/**
+ * Resolves the bearer key to a principal on every request; refusals all look the same. An address
+ * with too many refused requests this minute gets 429 before its key is looked up.
+ */
 export const authenticate =
-  (db: DataSource): Middleware<RequestState> =>
+  (db: DataSource, refused: RefusedTraffic): Middleware<RequestState> =>
   async (ctx, next) => {
+    const wait = refused.blockedFor(ctx.state.clientIp);
+    if (wait !== undefined) {
+      // The limit that applies here is the address's, not a key's: its own named policy.
+      ctx.set('RateLimit-Policy', `"refused";q=${refused.perMinute};w=60`);
+      ctx.set('RateLimit', `"refused";r=0;t=${wait}`);
+      throw new DomainError(
+        'rate_limited',
+        `Too many refused requests from this address; retry after ${wait} seconds.`,
+        { retry_after: wait },
+        'too many refused requests from this address',
+      );
+    }
     const result = await authenticateKey(
       db,
       bearerToken(ctx.get('Authorization') || undefined),
@@ -16,6 +32,7 @@ export const authenticate =
       { countRequest: true },
     );
     if (!result.ok) {
+      refused.refused(ctx.state.clientIp);
       ctx.state.presentedKey = {
         keyPrefix: result.keyPrefix,
         keyId: result.keyId,

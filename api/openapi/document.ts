@@ -27,10 +27,14 @@ const errors = {
     RateLimit: header('RateLimit'),
   }),
   '413': error('The request body is over 1 MB (code invalid_request).', { RateLimit: header('RateLimit') }),
-  '429': error('More than 300 requests a minute for this key.', {
-    RateLimit: header('RateLimit'),
-    'Retry-After': header('Retry-After'),
-  }),
+  '429': error(
+    'More than 300 requests a minute for this key (policy `default`), or too many refused requests from ' +
+      'this address (policy `refused`, 60 a minute by default: checked before the key).',
+    {
+      RateLimit: header('RateLimit'),
+      'Retry-After': header('Retry-After'),
+    },
+  ),
   '500': error('A service fault; `request_id` identifies the attempt.'),
   '503': error(
     'No answer within the request deadline, or the service is shedding load (code unavailable). The work ' +

@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 
 /** Normalises `::ffff:1.2.3.4` (IPv4 seen through an IPv6 socket) to `1.2.3.4`. */
 export function normaliseIp(ip: string | undefined): string | undefined {
@@ -66,17 +66,3 @@ export const normaliseCidr = (entry: string): string | undefined => {
   const c = parseCidr(entry);
   return c && `${c.address}/${c.prefix}`;
 };
-
-/** An empty allowlist allows every address; a non-empty one refuses unknown or unlisted callers. */
-export function ipAllowed(allowlist: readonly string[], ip: string | undefined): boolean {
-  if (allowlist.length === 0) return true;
-  const caller = normaliseIp(ip);
-  const version = caller ? isIP(caller) : 0;
-  if (!caller || version === 0) return false;
-  const list = new BlockList();
-  for (const entry of allowlist) {
-    const parsed = parseCidr(entry);
-    if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family);
-  }
-  return list.check(caller, version === 4 ? 'ipv4' : 'ipv6');
-}

@@ -29,8 +29,8 @@ export type ApiKeyRow = {
 
 export const WORKSPACE_COLUMNS = 'id, name, timezone, industry, status, created_at';
 /** Never the fingerprint. */
-export const API_KEY_COLUMNS = `id, workspace_id, owner_user_id, name, environment, prefix, scopes, allowed_cidrs,
-  expires_at, revoked_at, created_at`;
+export const API_KEY_COLUMNS = `id, workspace_id, owner_user_id, name, environment, prefix, scopes,
+  allowed_cidrs::text[] AS allowed_cidrs, expires_at, revoked_at, created_at`;
 
 export const workspaceView = (w: WorkspaceRow) => ({
   id: w.id,

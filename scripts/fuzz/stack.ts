@@ -46,6 +46,7 @@ export async function startFuzzStack(log: Logger, signal: AbortSignal): Promise<
         PORT: '0',
         // Fuzzing sends far more than a client would; a 429 would only hide the answers under test.
         RATE_LIMIT_PER_MINUTE: '1000000',
+        REFUSED_PER_MINUTE: '1000000',
         LOG_LEVEL: 'error',
       },
       api: true,

@@ -63,4 +63,43 @@ describe('rate limit: 300 requests a minute per key, shared by every API process
     const fresh = await request(apps[1]!).get('/api/v1/me').set(bearer(other.key)).expect(200);
     assert.match(fresh.headers['ratelimit'] as string, /^"default";r=299;/);
   });
+
+  it('limits refused requests per client address with 429, before any key lookup, and keeps their audit rows small', async () => {
+    const { key } = await workspaceWithKey(t.db);
+    const app = testApp(t.db, { trustProxy: true, config: { refusedPerMinute: 5 } });
+    const from = (ip: string, auth: string, path = '/api/v1/me') =>
+      request(app).get(path).set('Authorization', auth).set('X-Forwarded-For', ip);
+    const junk = `/api/v1/leads/${'%3Cscript%3E'.repeat(200)}`;
+    for (let i = 0; i < 5; i++)
+      assert.equal((await from('203.0.113.50', 'Bearer nonsense', junk)).status, 401);
+    const limited = await from('203.0.113.50', 'Bearer nonsense');
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.error.code, 'rate_limited');
+    assert.ok(limited.body.error.retry_after >= 1 && limited.body.error.retry_after <= 60);
+    assert.equal(limited.headers['retry-after'], String(limited.body.error.retry_after));
+    // Even a good key waits: the address is refused before its key is looked up.
+    assert.equal((await from('203.0.113.50', `Bearer ${key.key}`)).status, 429);
+    assert.equal(
+      (await from('203.0.113.51', `Bearer ${key.key}`)).status,
+      200,
+      'other addresses are unaffected',
+    );
+    // An IPv6 subscriber's /64 counts as one address.
+    for (let i = 0; i < 5; i++) await from(`2001:db8:1:2::${i + 1}`, 'Bearer nonsense');
+    assert.equal((await from('2001:db8:1:2::ffff', 'Bearer nonsense')).status, 429);
+    assert.equal((await from('2001:db8:1:3::1', 'Bearer nonsense')).status, 401);
+
+    const rows = await t.db.query<{ action: string; reason: string; status: number }[]>(
+      `SELECT action, reason, status FROM audit_log WHERE client_ip = '203.0.113.50' ORDER BY id`,
+    );
+    assert.equal(rows.length, 7, 'every request is audited, the limited ones too');
+    for (const r of rows) assert.ok(r.action.length <= 120 && !/[<>%]/.test(r.action), r.action);
+    assert.deepEqual(
+      rows.slice(5).map((r) => [r.status, r.reason]),
+      [
+        [429, 'too many refused requests from this address'],
+        [429, 'too many refused requests from this address'],
+      ],
+    );
+  });
 });

@@ -71,7 +71,7 @@ export const createApiKey = defineOperation({
     const now = ctx.services.clock?.() ?? new Date();
     const [record] = await ctx.m.query<ApiKeyRow[]>(
       `INSERT INTO api_keys (workspace_id, owner_user_id, name, environment, prefix, fingerprint, scopes, allowed_cidrs, expires_at)
-       VALUES ($1, $2, $3, 'live', $4, $5, $6, $7, $8) RETURNING ${API_KEY_COLUMNS}`,
+       VALUES ($1, $2, $3, 'live', $4, $5, $6, $7::cidr[], $8) RETURNING ${API_KEY_COLUMNS}`,
       [
         workspaceId,
         ownerId,
