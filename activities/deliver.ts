@@ -51,6 +51,15 @@ type Target = {
 
 const TARGET_ERROR = { blocked: 'blocked_target', dns: 'dns', timeout: 'timeout' } as const;
 
+/** The endpoint's signing secret, or undefined when it no longer decrypts (SECRETS_KEY changed). */
+function readSecret(ciphertext: Buffer, key: Buffer): string | undefined {
+  try {
+    return decryptSecret(ciphertext, key);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The running activity's cancellation signal; none when called outside Temporal (tests). */
 function activityCancellation(): AbortSignal | undefined {
   try {
@@ -121,10 +130,11 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       signal,
       dnsServers: deps.dnsServers,
     });
+    const secret = readSecret(t.secret_ciphertext, deps.secretsKey);
     let result: PostResult;
-    if (!target.ok) result = { errorClass: TARGET_ERROR[target.kind] };
+    if (secret === undefined) result = { errorClass: 'secret_unreadable' };
+    else if (!target.ok) result = { errorClass: TARGET_ERROR[target.kind] };
     else {
-      const secret = decryptSecret(t.secret_ciphertext, deps.secretsKey);
       result = await deps.http({
         url: target.url,
         address: target.address!,

@@ -33,6 +33,8 @@ export type Config = {
   /** Refused requests (no key, unknown key, refused address) allowed per client address per minute. */
   refusedPerMinute: number;
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };
+  /** The worker creates the reconcile and retention schedules (off in tests that run many workers). */
+  maintenanceSchedules: boolean;
 };
 
 // A fixed key so a fresh checkout runs with no setup; refused outside development and test.
@@ -115,6 +117,7 @@ const schema = yup.object({
   IDEMPOTENCY_RETENTION_HOURS: intSetting('IDEMPOTENCY_RETENTION_HOURS', 24, 24 * 365, 48),
   AUDIT_RETENTION_DAYS: intSetting('AUDIT_RETENTION_DAYS', 1, 3_650, 365),
   EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30),
+  MAINTENANCE_SCHEDULES: booleanString('MAINTENANCE_SCHEDULES').default('true'),
   LOG_LEVEL: yup
     .string()
     .oneOf(['debug', 'info', 'warn', 'error'], 'LOG_LEVEL must be debug, info, warn or error')
@@ -201,5 +204,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       auditDays: parsed.AUDIT_RETENTION_DAYS,
       eventDays: parsed.EVENT_RETENTION_DAYS,
     },
+    maintenanceSchedules: parsed.MAINTENANCE_SCHEDULES !== 'false',
   };
 }

@@ -44,7 +44,8 @@ export const approvalStarter =
         taskQueue,
         workflowId: approvalWorkflowId(approval.id),
         args: [
-          { approvalId: approval.id, waitMs: approval.expires_at.getTime() - approval.created_at.getTime() },
+          // What is left of the wait: a request started late (by the reconciler) still expires on time.
+          { approvalId: approval.id, waitMs: Math.max(0, approval.expires_at.getTime() - Date.now()) },
         ],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         staticSummary: approval.summary,
@@ -64,5 +65,17 @@ export const approvalStarter =
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  };
+
+/** A workflow's status name (`RUNNING`, `TERMINATED`...), or `NOT_FOUND` when Temporal has no such run. */
+export const workflowStatus =
+  (client: Client) =>
+  async (workflowId: string): Promise<string> => {
+    try {
+      return (await client.workflow.getHandle(workflowId).describe()).status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+      throw err;
     }
   };

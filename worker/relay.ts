@@ -1,12 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
-import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
 import type { Logger } from '../infra/logger';
-import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
-import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from './search-attributes';
+import { deliveryStarter, type DeliveryToStart } from './start-delivery';
 
 export type RelayOptions = {
   db: DataSource;
@@ -21,15 +18,7 @@ export type RelayOptions = {
   crashAt?: 'before-start' | 'before-mark';
 };
 
-type Pending = {
-  id: string;
-  generation: number;
-  attempts: number;
-  event_id: string;
-  event_type: string;
-  endpoint_id: string;
-  workspace_id: string;
-};
+type Pending = DeliveryToStart;
 
 const START_CONCURRENCY = 32;
 /** After this, a delivery whose first attempt has not recorded is offered for a (refused) restart. */
@@ -50,34 +39,7 @@ export function startRelay(opts: RelayOptions) {
   let dirty = true;
   let listener: pg.Client | undefined;
 
-  const startOne = async (d: Pending) => {
-    const workflowId = deliveryWorkflowId(d.id, d.generation);
-    try {
-      await client.workflow.start(deliverWebhookWorkflow, {
-        taskQueue,
-        workflowId,
-        args: [{ deliveryId: d.id, generation: d.generation, firstAttempt: d.attempts + 1 }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        requestEagerStart: true,
-        memo: {
-          delivery_id: d.id,
-          event_id: d.event_id,
-          event_type: d.event_type,
-          endpoint_id: d.endpoint_id,
-          workspace_id: d.workspace_id,
-          generation: d.generation,
-        },
-        typedSearchAttributes: [
-          { key: WEBHOOK_EVENT_TYPE, value: d.event_type },
-          { key: WEBHOOK_ENDPOINT_ID, value: d.endpoint_id },
-          { key: WORKSPACE_ID, value: d.workspace_id },
-        ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-    return d;
-  };
+  const start = deliveryStarter(client, taskQueue);
 
   // Started by this relay, waiting for their first attempt to record (which marks the row started):
   // not started again meanwhile. Lost in a crash, which costs only a refused duplicate start.
@@ -102,7 +64,7 @@ export function startRelay(opts: RelayOptions) {
       while (next < due.length) {
         const d = due[next++]!;
         try {
-          await startOne(d);
+          await start(d);
           if (opts.crashAt === 'before-mark') process.exit(87);
           recentlyStarted.set(keyOf(d), Date.now());
         } catch (err) {

@@ -5,7 +5,9 @@ import { createActivities } from '../activities';
 import { httpPost } from '../activities/http-post';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
-import { workflowCanceller } from '../infra/temporal-client';
+import { approvalStarter, workflowCanceller, workflowStatus } from '../infra/temporal-client';
+import { ensureSchedules } from './schedules';
+import { deliveryStarter } from './start-delivery';
 import { startRelay } from './relay';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
 
@@ -39,8 +41,15 @@ export async function runWorker(
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       cancelWorkflows: workflowCanceller(client),
       endpointConcurrency: config.webhookEndpointConcurrency,
+      maintenance: {
+        startDelivery: deliveryStarter(client, config.temporalTaskQueue),
+        startApproval: approvalStarter(client, config.temporalTaskQueue),
+        workflowStatus: workflowStatus(client),
+        retention: config.retention,
+      },
     }),
   });
+  if (config.maintenanceSchedules) await ensureSchedules(client, config.temporalTaskQueue, log);
   const done = worker.run().finally(() => connection.close());
   done.catch((err: unknown) => log.error('worker stopped with an error', { error: String(err) }));
   const relay = startRelay({

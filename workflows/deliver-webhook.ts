@@ -8,6 +8,8 @@ export type DeliveryInput = {
   generation: number;
   /** Attempt number of this ladder's first attempt (a resend continues the count). */
   firstAttempt: number;
+  /** A restarted ladder (the reconciler replaced a lost run) begins at this rung, not the first. */
+  rung?: number;
 };
 export type DeliveryOutcome = 'succeeded' | 'exhausted' | 'cancelled';
 
@@ -30,8 +32,9 @@ const busyWaitMs = (turn: number) => Math.min(1_000 * 2 ** turn, 60_000) * (0.5 
 export async function deliverWebhookWorkflow(
   input: DeliveryInput,
 ): Promise<{ outcome: DeliveryOutcome; attempts: number }> {
-  for (let i = 0; i < ATTEMPTS_PER_LADDER; i++) {
-    const attempt = input.firstAttempt + i;
+  const from = input.rung ?? 0;
+  for (let i = from; i < ATTEMPTS_PER_LADDER; i++) {
+    const attempt = input.firstAttempt + i - from;
     const wait = RETRY_LADDER_MS[i];
     let { outcome } = await attemptDelivery({ ...input, attempt, nextDelayMs: wait ?? null });
     // The endpoint has its cap of attempts in flight (a slow receiver): wait, then make this attempt.

@@ -1,3 +1,4 @@
 export { approvalWorkflow } from './approval';
 export { deliverWebhookWorkflow } from './deliver-webhook';
+export { reconcileDeliveriesWorkflow, retentionWorkflow } from './maintenance';
 export { pingWorkflow } from './ping';

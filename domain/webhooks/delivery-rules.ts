@@ -24,16 +24,20 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** After this many deliveries in a row end EXHAUSTED, the endpoint is disabled. */
 export const FAILURES_BEFORE_DISABLE = 20;
 
-/** Why an attempt got no HTTP answer. */
-export type ErrorClass = 'timeout' | 'connection' | 'tls' | 'blocked_target' | 'dns';
+/**
+ * Why an attempt got no HTTP answer. `secret_unreadable` (the signing secret no longer decrypts with
+ * SECRETS_KEY) can never succeed by trying again: it ends the delivery at once.
+ */
+export type ErrorClass = 'timeout' | 'connection' | 'tls' | 'blocked_target' | 'dns' | 'secret_unreadable';
+const PERMANENT: ReadonlySet<ErrorClass> = new Set(['secret_unreadable']);
 export type PostResult =
   { status: number; errorClass?: undefined } | { status?: undefined; errorClass: ErrorClass };
 
 export type AttemptVerdict = 'succeeded' | 'retry' | 'give_up';
 
-/** 2xx succeeds; 4xx other than 408 and 429 ends the delivery; everything else is retried. */
+/** 2xx succeeds; 4xx other than 408 and 429, or a permanent fault, ends the delivery; everything else is retried. */
 export function classify(result: PostResult): AttemptVerdict {
-  if (result.status === undefined) return 'retry';
+  if (result.status === undefined) return PERMANENT.has(result.errorClass) ? 'give_up' : 'retry';
   const s = result.status;
   if (s >= 200 && s < 300) return 'succeeded';
   if (s >= 400 && s < 500 && s !== 408 && s !== 429) return 'give_up';

@@ -41,6 +41,8 @@ export async function startWebhookStack(opts: { inProcessWorker?: boolean; env?:
     TEMPORAL_ADDRESS: temporalAddress(),
     TEMPORAL_TASK_QUEUE: `webhooks-${randomUUID().slice(0, 8)}`,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // Many stacks share one Temporal server; the maintenance tests start their schedules themselves.
+    MAINTENANCE_SCHEDULES: 'false',
     ...opts.env,
   });
   const log = createLogger('test-worker', 'error');

@@ -111,6 +111,27 @@ describe('the attempt activity', () => {
     assert.equal(rx.received.length, before);
   });
 
+  it('ends a delivery at once when its secret no longer decrypts: nothing sent, the reason recorded', async () => {
+    const deliveryId = await newDelivery();
+    const rotated = createDeliveryActivities({
+      db: t.db,
+      http: httpPost,
+      clock: () => new Date(),
+      secretsKey: Buffer.alloc(32, 7), // SECRETS_KEY changed without re-encrypting
+      allowPrivateTargets: true,
+      cancelWorkflows: noCanceller,
+    });
+    const before = rx.received.length;
+    const out = await rotated.attemptDelivery({ deliveryId, generation: 0, attempt: 1, nextDelayMs: 30_000 });
+    assert.equal(out.outcome, 'exhausted', 'not retried: it can never succeed');
+    assert.equal(rx.received.length, before);
+    const [a] = await t.db.query<{ error_class: string }[]>(
+      'SELECT error_class FROM webhook_attempts WHERE delivery_id = $1',
+      [deliveryId],
+    );
+    assert.equal(a!.error_class, 'secret_unreadable');
+  });
+
   describe('one deadline for DNS, connect and answer', () => {
     let dns: Awaited<ReturnType<typeof startDnsServer>>;
     const port = () => new URL(rx.url).port;

@@ -1,0 +1,177 @@
+import type { DataSource } from 'typeorm';
+import { APPROVAL_COLUMNS, approvalWorkflowId, type ApprovalRow } from '../domain/approvals/rows';
+import { writeAudit } from '../domain/kernel/audit';
+import { ATTEMPTS_PER_LADDER } from '../domain/webhooks/delivery-rules';
+import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
+import type { DeliveryToStart, StartDelivery } from '../worker/start-delivery';
+
+/** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
+export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
+
+export type Retention = { idempotencyHours: number; auditDays: number; eventDays: number };
+
+export type MaintenanceDeps = {
+  db: DataSource;
+  startDelivery: StartDelivery;
+  startApproval: (approval: ApprovalRow) => Promise<void>;
+  workflowStatus: WorkflowStatusOf;
+  retention: Retention;
+};
+
+/** How long past its due time a waiting delivery (or an unstarted request) must be before it is looked at. */
+const GRACE_MINUTES = 10;
+const BATCH = 500;
+const PURGE_BATCH = 5_000;
+
+export type ReconcileReport = {
+  examined: number;
+  restarted: number;
+  ended: number;
+  approvals_started: number;
+};
+export type RetentionReport = { idempotency_keys: number; audit_rows: number; events: number };
+
+type Stuck = DeliveryToStart & { status: string; rung: number };
+
+export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
+  /**
+   * Parked requests whose workflow never started. Only the last hour's are looked at (the schedule
+   * runs every few minutes), so a workspace's many requests waiting for a person cost nothing here.
+   */
+  const startOrphanedApprovals = async (): Promise<number> => {
+    const pending = await deps.db.query<ApprovalRow[]>(
+      `SELECT ${APPROVAL_COLUMNS} FROM approvals
+        WHERE status = 'PENDING'
+          AND created_at BETWEEN clock_timestamp() - interval '1 hour' AND clock_timestamp() - make_interval(mins => $1)
+        ORDER BY created_at LIMIT $2`,
+      [GRACE_MINUTES, BATCH],
+    );
+    let started = 0;
+    for (const a of pending) {
+      if ((await deps.workflowStatus(approvalWorkflowId(a.id))) !== 'NOT_FOUND') continue;
+      await deps.startApproval(a);
+      await writeAudit(deps.db.manager, {
+        door: 'activity',
+        action: 'approval.reconcile',
+        outcome: 'allowed',
+        reason: 'started: its workflow had not started',
+        workspaceId: a.workspace_id,
+        details: { approval_id: a.id, workflow_id: approvalWorkflowId(a.id) },
+      });
+      started += 1;
+    }
+    return started;
+  };
+
+  return {
+    /**
+     * Finds deliveries that nothing will move again and moves them: a FAILED one well past its
+     * `next_attempt_at`, or a PENDING one long unstarted, whose workflow is gone (terminated, lost with
+     * the Temporal server's data, closed without recording). Each is restarted at the rung it reached,
+     * or ended EXHAUSTED when its ladder is spent, and the reason is audited. Approval requests whose
+     * workflow never started (Temporal was down when they were parked) are started.
+     */
+    async reconcileDeliveries(): Promise<ReconcileReport> {
+      const { db } = deps;
+      const stuck = await db.query<Stuck[]>(
+        `SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.status,
+              (SELECT count(*)::int FROM webhook_attempts a
+                WHERE a.delivery_id = d.id AND a.started_at >= d.workflow_started_at) AS rung
+         FROM webhook_deliveries d
+        WHERE (d.status = 'FAILED' AND d.next_attempt_at < clock_timestamp() - make_interval(mins => $1))
+           OR (d.status = 'PENDING' AND d.created_at < clock_timestamp() - make_interval(mins => $1))
+        ORDER BY d.created_at LIMIT $2`,
+        [GRACE_MINUTES, BATCH],
+      );
+      const report: ReconcileReport = {
+        examined: stuck.length,
+        restarted: 0,
+        ended: 0,
+        approvals_started: 0,
+      };
+      for (const d of stuck) {
+        const workflowId = deliveryWorkflowId(d.id, d.generation);
+        const workflow = await deps.workflowStatus(workflowId);
+        if (workflow === 'RUNNING') continue; // slow (waiting for its endpoint), not stuck
+        const why = {
+          delivery_id: d.id,
+          generation: d.generation,
+          workflow_id: workflowId,
+          workflow_status: workflow,
+        };
+        if (d.rung >= ATTEMPTS_PER_LADDER) {
+          const ended = await db.transaction(async (m) => {
+            const [row] = await m.query<{ id: string }[]>(
+              `UPDATE webhook_deliveries SET status = 'EXHAUSTED', next_attempt_at = NULL
+              WHERE id = $1 AND generation = $2 AND status IN ('PENDING', 'FAILED') RETURNING id`,
+              [d.id, d.generation],
+            );
+            if (row) await audit(m, d.workspace_id, 'ended: its ladder was spent', why);
+            return !!row;
+          });
+          if (ended) report.ended += 1;
+          continue;
+        }
+        await deps.startDelivery(d, { rung: d.rung });
+        await audit(db.manager, d.workspace_id, `restarted at attempt ${d.attempts + 1}`, why);
+        report.restarted += 1;
+      }
+      report.approvals_started = await startOrphanedApprovals();
+      return report;
+    },
+
+    /** Deletes what has outlived its retention, in batches so no statement runs long. */
+    async purgeExpired(): Promise<RetentionReport> {
+      const { db, retention } = deps;
+      const purge = async (sql: string, params: unknown[]) => {
+        let total = 0;
+        for (;;) {
+          const [{ n }] = await db.query<[{ n: number }]>(
+            `WITH gone AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+            [...params, PURGE_BATCH],
+          );
+          total += n;
+          if (n < PURGE_BATCH) return total;
+        }
+      };
+      return {
+        // Never inside the 24-hour replay window (the setting's minimum).
+        idempotency_keys: await purge(
+          `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys
+           WHERE created_at < clock_timestamp() - make_interval(hours => $1) LIMIT $2)`,
+          [retention.idempotencyHours],
+        ),
+        audit_rows: await purge(
+          `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log
+           WHERE at < clock_timestamp() - make_interval(days => $1) LIMIT $2)`,
+          [retention.auditDays],
+        ),
+        // An event still being delivered stays until its delivery ends; its deliveries go with it.
+        events: await purge(
+          `DELETE FROM events WHERE id IN (SELECT e.id FROM events e
+           WHERE e.created_at < clock_timestamp() - make_interval(days => $1)
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                              WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED'))
+           LIMIT $2)`,
+          [retention.eventDays],
+        ),
+      };
+    },
+  };
+};
+
+async function audit(
+  m: Parameters<typeof writeAudit>[0],
+  workspaceId: string,
+  reason: string,
+  details: Record<string, unknown>,
+) {
+  await writeAudit(m, {
+    door: 'activity',
+    action: 'delivery.reconcile',
+    outcome: 'allowed',
+    reason,
+    workspaceId,
+    details,
+  });
+}

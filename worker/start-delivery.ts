@@ -1,0 +1,67 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
+import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from './search-attributes';
+
+/** What starting a delivery's workflow needs to know of it. */
+export type DeliveryToStart = {
+  id: string;
+  generation: number;
+  attempts: number;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  workspace_id: string;
+};
+
+export type StartDelivery = (
+  d: DeliveryToStart,
+  /** A restart (the reconciler) replaces a closed run and continues the ladder at this rung. */
+  restart?: { rung: number },
+) => Promise<void>;
+
+/**
+ * Starts a delivery's workflow under its deterministic id, with a memo and search attributes that
+ * say in the Web UI what it delivers. A first start refuses a duplicate (the relay may offer the same
+ * delivery twice); a restart is allowed only over a run that has closed.
+ */
+export const deliveryStarter =
+  (client: Client, taskQueue: string): StartDelivery =>
+  async (d, restart) => {
+    try {
+      await client.workflow.start(deliverWebhookWorkflow, {
+        taskQueue,
+        workflowId: deliveryWorkflowId(d.id, d.generation),
+        args: [
+          {
+            deliveryId: d.id,
+            generation: d.generation,
+            firstAttempt: d.attempts + 1,
+            ...(restart && { rung: restart.rung }),
+          },
+        ],
+        workflowIdReusePolicy: restart
+          ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+          : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        // Eager start runs the first attempt on this very worker, one round trip less (perf-notes).
+        requestEagerStart: !restart,
+        memo: {
+          delivery_id: d.id,
+          event_id: d.event_id,
+          event_type: d.event_type,
+          endpoint_id: d.endpoint_id,
+          workspace_id: d.workspace_id,
+          generation: d.generation,
+          ...(restart && { restarted_at_rung: restart.rung }),
+        },
+        typedSearchAttributes: [
+          { key: WEBHOOK_EVENT_TYPE, value: d.event_type },
+          { key: WEBHOOK_ENDPOINT_ID, value: d.endpoint_id },
+          { key: WORKSPACE_ID, value: d.workspace_id },
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  };
