@@ -6,6 +6,7 @@ import { recordAttempt } from '../domain/webhooks/record-attempt';
 import { decryptSecret } from '../domain/webhooks/secrets';
 import { signWebhook } from '../domain/webhooks/signing';
 import { checkTarget } from '../domain/webhooks/url-policy';
+import { endpointSlots } from './endpoint-slots';
 import type { HttpPost } from './http-post';
 
 export type DeliveryDeps = {
@@ -109,11 +110,12 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       }
       // A slow receiver holds at most its endpoint's cap of this worker's attempt slots; the rest of
       // its deliveries wait in their workflows (a timer, not a slot) and other endpoints go on.
-      if (!inFlight.take(t.endpoint_id)) return { outcome: 'busy' };
+      const slot = await inFlight.take(t.endpoint_id);
+      if (slot === undefined) return { outcome: 'busy' };
       try {
         return await attempt(t, input);
       } finally {
-        inFlight.give(t.endpoint_id);
+        inFlight.give(t.endpoint_id, slot);
       }
     },
   };
@@ -170,21 +172,3 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     return { outcome, status: result.status, errorClass: result.errorClass };
   }
 };
-
-/** Counts attempts in flight per endpoint in this process, up to `cap` each. */
-function endpointSlots(cap: number) {
-  const counts = new Map<string, number>();
-  return {
-    take: (endpointId: string): boolean => {
-      const n = counts.get(endpointId) ?? 0;
-      if (n >= cap) return false;
-      counts.set(endpointId, n + 1);
-      return true;
-    },
-    give: (endpointId: string) => {
-      const n = (counts.get(endpointId) ?? 1) - 1;
-      if (n === 0) counts.delete(endpointId);
-      else counts.set(endpointId, n);
-    },
-  };
-}
