@@ -121,4 +121,27 @@ describe('the reconcile schedule', () => {
     assert.equal(untouched.length, 0);
     answer = { status: 204 };
   });
+
+  it('restarts a delivery left PENDING by a workflow that closed before recording an attempt', async () => {
+    const d = await orphanedDelivery();
+    // As if the worker died mid-attempt and the run was then terminated: nothing recorded.
+    await s.db.query('DELETE FROM webhook_attempts WHERE delivery_id = $1', [d.id]);
+    await s.db.query(
+      `UPDATE webhook_deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = NULL,
+              workflow_started_at = NULL, created_at = clock_timestamp() - interval '11 minutes'
+        WHERE id = $1`,
+      [d.id],
+    );
+    answer = { status: 204 };
+    // The relay cannot help: Temporal refuses its start over the closed run.
+    const report = await reconcileRun();
+    assert.ok(report.restarted >= 1);
+    const done = await s.waitForDelivery('id = $1', [d.id], (x) => x.status === 'SUCCEEDED');
+    assert.equal(done.attempts, 1);
+    const [row] = await s.db.query<{ reason: string }[]>(
+      `SELECT reason FROM audit_log WHERE action = 'delivery.reconcile' AND details->>'delivery_id' = $1`,
+      [d.id],
+    );
+    assert.equal(row!.reason, 'restarted at attempt 1');
+  });
 });
