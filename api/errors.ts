@@ -42,3 +42,27 @@ export function toHttp(err: DomainError, requestId: string): WireError {
 
 export const serverError = (requestId: string): WireError =>
   toHttp(new DomainError('server_error', ''), requestId);
+
+// SQLSTATE classes and codes that mean "not now" rather than "wrong": connection exceptions, the server
+// shutting down or refusing connections, too many connections, a statement or idle transaction timed out.
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]|53300|57014|25P03)/;
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+// node-postgres's own words for a pool that could not connect, a client-side query timeout, a lost socket.
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|Query read timeout|Connection terminated|terminating connection/i;
+
+/**
+ * PostgreSQL could not be reached, or did not answer in time: the caller should retry later (503),
+ * not report a fault (500). TypeORM wraps the driver's error in `driverError`.
+ */
+export function databaseUnavailable(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const outer = err as { driverError?: unknown };
+  const e = (outer.driverError && typeof outer.driverError === 'object' ? outer.driverError : err) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  return UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code) || UNAVAILABLE_MESSAGE.test(message);
+}

@@ -132,3 +132,17 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     stop: () => stopChild(child, 'SIGINT'),
   };
 }
+
+/** Drops and recreates `database` on the server at `url`: quicker than initdb, and nothing left over. */
+export async function recreateDatabase(url: string, database: string) {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${database}"`);
+  } finally {
+    await client.end();
+  }
+}

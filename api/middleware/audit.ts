@@ -3,7 +3,8 @@ import type { AuditWriter } from '../audit-writer';
 import type { AuditOutcome } from '../../domain/kernel/audit';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
-import { unavailable } from './deadline';
+import { DATABASE_UNAVAILABLE, unavailable } from './deadline';
+import { databaseUnavailable, serverError } from '../errors';
 
 /**
  * An unmatched path is the caller's text (and a refused caller may be anyone): at most 100
@@ -49,16 +50,15 @@ export const audit =
           clientIp: s.clientIp,
         });
       } catch (err) {
-        // An unauditable request must not succeed silently: answer 500 instead.
+        // An unauditable request must not succeed silently: 503 when the database is out (retry later;
+        // an intake that committed replays under its Idempotency-Key), 500 for anything else.
         log.error('audit write failed', { request_id: s.requestId, error: String(err) });
-        ctx.status = 500;
-        ctx.body = {
-          error: {
-            code: 'server_error',
-            message: 'The service failed to handle this request.',
-            request_id: s.requestId,
-          },
-        };
+        if (databaseUnavailable(err)) unavailable(ctx, DATABASE_UNAVAILABLE);
+        else {
+          const answer = serverError(s.requestId);
+          ctx.status = answer.status;
+          ctx.body = answer.body;
+        }
       }
     }
   };

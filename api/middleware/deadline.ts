@@ -4,6 +4,8 @@ import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
 import { toHttp } from '../errors';
 
+export const DATABASE_UNAVAILABLE = 'The service cannot reach its database just now; retry later.';
+
 /** Seconds a caller is told to wait after a 503. */
 export const RETRY_AFTER_UNAVAILABLE = 5;
 

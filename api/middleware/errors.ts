@@ -2,7 +2,8 @@ import type { Middleware } from 'koa';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
-import { serverError, toHttp } from '../errors';
+import { databaseUnavailable, serverError, toHttp } from '../errors';
+import { DATABASE_UNAVAILABLE, unavailable } from './deadline';
 
 /**
  * Maps every failure to the spec's error shape. Only 4xx messages reach callers; anything else is
@@ -21,6 +22,17 @@ export const errors =
         err instanceof DomainError && err.code !== 'server_error'
           ? toHttp(err, ctx.state.requestId)
           : undefined;
+      if (!wire && databaseUnavailable(err)) {
+        // An outage, not a bug: the caller is told to come back, and the log says why without a stack.
+        log.warn('database unavailable; answered 503', {
+          request_id: ctx.state.requestId,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        ctx.state.auditReason =
+          `database unavailable: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+        unavailable(ctx, DATABASE_UNAVAILABLE);
+        return;
+      }
       if (wire) {
         if (err instanceof DomainError && err.auditReason) ctx.state.auditReason = err.auditReason;
         ctx.state.auditReason ??= err instanceof DomainError ? err.message : undefined;

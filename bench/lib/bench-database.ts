@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { Client as PgClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
 import { createWorkspace } from '../../domain/identity/operations/workspaces';
@@ -9,7 +8,7 @@ import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import type { Logger } from '../../infra/logger';
 import type { Stops } from '../../tooling/cleanup';
 import { repoRoot } from '../../tooling/paths';
-import type { EmbeddedPostgres } from '../../tooling/postgres';
+import { recreateDatabase, type EmbeddedPostgres } from '../../tooling/postgres';
 import { startStack } from '../../tooling/stack';
 
 export const benchOperator = operatorActor({ door: 'admin', requestId: 'bench' });
@@ -46,22 +45,9 @@ export async function openBenchDatabase(
     postgres: { dataDir: opts.dataDir ?? benchDataDir(), database: DATABASE },
   });
   // Two harness calls: `fresh` recreates the database between PostgreSQL and the migrations.
-  if (opts.fresh) await recreateDatabase(pg.url);
+  if (opts.fresh) await recreateDatabase(pg.url, DATABASE);
   const { db } = await startStack({ log, stops, database: { url: pg.url, poolSize: opts.poolSize ?? 4 } });
   return { pg, db };
-}
-
-async function recreateDatabase(url: string) {
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new PgClient({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
-    await client.query(`CREATE DATABASE "${DATABASE}"`);
-  } finally {
-    await client.end();
-  }
 }
 
 /** One workspace per seed size, so a 20k trial run never mixes with the 1M data set. */

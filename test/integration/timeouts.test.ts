@@ -88,6 +88,23 @@ describe('timeouts: database waits, the request deadline and the audit backlog',
     await request(app).get('/api/v1/me').set(bearer(w.key.key)).expect(200);
   });
 
+  it('answers 503, not 500, when the database times out a statement, the audit write included', async () => {
+    const w = await workspaceWithKey(t.db);
+    const db = await openDatabase(t.url, { poolSize: 3, timeouts });
+    try {
+      const app = testApp(db, { config: { requestTimeoutMs: 30_000 } });
+      for (const table of ['api_keys', 'audit_log']) {
+        const res = await whileLocked(table, () => request(app).get('/api/v1/me').set(bearer(w.key.key)));
+        assert.equal(res.status, 503, `${table} locked: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.code, 'unavailable');
+        assert.match(res.body.error.request_id, /^req_/);
+        assert.equal(res.headers['retry-after'], '5');
+      }
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('gives every pooled connection statement and idle-in-transaction timeouts', async () => {
     const db = await openDatabase(t.url, { poolSize: 1, timeouts });
     try {

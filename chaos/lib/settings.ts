@@ -1,0 +1,61 @@
+/** How long each fault lasts and how hard the steady load pushes; `--short` is the CI form. */
+export type Settings = {
+  mode: 'full' | 'short';
+  /** New lead intakes a second, each with its own Idempotency-Key. */
+  intakesPerSecond: number;
+  /** Steady load before the first fault, so every part is warm when it is hurt. */
+  warmupSeconds: number;
+  /** PostgreSQL stays down this long after its SIGKILL before it is restarted. */
+  pgDownSeconds: number;
+  pgFrozenSeconds: number;
+  temporalDownSeconds: number;
+  /**
+   * Steady load after each fault before the invariants are judged: what is committed then must go
+   * through as well, which shows the parts recovered for new work, not only for the backlog.
+   */
+  afterFaultSeconds: number;
+  /** The longest the invariant checker waits for the system to settle after a fault. */
+  settleSeconds: number;
+  /** Wait for the second attempt of the retried receiver faults (the ladder's first rung is 30 s). */
+  secondAttempts: boolean;
+  /** RELAY_CRASH_AT=before-mark as well as before-start. */
+  relayBeforeMark: boolean;
+};
+
+export const SHORT: Settings = {
+  mode: 'short',
+  intakesPerSecond: 3,
+  warmupSeconds: 3,
+  pgDownSeconds: 2,
+  afterFaultSeconds: 3,
+  pgFrozenSeconds: 12,
+  temporalDownSeconds: 15,
+  settleSeconds: 90,
+  secondAttempts: false,
+  relayBeforeMark: false,
+};
+
+export const FULL: Settings = {
+  mode: 'full',
+  intakesPerSecond: 4,
+  warmupSeconds: 10,
+  pgDownSeconds: 10,
+  afterFaultSeconds: 5,
+  pgFrozenSeconds: 20,
+  temporalDownSeconds: 60,
+  settleSeconds: 180,
+  secondAttempts: true,
+  relayBeforeMark: true,
+};
+
+/** The API's request deadline, passed to it as REQUEST_TIMEOUT_MS (the product default). */
+export const API_DEADLINE_MS = 10_000;
+/** Slack on the deadline for the answer to cross loopback on a busy 2-core machine. */
+export const DEADLINE_SLACK_MS = 1_000;
+
+export function parseArgs(args: string[]): Settings {
+  const unknown = args.filter((a) => a !== '--short');
+  if (unknown.length > 0)
+    throw new Error(`unknown argument ${unknown[0]}\nusage: npm run chaos [-- --short]`);
+  return args.includes('--short') ? SHORT : FULL;
+}

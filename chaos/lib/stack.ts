@@ -1,0 +1,161 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../domain/data-source';
+import { operatorActor } from '../../domain/kernel/actor';
+import { runOperation } from '../../domain/kernel/runner';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { noCanceller } from '../../domain/webhooks/workflow-ids';
+import type { Logger } from '../../infra/logger';
+import type { Stops } from '../../tooling/cleanup';
+import { makeWorkspace } from '../../tooling/fixtures';
+import { repoRoot } from '../../tooling/paths';
+import { recreateDatabase, startEmbeddedPostgres } from '../../tooling/postgres';
+import { freePort } from '../../tooling/processes';
+import type { Child } from './children';
+import { MATRIX_CASES, type MatrixCase } from './matrix-cases';
+import { PostgresControl } from './postgres-control';
+import { startRawReceiver } from './raw-receiver';
+import { startReceiver, type Receiver } from './receiver';
+import { serviceLaunchers } from './services';
+import { Supervised } from './supervised';
+import { TemporalControl } from './temporal-control';
+import type { Timeline } from './timeline';
+import { startTlsReceiver } from './tls-receiver';
+
+export type MatrixEndpoint = MatrixCase & { workspaceId: string; endpointId: string; apiKey: string };
+
+export type ChaosStack = {
+  dir: string;
+  db: DataSource;
+  pg: PostgresControl;
+  temporal: TemporalControl;
+  /** The harness's own Temporal client: it describes delivery workflows. */
+  client: Client;
+  api: Supervised;
+  worker: Supervised;
+  apiUrl: string;
+  taskQueue: string;
+  receiver: Receiver;
+  tls: Awaited<ReturnType<typeof startTlsReceiver>>;
+  main: { workspaceId: string; endpointId: string; apiKey: string };
+  matrix: MatrixEndpoint[];
+  /** Events up to this one were made during set-up. */
+  baseSeq: number;
+  /** A worker process that is not waited for (a crash hook is armed in `extraEnv`). */
+  spawnWorker: (extraEnv: Record<string, string>) => Child;
+};
+
+const DATABASE = 'chaos';
+const operator = operatorActor({ door: 'admin', requestId: 'chaos' });
+
+/**
+ * Everything fresh in `.data/chaos`: PostgreSQL (the database recreated), Temporal on a new SQLite
+ * file, the receivers, one workspace for the steady load and one per receiver fault, then the API
+ * and the worker as processes of their own. Every part registers its stop.
+ */
+export async function startChaosStack(log: Logger, stops: Stops, timeline: Timeline): Promise<ChaosStack> {
+  const dir = path.join(repoRoot(), '.data', 'chaos');
+  const logDir = path.join(dir, 'logs');
+  rmSync(logDir, { recursive: true, force: true });
+  rmSync(path.join(dir, 'temporal'), { recursive: true, force: true });
+  mkdirSync(logDir, { recursive: true });
+
+  log.info('starting PostgreSQL');
+  const pgDir = path.join(dir, 'pg');
+  const first = await startEmbeddedPostgres({ dataDir: pgDir, database: DATABASE, log });
+  const pg = new PostgresControl(first, pgDir, DATABASE, log);
+  stops.push(() => pg.stop());
+  await recreateDatabase(pg.url, DATABASE);
+  // The harness's own pool, with timeouts, so no check of it hangs on a frozen server.
+  const db = await openDatabase(pg.url, {
+    migrate: true,
+    poolSize: 6,
+    timeouts: { connectTimeoutMs: 3_000, statementTimeoutMs: 10_000, idleInTransactionTimeoutMs: 10_000 },
+  });
+  stops.push(async () => {
+    if (db.isInitialized) await db.destroy();
+  });
+
+  log.info('starting the Temporal dev server (SQLite file, so it can be restarted)');
+  const temporalPort = await freePort();
+  const dbFile = path.join(dir, 'temporal', 'temporal.db');
+  const temporal = await TemporalControl.start(log, temporalPort, dbFile);
+  stops.push(() => temporal.stop());
+  const connection = await Connection.connect({ address: temporal.address });
+  stops.push(() => connection.close());
+  const client = new Client({ connection });
+
+  const receiver = await startReceiver();
+  const raw = await startRawReceiver(receiver.hits);
+  const tls = await startTlsReceiver(receiver.hits);
+  stops.push(receiver.close, raw.close, tls.close);
+
+  const secretsKey = randomBytes(32);
+  const services = { db, webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller } };
+  const workspace = async (name: string, url: string) => {
+    const w = await makeWorkspace(db, {
+      name,
+      email: `chaos.${randomUUID().slice(0, 8)}@example.com`,
+      scopes: ['leads:read', 'leads:write'],
+    });
+    const e = await runOperation(
+      services,
+      createEndpoint,
+      operator,
+      { url, events: ['lead.created'] },
+      {
+        workspaceId: w.workspace.id,
+      },
+    );
+    return { workspaceId: w.workspace.id, endpointId: e.id, apiKey: w.key.key, secret: e.secret };
+  };
+  const mainWs = await workspace('Chaos steady load', receiver.url('/main'));
+  receiver.setMainSecret(mainWs.secret);
+  const matrix: MatrixEndpoint[] = [];
+  for (const c of MATRIX_CASES) {
+    const url = c.on === 'raw' ? raw.url(c.path) : c.on === 'tls' ? tls.url(c.path) : receiver.url(c.path);
+    const w = await workspace(`Chaos receiver fault: ${c.name}`, url);
+    receiver.hits.setSecret(c.path, w.secret);
+    matrix.push({ ...c, workspaceId: w.workspaceId, endpointId: w.endpointId, apiKey: w.apiKey });
+  }
+  const [{ seq }] = await db.query<[{ seq: string | null }]>('SELECT max(seq)::text AS seq FROM events');
+
+  const taskQueue = `chaos-${randomUUID().slice(0, 8)}`;
+  const { apiUrl, launchApi, launchWorker, spawnWorker } = serviceLaunchers({
+    databaseUrl: pg.url,
+    temporalAddress: temporal.address,
+    taskQueue,
+    secretsKey,
+    apiPort: await freePort(),
+    logDir,
+  });
+  const api = new Supervised('api', launchApi, log, timeline);
+  // A worker that dies by itself may die between a POST and its record, like a kill.
+  const worker = new Supervised('worker', launchWorker, log, timeline, () => timeline.open('worker_exit'));
+  log.info('starting the API and the worker');
+  await api.start();
+  stops.push(() => api.close());
+  await worker.start();
+  stops.push(() => worker.close());
+
+  return {
+    dir,
+    db,
+    pg,
+    temporal,
+    client,
+    api,
+    worker,
+    apiUrl,
+    taskQueue,
+    receiver,
+    tls,
+    main: { workspaceId: mainWs.workspaceId, endpointId: mainWs.endpointId, apiKey: mainWs.apiKey },
+    matrix,
+    baseSeq: Number(seq ?? 0),
+    spawnWorker,
+  };
+}

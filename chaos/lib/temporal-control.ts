@@ -1,0 +1,35 @@
+import type { Logger } from '../../infra/logger';
+import { startTemporalDevServer, type TemporalDevServer } from '../../tooling/temporal-server';
+
+/**
+ * The Temporal dev server under fault: stopped and started again on the same port and SQLite file,
+ * so its workflows survive and every client's address still works.
+ */
+export class TemporalControl {
+  private constructor(
+    private current: TemporalDevServer,
+    private readonly port: number,
+    private readonly dbFile: string,
+    private readonly log: Logger,
+  ) {}
+
+  static async start(log: Logger, port: number, dbFile: string): Promise<TemporalControl> {
+    return new TemporalControl(await TemporalControl.launch(log, port, dbFile), port, dbFile, log);
+  }
+
+  private static launch(log: Logger, port: number, dbFile: string) {
+    return startTemporalDevServer({ log, dbFile, port, headless: true });
+  }
+
+  get address() {
+    return this.current.address;
+  }
+
+  stop() {
+    return this.current.stop();
+  }
+
+  async restart() {
+    this.current = await TemporalControl.launch(this.log, this.port, this.dbFile);
+  }
+}
