@@ -11,10 +11,12 @@ import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark } from '../../domain/kernel/runner';
+import { databaseUnavailable } from '../errors';
+import { DATABASE_UNAVAILABLE } from '../middleware/deadline';
 import { operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
 
 /** What one MCP request learned, for its audit row. */
-export type McpCall = { tool?: string; outcome?: 'refused' | 'parked'; reason?: string };
+export type McpCall = { tool?: string; outcome?: 'refused' | 'parked' | 'failed'; reason?: string };
 
 const json = (value: unknown) => ({ type: 'text' as const, text: JSON.stringify(value) });
 
@@ -31,6 +33,20 @@ function toolError(err: DomainError): CallToolResult {
     isError: true,
     content: [{ type: 'text', text: `${err.code}: ${message}` }],
   };
+}
+
+/**
+ * A fault, not a refusal: its text goes to the audit row only. A database outage is a tool result
+ * saying to retry (as REST answers 503); anything else a JSON-RPC internal error naming the request.
+ */
+function failure(err: unknown, call: McpCall, requestId: string | undefined): CallToolResult {
+  call.outcome = 'failed';
+  call.reason = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
+  if (databaseUnavailable(err)) return toolError(new DomainError('unavailable', DATABASE_UNAVAILABLE));
+  throw new McpError(
+    ErrorCode.InternalError,
+    `The service failed to handle this request (request id ${requestId ?? 'unknown'}).`,
+  );
 }
 
 /**
@@ -88,7 +104,7 @@ export function buildMcpServer(opts: {
       const output = result.output as Record<string, unknown>;
       return { content: [json(output)], structuredContent: output };
     } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
+      if (!(err instanceof DomainError)) return failure(err, call, actor.ctx.requestId);
       call.outcome = 'refused';
       call.reason = err.auditReason ?? err.message;
       return toolError(err);
