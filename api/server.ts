@@ -19,13 +19,11 @@ import type { Services } from '../domain/kernel/operation';
 
 export type AppDeps = {
   db: DataSource;
-  config: Pick<Config, 'trustProxy' | 'rateLimitPerMinute'> &
-    Partial<
-      Pick<
-        Config,
-        'mcpAllowedOrigins' | 'trustedProxyHops' | 'requestTimeoutMs' | 'auditQueueLimit' | 'refusedPerMinute'
-      >
-    >;
+  config: Pick<
+    Config,
+    'trustProxy' | 'rateLimitPerMinute' | 'requestTimeoutMs' | 'auditQueueLimit' | 'refusedPerMinute'
+  > &
+    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops'>>;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
   log: Logger;
@@ -53,12 +51,12 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
   const routes = v1Routes(services);
   app
     .use(requestId())
-    .use(deadline(config.requestTimeoutMs ?? 10_000, log))
+    .use(deadline(config.requestTimeoutMs, log))
     .use(rateLimitPolicy(config.rateLimitPerMinute))
     .use(audit(createAuditWriter(db, config.auditQueueLimit), log))
     .use(errors(log))
     .use(openApiRoute())
-    .use(authenticate(db, refusedTraffic(config.refusedPerMinute ?? 60)))
+    .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())
     .use(crashAfterCommit ? killAfterCommit(crashAfterCommit) : (_ctx, next) => next())

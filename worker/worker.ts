@@ -12,7 +12,7 @@ export type WorkerOptions = {
   taskQueue: string;
   activities: Partial<Activities>;
   /** Attempts (local activities) run at once; at most WORKFLOW_CACHE_SIZE. */
-  attemptSlots?: number;
+  attemptSlots: number;
   /** A prebuilt workflow bundle (see bundle-workflows.ts); without it the worker bundles in-process. */
   workflowBundlePath?: string;
 };
@@ -30,7 +30,7 @@ export async function createWorker({
   taskQueue,
   activities,
   workflowBundlePath,
-  attemptSlots = 50,
+  attemptSlots,
 }: WorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,

@@ -1,8 +1,16 @@
 import type { DataSource } from 'typeorm';
 import { buildApp, type AppDeps } from '../../api/server';
 import type { Services } from '../../domain/kernel/operation';
+import { loadConfig } from '../../infra/config';
 import { createLogger } from '../../infra/logger';
 import { contractCheck } from './openapi-check';
+
+/** The services' settings as configured by default (the URLs are never dialled here). */
+export const SERVICE_DEFAULTS = loadConfig({
+  NODE_ENV: 'test',
+  DATABASE_URL: 'postgres://unused',
+  TEMPORAL_ADDRESS: 'unused:7233',
+});
 
 /** The Koa app as production builds it, for supertest against `app.callback()`, checked against the contract. */
 export const testApp = (
@@ -18,8 +26,10 @@ export const testApp = (
     db,
     approvals: opts.approvals,
     config: {
+      ...SERVICE_DEFAULTS,
       trustProxy: opts.trustProxy ?? false,
-      rateLimitPerMinute: opts.rateLimitPerMinute ?? 300,
+      trustedProxyHops: opts.trustProxy ? 1 : 0,
+      rateLimitPerMinute: opts.rateLimitPerMinute ?? SERVICE_DEFAULTS.rateLimitPerMinute,
       ...opts.config,
     },
     log: createLogger('test-api', 'error'),

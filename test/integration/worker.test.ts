@@ -26,6 +26,7 @@ describe('worker against a real Temporal dev server', () => {
       namespace: 'default',
       taskQueue,
       activities: createPingActivities({ clock: () => new Date() }),
+      attemptSlots: 1,
     });
     running = worker.run();
     connection = await Connection.connect({ address: address() });

@@ -9,11 +9,12 @@ import { missingDescriptions, toJsonSchema } from '../../domain/kernel/json-sche
 import { ROLES, SCOPES } from '../../domain/kernel/permissions';
 import { allOperations, operationNamed } from '../../domain/registry';
 import { createLogger } from '../../infra/logger';
+import { SERVICE_DEFAULTS } from '../helpers/api';
 
 // Building the app mounts every route; nothing is queried until a request arrives.
 buildApp({
   db: {} as DataSource,
-  config: { trustProxy: false, rateLimitPerMinute: 300 },
+  config: SERVICE_DEFAULTS,
   log: createLogger('test', 'error'),
 });
 
