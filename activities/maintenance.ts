@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { Config } from '../infra/config';
 import { APPROVAL_COLUMNS, approvalWorkflowId, type ApprovalRow } from '../domain/approvals/rows';
 import { writeAudit } from '../domain/kernel/audit';
 import { ATTEMPTS_PER_LADDER } from '../domain/webhooks/delivery-rules';
@@ -8,14 +9,12 @@ import type { DeliveryToStart, StartDelivery } from '../worker/start-delivery';
 /** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
 export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
 
-export type Retention = { idempotencyHours: number; auditDays: number; eventDays: number };
-
 export type MaintenanceDeps = {
   db: DataSource;
   startDelivery: StartDelivery;
   startApproval: (approval: ApprovalRow) => Promise<void>;
   workflowStatus: WorkflowStatusOf;
-  retention: Retention;
+  retention: Config['retention'];
 };
 
 /** How long past its due time a waiting delivery (or an unstarted request) must be before it is looked at. */

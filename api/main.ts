@@ -1,5 +1,5 @@
 import { openDatabase } from '../domain/data-source';
-import { ConfigError, loadConfig } from '../infra/config';
+import { ConfigError, loadConfig, warnOfForcedSettings } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
 import { listenApi } from './listen';
@@ -8,10 +8,7 @@ import { listenApi } from './listen';
 async function main() {
   const config = loadConfig();
   const log = createLogger('api', config.logLevel);
-  if (config.env === 'production' && config.webhookAllowPrivateTargets)
-    log.error(
-      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
-    );
+  warnOfForcedSettings(config, log);
   const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, timeouts: config.db });
   // API_CRASH_AFTER_COMMIT exists for the crash-safety suite only: the process dies after that many
   // lead intakes have committed, before the last one's answer, as a kill -9 would.

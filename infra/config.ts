@@ -207,3 +207,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maintenanceSchedules: parsed.MAINTENANCE_SCHEDULES !== 'false',
   };
 }
+
+/** Says loudly, at start-up, that a setting refused in production was forced on there. */
+export function warnOfForcedSettings(config: Config, log: { error: (msg: string) => void }): void {
+  if (config.env === 'production' && config.webhookAllowPrivateTargets)
+    log.error(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
+    );
+}

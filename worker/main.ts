@@ -1,5 +1,5 @@
 import { openDatabase } from '../domain/data-source';
-import { ConfigError, loadConfig } from '../infra/config';
+import { ConfigError, loadConfig, warnOfForcedSettings } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
 import { runWorker } from './run';
@@ -8,10 +8,7 @@ import { runWorker } from './run';
 async function main() {
   const config = loadConfig();
   const log = createLogger('worker', config.logLevel);
-  if (config.env === 'production' && config.webhookAllowPrivateTargets)
-    log.error(
-      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
-    );
+  warnOfForcedSettings(config, log);
   const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, timeouts: config.db });
   // RELAY_CRASH_AT exists for the crash-safety tests only: it makes the relay exit mid-pass, as a kill would.
   const crashAt = process.env.RELAY_CRASH_AT as 'before-start' | 'before-mark' | undefined;

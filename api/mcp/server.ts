@@ -12,7 +12,7 @@ import type { Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark } from '../../domain/kernel/runner';
 import { databaseUnavailable } from '../errors';
-import { DATABASE_UNAVAILABLE } from '../middleware/deadline';
+import { DATABASE_UNAVAILABLE } from '../unavailable';
 import { operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
 
 /** What one MCP request learned, for its audit row. */

@@ -3,7 +3,7 @@ import type { AuditWriter } from '../audit-writer';
 import type { AuditOutcome } from '../../domain/kernel/audit';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
-import { DATABASE_UNAVAILABLE, unavailable } from './deadline';
+import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
 import { databaseUnavailable, serverError } from '../errors';
 
 /**

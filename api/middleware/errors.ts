@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/kernel/errors';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
 import { databaseUnavailable, serverError, toHttp } from '../errors';
-import { DATABASE_UNAVAILABLE, unavailable } from './deadline';
+import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
 
 /**
  * Maps every failure to the spec's error shape. Only 4xx messages reach callers; anything else is
@@ -24,12 +24,9 @@ export const errors =
           : undefined;
       if (!wire && databaseUnavailable(err)) {
         // An outage, not a bug: the caller is told to come back, and the log says why without a stack.
-        log.warn('database unavailable; answered 503', {
-          request_id: ctx.state.requestId,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        ctx.state.auditReason =
-          `database unavailable: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+        const cause = err instanceof Error ? err.message : String(err);
+        log.warn('database unavailable; answered 503', { request_id: ctx.state.requestId, error: cause });
+        ctx.state.auditReason = `database unavailable: ${cause}`.slice(0, 500);
         unavailable(ctx, DATABASE_UNAVAILABLE);
         return;
       }
