@@ -1,31 +1,27 @@
-import { ApplicationFailure } from '@temporalio/activity';
-import { expireApproval, recordDecision, runApproved, type Decision } from '../domain/approvals/decide';
+import { expireApproval, recordDecision } from '../domain/approvals/lifecycle';
 import { approvalView, findApproval, type ApprovalView } from '../domain/approvals/rows';
-import { DomainError } from '../domain/kernel/errors';
+import { runApproved } from '../domain/approvals/run-approved';
+import { refusalsAsFailures } from '../domain/kernel/failures';
+import type { Decision } from '../domain/kernel/gate';
 import type { Services } from '../domain/kernel/operation';
 
-/** A refusal reaches the approver as it is and is not retried; anything else is our fault and is. */
-async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, 'DomainError');
-    throw err;
-  }
-}
-
-/** The approval gate's I/O: a decision, the approved run, the expiry. Built from the same services as every door. */
+/**
+ * The approval gate's I/O: a decision, the approved run, the expiry. Built from the same services as
+ * every door. A refusal reaches the approver with its code and is not retried; our own faults are.
+ */
 export const createApprovalActivities = (services: Services) => ({
   async recordApprovalDecision(approvalId: string, decision: Decision): Promise<ApprovalView> {
-    return refusalsAsFailures(async () => {
-      await recordDecision(services.db, approvalId, decision);
-      return approvalView((await findApproval(services.db, approvalId))!);
-    });
+    return refusalsAsFailures(() => recordDecision(services.db, approvalId, decision));
   },
   async runApprovedRequest(approvalId: string): Promise<ApprovalView> {
     return refusalsAsFailures(() => runApproved(services, approvalId));
   },
   async expireApprovalRequest(approvalId: string): Promise<ApprovalView> {
     return expireApproval(services.db, approvalId);
+  },
+  async readApprovalRequest(approvalId: string): Promise<ApprovalView> {
+    const row = await findApproval(services.db, approvalId);
+    if (!row) throw new Error(`approval ${approvalId} does not exist`);
+    return approvalView(row);
   },
 });

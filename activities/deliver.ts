@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
+import { TEST_EVENT_TYPE } from '../domain/kernel/event-catalogue';
 import type { WorkflowCanceller } from '../domain/kernel/operation';
 import { ATTEMPT_TIMEOUT_MS, classify, outcomeOf, type PostResult } from '../domain/webhooks/delivery-rules';
 import { recordAttempt } from '../domain/webhooks/record-attempt';
@@ -98,7 +99,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         return { outcome: 'cancelled' };
       }
       const subscribed =
-        t.event_type === 'endpoint.test' ||
+        t.event_type === TEST_EVENT_TYPE ||
         t.event_types.includes('*') ||
         t.event_types.includes(t.event_type);
       if (t.endpoint_status !== 'ACTIVE' || !subscribed) {

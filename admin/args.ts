@@ -18,12 +18,3 @@ export function parseArgs(argv: string[]) {
   }
   return { group, command, flags };
 }
-
-/** `a,b, c` → ['a', 'b', 'c']; undefined stays undefined so validation can say it is missing. */
-export const list = (value: string | undefined) =>
-  value === undefined
-    ? undefined
-    : value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);

@@ -4,8 +4,8 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
-import type { ApprovalRow } from '../domain/approvals/rows';
-import { approvalStarter, connectClient } from '../infra/temporal-client';
+import { approvalGate } from '../domain/approvals/temporal';
+import { connectClient } from '../infra/temporal-client';
 
 export type RunningApi = { url: string; server: Server; close: () => Promise<void> };
 
@@ -19,15 +19,14 @@ export async function listenApi(
   // Temporal is dialled on the first parked approval request, so the API starts (and serves REST)
   // whether or not Temporal is up yet.
   let temporal: Promise<Awaited<ReturnType<typeof connectClient>>> | undefined;
-  const approvals = {
-    start: async (approval: ApprovalRow) => {
-      temporal ??= connectClient(config.temporalAddress, config.temporalNamespace).catch((err: unknown) => {
-        temporal = undefined;
-        throw err;
-      });
-      await approvalStarter((await temporal).client, config.temporalTaskQueue)(approval);
-    },
+  const client = async () => {
+    temporal ??= connectClient(config.temporalAddress, config.temporalNamespace).catch((err: unknown) => {
+      temporal = undefined;
+      throw err;
+    });
+    return (await temporal).client;
   };
+  const approvals = approvalGate(db, client, config.temporalTaskQueue);
   const app = buildApp({ db, config, log, approvals, crashAfterCommit: opts.crashAfterCommit });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

@@ -13,7 +13,7 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
-import { v1Routes } from './routes/v1';
+import { v1Router } from './rest/routes';
 import { mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
 
@@ -48,7 +48,7 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
   app.maxIpsCount = hops;
   app.silent = true;
   const services: Services = { db, approvals };
-  const routes = v1Routes(services);
+  const routes = v1Router(services);
   app
     .use(requestId())
     .use(deadline(config.requestTimeoutMs, log))

@@ -5,6 +5,7 @@ import { Webhooks1763800200000 } from './migrations/1763800200000-webhooks';
 import { SearchIndex1763800300000 } from './migrations/1763800300000-search-index';
 import { Assistant1763800400000 } from './migrations/1763800400000-assistant';
 import { Hardening1763800500000 } from './migrations/1763800500000-hardening';
+import { ApprovalTasks1763800600000 } from './migrations/1763800600000-approval-tasks';
 
 const migrations = [
   Identity1763800000000,
@@ -13,6 +14,7 @@ const migrations = [
   SearchIndex1763800300000,
   Assistant1763800400000,
   Hardening1763800500000,
+  ApprovalTasks1763800600000,
 ];
 
 /**

@@ -1,4 +1,10 @@
-import { getApproval, listApprovals } from './approvals/operations/approvals';
+import {
+  approveApproval,
+  cancelApproval,
+  getApproval,
+  listApprovals,
+  rejectApproval,
+} from './approvals/operations/approvals';
 import { addConnection, disconnectConnection, listConnections } from './connections/operations/connections';
 import {
   getConversation,
@@ -70,6 +76,9 @@ export const operations = {
   // approvals
   getApproval,
   listApprovals,
+  cancelApproval,
+  approveApproval,
+  rejectApproval,
   // webhooks
   createEndpoint,
   rotateEndpointSecret,

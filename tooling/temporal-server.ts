@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../infra/logger';
 import { freePort, stopChild, waitFor } from './processes';
-import { DEV_SERVER_SEARCH_ATTRIBUTES } from '../worker/search-attributes';
+import { DEV_SERVER_SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
 import { ensureTemporalBinaries } from './temporal-bin';
 
 export type TemporalDevServer = { address: string; uiUrl?: string; pid: number; stop: () => Promise<void> };

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
 import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
-import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from './search-attributes';
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../domain/kernel/search-attributes';
 
 /** What starting a delivery's workflow needs to know of it. */
 export type DeliveryToStart = {

@@ -1,48 +1,38 @@
-import {
-  ApplicationFailure,
-  condition,
-  defineQuery,
-  defineUpdate,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ApprovalView } from '../domain/approvals/rows';
-import { APPROVAL_STATUS } from '../worker/search-attributes';
+import {
+  decideUpdate,
+  statusQuery,
+  withdrawnSignal,
+  type ApprovalInput,
+} from '../domain/approvals/workflow-contract';
+import type { Decision } from '../domain/kernel/gate';
+import { refusalFailure } from '../domain/kernel/failures';
+import { APPROVAL_STATUS } from '../domain/kernel/search-attributes';
 
-export type ApprovalInput = {
-  approvalId: string;
-  /** How long the request waits for a decision (7 days). */
-  waitMs: number;
-};
-export type DecisionArgs = { decision: 'approve' | 'reject'; approverEmail: string; reason?: string };
-
-/**
- * A person's decision, as an Update: the approver learns the outcome (EXECUTED with its result,
- * FAILED with the reason, REJECTED). A decision the validator refuses (already decided, expired)
- * leaves no trace in the workflow's history.
- */
-export const decideUpdate = defineUpdate<ApprovalView, [DecisionArgs]>('decide');
-export const statusQuery = defineQuery<string>('status');
+export { decideUpdate, statusQuery, withdrawnSignal };
 
 // Refusals (a member who is not an admin, a request no longer pending) are not retried; our own faults are.
-const { recordApprovalDecision, runApprovedRequest, expireApprovalRequest } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '1 second',
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['DomainError'],
-  },
-});
+const { recordApprovalDecision, runApprovedRequest, expireApprovalRequest, readApprovalRequest } =
+  proxyActivities<Activities>({
+    startToCloseTimeout: '1 minute',
+    retry: {
+      initialInterval: '1 second',
+      maximumInterval: '1 minute',
+      nonRetryableErrorTypes: ['DomainError'],
+    },
+  });
 
 /**
  * One parked request, `approval:<id>`: waits up to 7 days for a person's decision. On approval the
- * operation runs exactly once, on the approver's authority; undecided, it ends EXPIRED.
+ * operation runs exactly once, on the approver's authority; undecided, it ends EXPIRED; withdrawn by
+ * the key that parked it, it ends CANCELLED. The database decides every race; this only follows it.
  */
 export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalView> {
   let status = 'PENDING';
   let deciding = false;
+  let withdrawn = false;
   let outcome: ApprovalView | undefined;
   const show = (next: string) => {
     status = next;
@@ -50,6 +40,9 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalVi
   };
 
   setHandler(statusQuery, () => status);
+  setHandler(withdrawnSignal, () => {
+    withdrawn = true;
+  });
   setHandler(
     decideUpdate,
     async (d) => {
@@ -65,23 +58,25 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalVi
       }
     },
     {
-      validator: (d: DecisionArgs) => {
+      validator: (d: Decision) => {
         if (d.decision !== 'approve' && d.decision !== 'reject')
-          throw ApplicationFailure.nonRetryable('The decision must be approve or reject.', 'DomainError');
-        if (deciding || status !== 'PENDING')
-          throw ApplicationFailure.nonRetryable(
-            `This request is no longer waiting for a decision: it is ${deciding ? 'being decided' : status}.`,
-            'DomainError',
+          throw refusalFailure('invalid_request', 'The decision must be approve or reject.');
+        if (deciding || status !== 'PENDING' || withdrawn)
+          throw refusalFailure(
+            'conflict',
+            `This request is no longer waiting for a decision: it is ${deciding ? 'being decided' : withdrawn ? 'CANCELLED' : status}.`,
           );
       },
     },
   );
 
-  const decided = await condition(() => status !== 'PENDING', input.waitMs);
-  // A decision being recorded as the time runs out wins or loses in the database, never both.
+  const decided = await condition(() => status !== 'PENDING' || withdrawn, input.waitMs);
+  // A decision being recorded as the time runs out (or as it is withdrawn) wins or loses in the database.
   await condition(() => !deciding);
-  if (!decided && status === 'PENDING') {
-    outcome = await expireApprovalRequest(input.approvalId);
+  if (status === 'PENDING') {
+    outcome = decided
+      ? await readApprovalRequest(input.approvalId)
+      : await expireApprovalRequest(input.approvalId);
     show(outcome.status);
   }
   return outcome!;

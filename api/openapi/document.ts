@@ -1,39 +1,34 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { JsonSchema } from '../../domain/kernel/json-schema';
 import type { Requirement } from '../../domain/kernel/permissions';
-import { toJsonSchema, type JsonSchema } from '../../domain/kernel/json-schema';
-import { searchParamsSchema } from '../../domain/leads/schemas';
-import { deliveryParamsSchema } from '../../domain/webhooks/operations/deliveries';
-import { schemas, withoutNul } from './schemas';
+import { IDEMPOTENCY_HEADER, restRoutes, type RestRoute } from '../rest/routes';
+import { errorSchema, withoutNul } from './schemas';
 
 type Json = Record<string, unknown>;
 
-const json = (schemaRef: string): Json => ({
-  'application/json': { schema: { $ref: `#/components/schemas/${schemaRef}` } },
-});
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const common = { 'Request-Id': header('Request-Id'), 'RateLimit-Policy': header('RateLimit-Policy') };
 const limited = { ...common, RateLimit: header('RateLimit') };
+const json = (schema: JsonSchema): Json => ({ 'application/json': { schema } });
+const errorRef = { $ref: '#/components/schemas/Error' };
 
 const error = (description: string, extraHeaders: Json = {}) => ({
   description,
   headers: { ...common, ...extraHeaders },
-  content: json('Error'),
+  content: json(errorRef),
 });
+const refusal = (description: string) => error(description, { RateLimit: header('RateLimit') });
 const errors = {
-  '400': error('The request did not validate; `field` names what.', { RateLimit: header('RateLimit') }),
+  '400': refusal('The request did not validate; `field` names what.'),
   '401': error(
     'The key is missing, unknown, revoked, expired or not allowed from this address (one body for all).',
   ),
-  '403': error('The key lacks the scope, or its owner no longer holds the role (one body for both).', {
-    RateLimit: header('RateLimit'),
-  }),
-  '413': error('The request body is over 1 MB (code invalid_request).', { RateLimit: header('RateLimit') }),
+  '403': refusal('The key lacks the scope, or its owner no longer holds the role (one body for both).'),
+  '413': refusal('The request body is over 1 MB (code invalid_request).'),
   '429': error(
     'More than 300 requests a minute for this key (policy `default`), or too many refused requests from ' +
       'this address (policy `refused`, 60 a minute by default: checked before the key).',
-    {
-      RateLimit: header('RateLimit'),
-      'Retry-After': header('Retry-After'),
-    },
+    { RateLimit: header('RateLimit'), 'Retry-After': header('Retry-After') },
   ),
   '500': error('A service fault; `request_id` identifies the attempt.'),
   '503': error(
@@ -42,11 +37,6 @@ const errors = {
     { 'Retry-After': header('Retry-After') },
   ),
 };
-const ok = (description: string, schemaRef: string, extraHeaders: Json = {}) => ({
-  description,
-  headers: { ...limited, ...extraHeaders },
-  content: json(schemaRef),
-});
 
 const guarded = (need: Requirement) => ({
   security: [{ bearerAuth: [need.scope] }],
@@ -54,25 +44,116 @@ const guarded = (need: Requirement) => ({
   'x-minimum-role': need.minRole,
 });
 
-/** Query parameters from an operation's input schema, described once in the domain. */
-const queryParameters = (input: Parameters<typeof toJsonSchema>[0]) =>
-  Object.entries(toJsonSchema(input).properties as Record<string, JsonSchema>).map(
-    ([name, { description, ...schema }]) => ({
-      name,
-      in: 'query',
-      required: false,
-      ...(description ? { description } : {}),
-      schema: withoutNul(schema),
-    }),
-  );
-const leadId = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
 
 /**
- * The REST contract as OpenAPI 3.1. Parameters and bodies come from the same constants the
- * validation uses; test/integration/openapi.test.ts fails when the document and the yup schemas
- * disagree, and every response the integration tests receive is validated against this document.
+ * Names shapes for the document: every titled schema (a Lead, a LeadList) becomes a component, and
+ * where it appears a `$ref` to it. One title must always name the same shape.
+ */
+class Components {
+  readonly schemas: Record<string, JsonSchema> = { Error: errorSchema };
+
+  /** A `$ref` to the schema as a component, named by its title (or `fallback` when it has none). */
+  ref(schema: JsonSchema, fallback?: string): JsonSchema {
+    const title = typeof schema.title === 'string' ? schema.title : fallback;
+    const inner = this.hoist(schema, true);
+    if (!title) return inner;
+    const known = this.schemas[title];
+    if (known && !isDeepStrictEqual(known, inner)) throw new Error(`two shapes are titled ${title}`);
+    this.schemas[title] = inner;
+    return { $ref: `#/components/schemas/${title}` };
+  }
+
+  private hoist(node: unknown, top = false): JsonSchema {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return node as JsonSchema;
+    const n = node as JsonSchema;
+    if (!top && typeof n.title === 'string') return this.ref(n);
+    const walk = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map((x) => this.hoist(x)) : v && typeof v === 'object' ? this.hoist(v) : v;
+    const out: JsonSchema = {};
+    for (const [k, v] of Object.entries(n)) {
+      out[k] =
+        k === 'properties' && v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, walk(s)]))
+          : walk(v);
+    }
+    return out;
+  }
+}
+
+/** One route as an OpenAPI operation: parameters, body and answers from its operations' schemas. */
+function operationOf(route: RestRoute, components: Components): Json {
+  const param = (name: string, where: 'path' | 'query', schema: JsonSchema, required: boolean) => {
+    const { description, ...rest } = schema;
+    return {
+      name,
+      in: where,
+      required,
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: withoutNul(rest),
+    };
+  };
+  const query = Object.entries((route.query?.properties ?? {}) as Record<string, JsonSchema>).map(
+    ([name, schema]) => param(name, 'query', schema, false),
+  );
+  const parameters = [
+    ...Object.entries(route.pathParams).map(([name, schema]) => param(name, 'path', schema, true)),
+    ...query,
+    ...(route.idempotent
+      ? [
+          {
+            name: IDEMPOTENCY_HEADER,
+            in: 'header',
+            required: true,
+            description: 'The first response is replayed for 24 hours for the same key and body.',
+            schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+          },
+        ]
+      : []),
+  ];
+  const output = components.ref(route.output, `${pascal(route.operationId)}Response`);
+  const replayed = route.idempotent ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {};
+  const success = Object.fromEntries(
+    Object.entries(route.success).map(([status, description]) => [
+      status,
+      { description, headers: { ...limited, ...replayed }, content: json(output) },
+    ]),
+  );
+  const answers = Object.fromEntries(
+    Object.entries(route.answers).flatMap(([status, description]) =>
+      description ? [[status, refusal(description)]] : [],
+    ),
+  );
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    ...guarded(route.requirement),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: json(components.ref(withoutNul(route.body), `${pascal(route.operationId)}Body`)),
+          },
+        }
+      : {}),
+    responses: { ...success, ...answers, ...errors },
+  };
+}
+
+/**
+ * The REST contract as OpenAPI 3.1, generated from the routes, which come from the registered
+ * operations: parameters, bodies and answers are the operations' own schemas. Every response the
+ * integration tests receive is validated against this document.
  */
 export function openApiDocument(): Json {
+  const components = new Components();
+  const paths: Record<string, Json> = {};
+  for (const route of restRoutes()) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] = { ...paths[path], [route.method]: operationOf(route, components) };
+  }
   return {
     openapi: '3.1.0',
     info: {
@@ -113,105 +194,8 @@ export function openApiDocument(): Json {
           schema: { type: 'string', enum: ['true'] },
         },
       },
-      schemas,
+      schemas: components.schemas,
     },
-    paths: {
-      '/api/v1/me': {
-        get: {
-          operationId: 'getMe',
-          summary: 'The workspace, the key and the role it acts with',
-          ...guarded({ scope: 'business:read', minRole: 'viewer' }),
-          responses: { '200': ok('The caller.', 'Me'), ...errors },
-        },
-      },
-      '/api/v1/leads': {
-        get: {
-          operationId: 'searchLeads',
-          summary: 'Search live leads, newest first',
-          ...guarded({ scope: 'leads:read', minRole: 'viewer' }),
-          parameters: queryParameters(searchParamsSchema),
-          responses: {
-            '200': ok('Up to `limit` leads; `count` is how many are in `data`.', 'LeadList'),
-            ...errors,
-          },
-        },
-        post: {
-          operationId: 'createLead',
-          summary: 'Record an inbound lead (ad-form intake)',
-          ...guarded({ scope: 'leads:write', minRole: 'member' }),
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: true,
-              description: 'The first response is replayed for 24 hours for the same key and body.',
-              schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-            },
-          ],
-          requestBody: { required: true, content: json('IntakeRequest') },
-          responses: {
-            '201': {
-              ...ok('A new lead was created.', 'IntakeResponse', {
-                'Idempotent-Replayed': header('Idempotent-Replayed'),
-              }),
-              links: {
-                getLead: { operationId: 'getLead', parameters: { id: '$response.body#/data/id' } },
-                updateLead: { operationId: 'updateLead', parameters: { id: '$response.body#/data/id' } },
-              },
-            },
-            '200': ok('Merged into, or a duplicate of, an existing lead.', 'IntakeResponse', {
-              'Idempotent-Replayed': header('Idempotent-Replayed'),
-            }),
-            '409': error(
-              '`suppressed`: the contact is suppressed and nothing was stored; or `conflict`: a request with this Idempotency-Key is still running.',
-              {
-                RateLimit: header('RateLimit'),
-              },
-            ),
-            ...errors,
-          },
-        },
-      },
-      '/api/v1/leads/{id}': {
-        get: {
-          operationId: 'getLead',
-          summary: 'A lead with its last 20 messages',
-          ...guarded({ scope: 'leads:read', minRole: 'viewer' }),
-          parameters: [leadId],
-          responses: {
-            '200': ok('The lead (archived ones too).', 'LeadWithActivity'),
-            '404': error('No such lead in this workspace.', { RateLimit: header('RateLimit') }),
-            ...errors,
-          },
-        },
-        patch: {
-          operationId: 'updateLead',
-          summary: 'Change details, then status, then add a note',
-          ...guarded({ scope: 'leads:write', minRole: 'member' }),
-          parameters: [leadId],
-          requestBody: { required: true, content: json('LeadPatch') },
-          responses: {
-            '200': ok('Every step applied.', 'PatchResponse'),
-            '404': error('No such lead in this workspace.', { RateLimit: header('RateLimit') }),
-            '409': error(
-              '`conflict`: a step was refused; `failed_step` names it and `applied` lists the steps that stay applied.',
-              {
-                RateLimit: header('RateLimit'),
-              },
-            ),
-            ...errors,
-          },
-        },
-      },
-      '/api/v1/events': {
-        get: {
-          operationId: 'listDeliveries',
-          summary: 'Webhook deliveries of the workspace, newest first',
-          ...guarded({ scope: 'business:read', minRole: 'viewer' }),
-          parameters: queryParameters(deliveryParamsSchema),
-          responses: { '200': ok('Delivery records with the payload sent.', 'DeliveryList'), ...errors },
-        },
-      },
-    },
+    paths,
   };
 }

@@ -26,7 +26,7 @@ export async function explainSearch(db: DataSource, workspaceId: string, query: 
     },
   } as unknown as EntityManager;
   const ctx = { m: explaining, actor: benchOperator, workspaceId } as OperationContext;
-  await searchLeads.run(ctx, { query });
+  await searchLeads.run(ctx, { query, limit: 25 });
   if (plan === undefined) throw new Error('searchLeads ran no query against leads');
   const time = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1];
   return {

@@ -44,6 +44,8 @@ export async function recallAnswer(
   callerId: string,
   idempotencyKey: string,
   hash: Buffer,
+  /** The input field the key came in, which a refusal names (each door names it in its own terms). */
+  field: string,
 ): Promise<{ body: unknown } | undefined> {
   const [{ locked }] = await m.query<[{ locked: boolean }]>(
     'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 23)) AS locked',
@@ -52,7 +54,8 @@ export async function recallAnswer(
   if (!locked) {
     throw new DomainError(
       'conflict',
-      'A request with this Idempotency-Key is still being processed; retry later.',
+      'A request with this idempotency key is still being processed; retry later.',
+      { field },
     );
   }
   const [stored] = await m.query<{ request_hash: Buffer; response_body: unknown }[]>(
@@ -64,8 +67,8 @@ export async function recallAnswer(
   if (!stored.request_hash.equals(hash)) {
     throw new DomainError(
       'invalid_request',
-      'This Idempotency-Key was already used with a different request body.',
-      { field: 'Idempotency-Key' },
+      'This idempotency key was already used with a different request.',
+      { field },
     );
   }
   return { body: stored.response_body };

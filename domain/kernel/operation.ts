@@ -1,10 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type * as yup from 'yup';
-import type { ApprovalRow } from '../approvals/rows';
 import type { ChannelProvider } from '../conversations/provider';
 import type { Actor } from './actor';
+import type { DomainError } from './errors';
 import type { EventData, EventType } from './event-catalogue';
 import type { Subject } from './events';
+import type { Gate } from './gate';
+import type { JsonSchema } from './json-schema';
 import type { Requirement } from './permissions';
 
 /** Cancels Temporal workflows by id after a commit; the rows already say they must not run. */
@@ -13,8 +15,8 @@ export type WorkflowCanceller = (workflowIds: string[]) => Promise<void>;
 /** What operations may need beyond their transaction; each door builds it once. */
 export type Services = {
   db: DataSource;
-  /** Starts the Temporal workflow of a parked approval request; absent at doors that never park. */
-  approvals?: { start: (approval: ApprovalRow) => Promise<void> };
+  /** Where a key's gated call waits for a person; absent at doors that never park. */
+  approvals?: Gate;
   /** Sends outbound messages; the built-in provider marks them sent. */
   channels?: ChannelProvider;
   /** The process clock, unless a test dates things in the past or future. */
@@ -60,6 +62,54 @@ export type OperationContext = {
 /** What a summary may read to name things: the call's transaction and workspace. */
 export type SummaryLookup = { m: Pick<EntityManager, 'query'>; workspaceId: string | undefined };
 
+/**
+ * The operation as a REST route under `/api/v1`. Path parameters and, for GET, the query string fill
+ * the input; for POST and PATCH the JSON body does. An operation with `idempotency` takes its key from
+ * the `Idempotency-Key` header.
+ */
+export type RestBinding<O> = {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** Koa style, under /api/v1: `/leads/:id`. */
+  path: string;
+  /** The OpenAPI operationId (stable for generated clients). */
+  operationId: string;
+  /** Path parameters that fill an input field of another name (`{ id: 'leadId' }`). */
+  params?: Record<string, string>;
+  /** The success status for an answer; 200 when absent. */
+  status?: (output: O) => number;
+  /** The answers besides success and the common refusals, with what each means (OpenAPI). */
+  answers?: Partial<Record<201 | 404 | 409, string>>;
+};
+
+/**
+ * The operation as an admin CLI command, `npm run -s admin -- <group> <command> --flags`. Flags arrive
+ * as text and map onto the input; `--workspace` is the workspace the operator names, never an input.
+ */
+export type AdminBinding<O> = {
+  /** `group command`, e.g. `key create`. */
+  command: string;
+  flags?: (f: Record<string, string>) => Record<string, unknown>;
+  /** Reshapes the answer for the terminal (a list without its envelope). */
+  present?: (output: O) => unknown;
+};
+
+/** A flag holding a list, `a,b, c` → ['a', 'b', 'c']; absent stays absent, so validation says it is missing. */
+export const flagList = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+
+/** Which doors offer an operation. The activity that runs an approved request runs any gated one. */
+export type Doors<O> = {
+  rest?: RestBinding<O>;
+  /** Offered to the assistant as a tool named after the operation. */
+  mcp?: true;
+  admin?: AdminBinding<O> | AdminBinding<O>[];
+};
+
 /** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */
 export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = unknown> = {
   /** `area.verb`: the audit action and the assistant's tool name. */
@@ -68,7 +118,7 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   title: string;
   /** What it does, written so a model (and a person) can decide when to call it. */
   description: string;
-  /** What the caller gets back. */
+  /** What the caller gets back, in a sentence (the output schema says it exactly). */
   returns: string;
   requirement: Requirement;
   reach: Reach;
@@ -76,23 +126,37 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   operatorOnly?: boolean;
   /** The input, with a description on every field; validation, OpenAPI and tool schemas all come from it. */
   input: S;
+  /** The answer, as JSON Schema (2020-12): the tool's outputSchema and the REST response body. */
+  output: JsonSchema;
+  doors: Doors<O>;
   /** Reshapes raw input before validation (for example trimming a JSON body's strings). */
   prepare?: (raw: unknown) => unknown;
   /** False for reads: no transaction, no audit row of their own (the door audits the request). */
   changes: boolean;
+  /**
+   * Its change is made by the Temporal workflow it hands the call to (a decision on a parked request);
+   * the workflow's activities commit and audit it, so the runner opens no transaction of its own.
+   */
+  inWorkflow?: true;
   /** It removes or overwrites something a person cannot simply undo. */
   destructive: boolean;
   /** Calling it again with the same input changes nothing more. */
   idempotent: boolean;
   /** It reaches beyond this service (sends a message to a person, calls another system). */
   openWorld?: boolean;
-  /** It must wait for a person's approval before it runs (the assistant door parks it). */
+  /** It must wait for a person's approval before a key's call runs (the assistant door parks it). */
   gated: boolean;
   /**
-   * Replays the first answer for the same caller and key within 24 hours (the Idempotency-Key); `remember`
-   * says which outputs are kept (a refusal that committed nothing worth replaying is not).
+   * Replays the first answer for the same caller and key within 24 hours; `field` is the input field
+   * holding the key (REST takes it from the `Idempotency-Key` header), `remember` says which answers are
+   * kept (a refusal that committed nothing worth replaying is not).
    */
-  idempotency?: { key: (input: yup.InferType<S>) => string; remember: (output: O) => boolean };
+  idempotency?: { field: string; remember: (output: O) => boolean };
+  /**
+   * An answer that is a refusal although its work committed (a suppressed intake records the touch):
+   * every door answers the error, and a replay answers it again.
+   */
+  refusal?: (output: O) => DomainError | undefined;
   /**
    * A plain-language sentence for one call, as an approver reads it ("Disconnect Google Calendar from
    * Acme"); `look` lets it name records rather than ids.
@@ -110,6 +174,12 @@ export const defineOperation = <S extends yup.AnyObjectSchema, O>(op: Operation<
 /** Any operation, whatever its input and output (the registry's element type). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- inputs are contravariant; the runner re-validates
 export type AnyOperation = Operation<any, any>;
+
+/** The admin commands an operation declares, as a list. */
+export const adminBindings = (op: AnyOperation): AdminBinding<unknown>[] => {
+  const admin = op.doors.admin;
+  return admin === undefined ? [] : Array.isArray(admin) ? admin : [admin];
+};
 
 const closedInputs = new WeakMap<yup.AnyObjectSchema, yup.AnyObjectSchema>();
 

@@ -1,10 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
-import { parkRequest, type Parked } from '../approvals/park';
 import type { Actor } from './actor';
 import { writeAudit, type AuditOutcome } from './audit';
 import { DomainError, invalid, notFound } from './errors';
 import { emitEvent } from './events';
+import type { Parked } from './gate';
 import { recallAnswer, rememberAnswer, requestHash } from './idempotency';
 import {
   closedInput,
@@ -27,7 +27,11 @@ export type RunOptions = {
   auditDetails?: Record<string, unknown>;
 };
 
-export type RunResult<O> = { output: O; replayed: boolean };
+/**
+ * An answer: the output, whether it was replayed from the first answer for the same idempotency key,
+ * and the refusal it stands for when the operation declares one (its work committed all the same).
+ */
+export type RunResult<O> = { output: O; replayed: boolean; refusal?: DomainError };
 
 const forbidden = (reason: string) => new DomainError('forbidden', 'forbidden', {}, reason);
 
@@ -102,14 +106,18 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   return perform(services, op, actor, input, prepared, opts);
 }
 
-/** `execute` for doors that only need the answer. */
-export const runOperation = async <S extends yup.AnyObjectSchema, O>(
+/** `execute` for doors that only need the answer; an answer that is a refusal is thrown. */
+export async function runOperation<S extends yup.AnyObjectSchema, O>(
   services: Services,
   op: Operation<S, O>,
   actor: Actor,
   raw: unknown,
   opts: RunOptions = {},
-): Promise<O> => (await execute(services, op, actor, raw, opts)).output;
+): Promise<O> {
+  const result = await execute(services, op, actor, raw, opts);
+  if (result.refusal) throw result.refusal;
+  return result.output;
+}
 
 /**
  * For the assistant door: a key's call of a gated operation does not run. It is parked as an
@@ -124,19 +132,17 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
 ): Promise<RunResult<O> | { parked: Parked }> {
   const { input, prepared } = admit(op, actor, raw);
   if (!(op.gated && actor.type === 'key')) return perform(services, op, actor, input, prepared, opts);
-  const approvals = services.approvals;
-  if (!approvals)
-    throw new Error(`${op.name} is gated, and this door has no approval workflow to park it in`);
-  const principal = actor.principal;
-  const { parked, row } = await services.db.transaction(async (m) => {
+  const gate = services.approvals;
+  if (!gate) throw new Error(`${op.name} is gated, and this door has no approval gate to park it in`);
+  const { parked, start } = await services.db.transaction(async (m) => {
     const workspaceId = (await confine(m, op, actor, opts.workspaceId))!;
     const summary = await op.summary(input, { m, workspaceId });
-    const result = await parkRequest(m, {
+    const result = await gate.park(m, {
       operation: op.name,
-      input: input,
+      input,
       summary,
       workspaceId,
-      principal,
+      principal: actor.principal,
     });
     await writeAudit(
       m,
@@ -148,8 +154,8 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
     );
     return result;
   });
-  // Started after commit; starting an existing request's workflow again is refused by Temporal, harmlessly.
-  await approvals.start(row);
+  // Started after commit; starting an existing request's wait again is refused by Temporal, harmlessly.
+  await start();
   return { parked };
 }
 
@@ -162,10 +168,11 @@ async function perform<S extends yup.AnyObjectSchema, O>(
   opts: RunOptions,
 ): Promise<RunResult<O>> {
   const { db } = services;
-  if (!op.changes) {
+  // A read, or a change a workflow makes in its own transactions: nothing to wrap here.
+  if (!op.changes || op.inWorkflow) {
     const workspaceId = await confine(db.manager, op, actor, opts.workspaceId);
     const ctx = context(db.manager, actor, workspaceId, services, { effects: [], audit: undefined });
-    return { output: await op.run(ctx, input), replayed: false };
+    return answer(op, await op.run(ctx, input), false);
   }
 
   const state: AuditState = { effects: [], audit: undefined };
@@ -179,12 +186,12 @@ async function perform<S extends yup.AnyObjectSchema, O>(
         ? {
             rule: op.idempotency,
             caller: actor.principal.keyId,
-            key: op.idempotency.key(input),
-            hash: requestHash(withoutKey(prepared)),
+            key: String((input as Record<string, unknown>)[op.idempotency.field]),
+            hash: requestHash(withoutKey(prepared, op.idempotency.field)),
           }
         : undefined;
     if (replay) {
-      const stored = await recallAnswer(m, replay.caller, replay.key, replay.hash);
+      const stored = await recallAnswer(m, replay.caller, replay.key, replay.hash, replay.rule.field);
       if (stored) return { output: stored.body as O, replayed: true };
     }
     const output = await op.run(ctx, input);
@@ -201,8 +208,17 @@ async function perform<S extends yup.AnyObjectSchema, O>(
     return { output, replayed: false };
   });
   if (!result.replayed) for (const effect of state.effects) await effect();
-  return result;
+  return answer(op, result.output, result.replayed);
 }
+
+const answer = <S extends yup.AnyObjectSchema, O>(
+  op: Operation<S, O>,
+  output: O,
+  replayed: boolean,
+): RunResult<O> => {
+  const refusal = op.refusal?.(output);
+  return refusal ? { output, replayed, refusal } : { output, replayed };
+};
 
 const auditRecord = (
   actor: Actor,
@@ -250,7 +266,7 @@ function context(
   };
 }
 
-const withoutKey = (input: unknown): unknown => {
+const withoutKey = (input: unknown, field: string): unknown => {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
-  return Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'idempotency_key'));
+  return Object.fromEntries(Object.entries(input).filter(([k]) => k !== field));
 };

@@ -8,15 +8,20 @@ import { DomainError } from './errors';
 export function validate<S extends yup.AnySchema>(
   schema: S,
   input: unknown,
-  /** Strict for JSON bodies: no coercion (42 is not a string). CLI flags arrive as strings and are coerced. */
-  opts: { strict?: boolean } = {},
+  /**
+   * Strict for JSON: no coercion (42 is not a string); CLI flags arrive as text and are coerced.
+   * `path` names a lone value (a path parameter) in messages written with `${path}`.
+   */
+  opts: { strict?: boolean; path?: string } = {},
 ): yup.InferType<S> {
   try {
-    return schema.validateSync(input, {
+    const value: unknown = schema.validateSync(input, {
       abortEarly: true,
       stripUnknown: false,
       strict: opts.strict ?? false,
-    });
+      ...(opts.path ? { path: opts.path } : {}),
+    } as yup.ValidateOptions);
+    return opts.strict ? withDefaults(schema, value) : value;
   } catch (err) {
     if (err instanceof yup.ValidationError) {
       // An unknown member is reported on its object; name the member itself, as for every other field.
@@ -30,6 +35,21 @@ export function validate<S extends yup.AnySchema>(
     }
     throw err;
   }
+}
+
+/**
+ * Strict validation casts nothing, so it also leaves out defaults (a page size of 25): fill those in
+ * for the fields a JSON caller left out, as a lenient cast would.
+ */
+function withDefaults(schema: yup.AnySchema, value: unknown): unknown {
+  if (!(schema instanceof yup.ObjectSchema) || !value || typeof value !== 'object') return value;
+  const out = { ...(value as Record<string, unknown>) };
+  for (const [key, field] of Object.entries(schema.fields as Record<string, yup.AnySchema>)) {
+    const fallback: unknown = field.spec?.default;
+    if (out[key] === undefined && fallback !== undefined && typeof fallback !== 'function')
+      out[key] = fallback;
+  }
+  return out;
 }
 
 export const emailSchema = yup
@@ -54,21 +74,5 @@ export const maxChars = (max: number, message: string) => ({
 /** A page size for JSON doors: a whole number from 1 to `max`, `fallback` when not given. */
 export const pageSize = (max: number, fallback: number) => {
   const message = `limit must be an integer from 1 to ${max}`;
-  return yup.number().integer(message).min(1, message).max(max, message).default(fallback);
-};
-
-/**
- * A page size from 1 to `max`: a whole number, or its digits as text (a query string is text).
- * JSON Schema says integer; the REST door's query parameters are serialised integers.
- */
-export const limitParam = (max: number) => {
-  const message = `limit must be an integer from 1 to ${max}`;
-  return yup
-    .mixed<string | number>()
-    .test('limit', message, (v) => {
-      if (v === undefined) return true;
-      const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
-      return Number.isInteger(n) && n >= 1 && n <= max;
-    })
-    .meta({ jsonSchema: { type: 'integer', minimum: 1, maximum: max, default: 25 } });
+  return yup.number().typeError(message).integer(message).min(1, message).max(max, message).default(fallback);
 };

@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { DomainError } from '../kernel/errors';
 import { describe } from '../kernel/json-schema';
-import { limitParam, maxChars } from '../kernel/validate';
+import { maxChars, pageSize } from '../kernel/validate';
 import { PHONE_PATTERN } from './normalise';
 import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
@@ -68,7 +68,12 @@ export const contactFields = {
 
 /** A lead named by id. */
 export const leadIdField = describe(
-  yup.string().uuid('leadId must be a UUID').required('leadId is required'),
+  // `${path}`: the REST door names it after its path parameter (`id`).
+  yup
+    .string()
+    .typeError('${path} must be a UUID')
+    .uuid('${path} must be a UUID')
+    .required('${path} is required'),
   'The lead id (UUID).',
 );
 
@@ -209,11 +214,14 @@ export const intakeSchema = strictObject(
       : this.createError({ path: 'email', message: 'email or phone is required' });
   });
 
-/** GET /leads and `lead.search`: query-string shaped (text values), as the REST door receives them. */
+/** `lead.search` (GET /leads): JSON types; the REST door reads its query string into them. */
 export const searchParamsSchema = yup
   .object({
     query: describe(
-      yup.string().test(maxChars(200, 'query must be at most 200 characters')),
+      yup
+        .string()
+        .typeError('query must be a string')
+        .test(maxChars(200, 'query must be at most 200 characters')),
       'Matches name, email or phone, partially and case-insensitively; a whole email address matches exactly.',
     ),
     status: describe(
@@ -221,10 +229,10 @@ export const searchParamsSchema = yup
       'Only leads with this status.',
     ),
     needs_attention: describe(
-      yup.mixed<'true' | 'false'>().oneOf(['true', 'false'], 'needs_attention must be true or false'),
-      '"true": only leads with an unanswered message, an open handover or a meeting to confirm; "false": only the others.',
+      yup.boolean().typeError('needs_attention must be true or false'),
+      'true: only leads with an unanswered message, an open handover or a meeting to confirm; false: only the others.',
     ),
-    limit: describe(limitParam(50), 'How many leads, 1 to 50 (default 25).'),
+    limit: describe(pageSize(50, 25), 'How many leads, 1 to 50 (default 25).'),
   })
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a search parameter`);

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { decide } from '../../admin/decide';
+import { approveApproval } from '../../domain/approvals/operations/approvals';
+import type { ApprovalView } from '../../domain/approvals/rows';
+import { approvalGate } from '../../domain/approvals/temporal';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { revokeApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
-import { approvalStarter } from '../../infra/temporal-client';
 import { repoRoot } from '../../tooling/paths';
 import { waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';
@@ -23,7 +24,9 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
   before(async () => {
     s = await startWebhookStack();
     api = await serve(
-      testApp(s.db, { approvals: { start: approvalStarter(s.client, s.config.temporalTaskQueue) } }),
+      testApp(s.db, {
+        approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
+      }),
     );
   });
   after(async () => {
@@ -35,7 +38,7 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
     const w = await workspaceWithKey(s.db, { role: 'admin', scopes: ['business:read', 'business:write'] });
     const workspaceId = w.workspace.id;
     await s.run(addMember, { email: 'boss@example.com', role: 'owner' }, { workspaceId });
-    const connection = await s.run(addConnection, { system: 'Google Calendar' }, { workspaceId });
+    const connection = await s.run(addConnection, { system: 'google_calendar' }, { workspaceId });
     const { client } = await mcpClient(api.url, w.key.key);
     const call = () =>
       client.callTool({ name: 'connection.disconnect', arguments: { connectionId: connection.id } });
@@ -68,10 +71,10 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       200,
     );
 
-    const outcome = await decide(s.db, s.client, 'approve', {
+    const outcome = (await s.run(approveApproval, {
       id: pending.approval_id,
       as: 'boss@example.com',
-    });
+    })) as ApprovalView;
     assert.equal(outcome.status, 'EXECUTED');
     const mine = (await client.callTool({
       name: 'approval.get',

@@ -18,7 +18,13 @@ const LEAD_WRITE_TOOLS = [
   'lead.set_status',
   'lead.update',
 ];
-const BUSINESS_READ_TOOLS = ['approval.get', 'approval.list', 'connection.list', 'workspace.get'];
+const BUSINESS_READ_TOOLS = [
+  'approval.cancel',
+  'approval.get',
+  'approval.list',
+  'connection.list',
+  'workspace.get',
+];
 
 for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
   describe(`the assistant endpoint, for a client of protocol ${protocolVersion}`, () => {
@@ -249,7 +255,10 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
         name: 'lead.create',
         arguments: { ...args, source: 'another-form' },
       })) as CallToolResult;
-      assert.match((other.content[0] as { text: string }).text, /^invalid_request: .*different request body/);
+      assert.match(
+        (other.content[0] as { text: string }).text,
+        /^invalid_request: This idempotency key was already used with a different request\. \(field: idempotency_key\)$/,
+      );
       await client.close();
     });
 

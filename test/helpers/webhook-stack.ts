@@ -7,6 +7,7 @@ import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { loadConfig, type Config } from '../../infra/config';
 import { createLogger } from '../../infra/logger';
 import { waitFor } from '../../tooling/processes';
+import { approvalGate } from '../../domain/approvals/temporal';
 import { workflowCanceller } from '../../infra/temporal-client';
 import { runWorker, type RunningWorker } from '../../worker/run';
 import { testApp } from './api';
@@ -59,7 +60,11 @@ export async function startWebhookStack(opts: { inProcessWorker?: boolean; env?:
     allowPrivateTargets: true,
     cancelWorkflows: workflowCanceller(client),
   };
-  const services: Services = { db: t.db, webhooks: endpointDeps };
+  const services: Services = {
+    db: t.db,
+    webhooks: endpointDeps,
+    approvals: approvalGate(t.db, () => Promise.resolve(client), config.temporalTaskQueue),
+  };
   /** Runs a registered operation as the operator, with the services the admin CLI gives it. */
   const run = <S extends yup.AnyObjectSchema, O>(
     op: Operation<S, O>,

@@ -1,21 +1,29 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { decide as decideRequest } from '../../admin/decide';
 import { createApprovalActivities } from '../../activities/approval';
-import { runApproved } from '../../domain/approvals/decide';
-import { getApproval, listApprovals } from '../../domain/approvals/operations/approvals';
-import { approvalWorkflowId } from '../../domain/approvals/rows';
+import {
+  approveApproval,
+  cancelApproval,
+  getApproval,
+  listApprovals,
+  rejectApproval,
+} from '../../domain/approvals/operations/approvals';
+import { approvalWorkflowId, type ApprovalView } from '../../domain/approvals/rows';
+import { runApproved } from '../../domain/approvals/run-approved';
+import { taskOf } from '../../domain/approvals/tasks';
+import { approvalGate } from '../../domain/approvals/temporal';
 import { disconnectConnection, addConnection } from '../../domain/connections/operations/connections';
 import { authenticateKey } from '../../domain/identity/authenticate';
 import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember, setMemberRole } from '../../domain/identity/operations/members';
 import { keyActor } from '../../domain/kernel/actor';
+import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
-import { approvalStarter } from '../../infra/temporal-client';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
@@ -45,7 +53,7 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
       ),
     });
     t = await freshDatabase();
-    services = { db: t.db, approvals: { start: approvalStarter(env.client, taskQueue) } };
+    services = { db: t.db, approvals: approvalGate(t.db, () => Promise.resolve(env.client), taskQueue) };
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
@@ -69,7 +77,8 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
     const member = `member${n}@example.com`;
     await asOperator(t.db, addMember, { email: admin, role: 'admin' }, { workspaceId });
     await asOperator(t.db, addMember, { email: member, role: 'member' }, { workspaceId });
-    const connection = await asOperator(t.db, addConnection, { system: 'Google Calendar' }, { workspaceId });
+    // Added by its id, as an integrator types it; people read its name.
+    const connection = await asOperator(t.db, addConnection, { system: 'google_calendar' }, { workspaceId });
     const auth = await authenticateKey(t.db, w.key.key, undefined);
     if (!auth.ok) throw new Error(auth.reason);
     const actor = keyActor(auth.principal, { door: 'mcp', requestId: `req_${n}` });
@@ -80,29 +89,29 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
     };
     const request = await ask();
     const handle = env.client.workflow.getHandle(approvalWorkflowId(request.approval_id));
-    // What `approval approve|reject --id A --as E` does: an Update to the request's workflow.
-    const decide = (decision: 'approve' | 'reject', approverEmail: string, reason?: string) =>
-      decideRequest(t.db, env.client, decision, {
+    // What `approval approve|reject --id A --as E` runs: an Update to the request's workflow.
+    const decide = async (decision: 'approve' | 'reject', approverEmail: string, reason?: string) =>
+      (await asOperator(services, decision === 'approve' ? approveApproval : rejectApproval, {
         id: request.approval_id,
         as: approverEmail,
         ...(reason ? { reason } : {}),
-      });
+      })) as ApprovalView;
     const status = async () =>
       (
         await t.db.query<{ status: string }[]>('SELECT status FROM connections WHERE id = $1', [
           connection.id,
         ])
       )[0]!.status;
-    return { w, workspaceId, admin, member, connection, request, ask, handle, decide, status };
+    return { w, workspaceId, admin, member, connection, request, ask, handle, decide, status, actor };
   }
 
+  /** The refusal, as the operator door gets it: the domain's own code and message, through Temporal. */
   const refusalOf = async (work: Promise<unknown>) => {
     try {
       await work;
     } catch (err) {
-      let e: unknown = err;
-      while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-      return e instanceof Error ? e.message : String(e);
+      assert.ok(err instanceof DomainError, `a refusal, not ${String(err)}`);
+      return `${err.code}: ${err.message}`;
     }
     assert.fail('the decision was accepted');
   };
@@ -142,7 +151,7 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
     assert.equal(await p.status(), 'DISCONNECTED');
     assert.match(
       await refusalOf(p.decide('approve', p.admin)),
-      /no longer waiting for a decision: it is EXECUTED/,
+      /^conflict: This request is no longer waiting for a decision: it is EXECUTED\.$/,
     );
     // A worker that crashed after the run but before Temporal heard of it runs the activity again: it
     // finds the outcome recorded and answers it without running the operation a second time.
@@ -192,9 +201,13 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
 
   it('refuses a member who is not an admin, and an approver demoted since the request', async () => {
     const p = await parked();
-    assert.match(await refusalOf(p.decide('approve', p.member)), /only an admin or owner/);
+    assert.match(await refusalOf(p.decide('approve', p.member)), /^forbidden: .*only an admin or owner/);
     await asOperator(t.db, setMemberRole, { email: p.admin, role: 'member' }, { workspaceId: p.workspaceId });
-    assert.match(await refusalOf(p.decide('approve', p.admin)), /only an admin or owner/);
+    assert.match(await refusalOf(p.decide('approve', p.admin)), /^forbidden: .*only an admin or owner/);
+    assert.match(
+      await refusalOf(asOperator(services, approveApproval, { id: randomUUID(), as: p.admin })),
+      /^not_found: /,
+    );
     assert.equal(await p.status(), 'CONNECTED');
     const [row] = await t.db.query<{ status: string }[]>('SELECT status FROM approvals WHERE id = $1', [
       p.request.approval_id,
@@ -210,7 +223,34 @@ describe('the approval gate under time-skipping: park, decide, run once, expire'
     assert.equal(await p.status(), 'CONNECTED');
     assert.match(
       await refusalOf(p.decide('approve', p.admin)),
-      /no longer waiting for a decision: it is EXPIRED/,
+      /^conflict: This request is no longer waiting for a decision: it is EXPIRED\.$/,
     );
+    const task = taskOf(result);
+    assert.equal(task.status, 'failed');
+    assert.deepEqual(task.failure, { status: 'EXPIRED', reason: 'Nobody decided within 7 days.' });
+  });
+
+  it('lets the key that parked a request withdraw it: it never runs, and a later approval is refused', async () => {
+    const p = await parked();
+    const withdrawn = await runOperation(services, cancelApproval, p.actor, {
+      approvalId: p.request.approval_id,
+    });
+    assert.equal(withdrawn.status, 'CANCELLED');
+    assert.equal((await p.handle.result()).status, 'CANCELLED', 'its workflow ended');
+    assert.match(
+      await refusalOf(p.decide('approve', p.admin)),
+      /^conflict: This request is no longer waiting for a decision: it is CANCELLED\.$/,
+    );
+    assert.equal(await p.status(), 'CONNECTED');
+    assert.equal(taskOf(withdrawn).status, 'cancelled');
+    assert.match(
+      await refusalOf(runOperation(services, cancelApproval, p.actor, { approvalId: p.request.approval_id })),
+      /^conflict: .*it is CANCELLED/,
+    );
+    const [audit] = await t.db.query<{ door: string; outcome: string }[]>(
+      `SELECT door, outcome FROM audit_log WHERE action = 'approval.cancel' AND workspace_id = $1`,
+      [p.workspaceId],
+    );
+    assert.deepEqual(audit, { door: 'mcp', outcome: 'allowed' });
   });
 });

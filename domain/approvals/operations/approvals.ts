@@ -3,37 +3,58 @@ import { notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation, type OperationContext } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
-import { pageSize } from '../../kernel/validate';
-import { APPROVAL_COLUMNS, APPROVAL_STATUSES, approvalView, type ApprovalRow } from '../rows';
+import { anyJson, dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
+import { emailSchema, pageSize } from '../../kernel/validate';
+import { withdrawApproval } from '../lifecycle';
+import { APPROVAL_COLUMNS, APPROVAL_STATUSES, approvalView, findApproval, type ApprovalRow } from '../rows';
 
 /** Any key may follow what it parked; only its own requests are visible to it. */
 const READ: Requirement = { scope: 'business:read', minRole: 'viewer' };
+/** Deciding is for an admin or owner of the request's workspace, checked when the workflow records it. */
+const DECIDE: Requirement = { scope: 'business:write', minRole: 'admin' };
 
 /** A key sees the requests it parked; the operator sees the workspace's. */
-const ownKey = (ctx: OperationContext) => (ctx.actor.type === 'key' ? ctx.actor.principal.keyId : null);
+const ownKey = (ctx: OperationContext) => (ctx.actor.type === 'key' ? ctx.actor.principal.keyId : undefined);
+
+const APPROVAL = object(
+  {
+    id: uuid,
+    status: oneOf(APPROVAL_STATUSES),
+    operation: string(),
+    summary: string(),
+    requested_by: object({ key_id: uuid, user_id: uuid }),
+    decided_by: nullable(uuid),
+    decided_at: nullable(dateTime),
+    reason: nullable(string()),
+    outcome: anyJson,
+    error: nullable(object({ code: string(), message: string(), field: string() }, { optional: ['field'] })),
+    expires_at: dateTime,
+    created_at: dateTime,
+    finished_at: nullable(dateTime),
+  },
+  { title: 'ApprovalRequest' },
+);
+
+const approvalId = describe(
+  yup.string().uuid('${path} must be a UUID').required('${path} is required'),
+  'The approval_id a gated call answered with.',
+);
 
 export const getApproval = defineOperation({
   name: 'approval.get',
   title: 'Check an approval request',
   description:
-    'What became of a request this key parked for approval: PENDING (waiting for a person), EXECUTED (approved and done, with its outcome), FAILED (approved but refused when run, with the reason), REJECTED (with the reason) or EXPIRED (nobody decided within 7 days).',
+    'What became of a request this key parked for approval: PENDING (waiting for a person), EXECUTED (approved and done, with its outcome), FAILED (approved but refused when run, with the reason), REJECTED (with the reason), EXPIRED (nobody decided within 7 days) or CANCELLED (withdrawn with approval.cancel).',
   returns: 'The approval request.',
   requirement: READ,
   reach: 'record',
   ...READ_ONLY,
-  input: yup.object({
-    approvalId: describe(
-      yup.string().uuid('approvalId must be a UUID').required('approvalId is required'),
-      'The approval_id a gated call answered with.',
-    ),
-  }),
+  input: yup.object({ approvalId }),
+  output: APPROVAL,
+  doors: { mcp: true },
   summary: (i) => `Check approval request ${i.approvalId}`,
-  run: async (ctx, { approvalId }) => {
-    const [row] = await ctx.m.query<ApprovalRow[]>(
-      `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1
-          AND ($2::uuid IS NULL OR workspace_id = $2) AND ($3::uuid IS NULL OR requested_by_key = $3)`,
-      [approvalId, ctx.workspaceId ?? null, ownKey(ctx)],
-    );
+  run: async (ctx, i) => {
+    const row = await findApproval(ctx.m, i.approvalId, { workspaceId: ctx.workspaceId, key: ownKey(ctx) });
     if (!row) throw notFound('approval request');
     return approvalView(row);
   },
@@ -55,14 +76,103 @@ export const listApprovals = defineOperation({
     ),
     limit: describe(pageSize(100, 25), 'How many, 1 to 100 (default 25).'),
   }),
+  output: page(APPROVAL, { title: 'ApprovalList', max: 100 }),
+  doors: {
+    mcp: true,
+    admin: {
+      command: 'approval list',
+      flags: (f) => ({ status: f.status, limit: f.limit }),
+      present: (out: { data: unknown }) => out.data,
+    },
+  },
   summary: () => 'List approval requests',
   run: async (ctx, { status, limit }) => {
     const rows = await ctx.m.query<ApprovalRow[]>(
       `SELECT ${APPROVAL_COLUMNS} FROM approvals
         WHERE workspace_id = $1 AND ($2::uuid IS NULL OR requested_by_key = $2) AND ($3::text IS NULL OR status = $3)
         ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [ctx.workspaceId, ownKey(ctx), status ?? null, limit],
+      [ctx.workspaceId, ownKey(ctx) ?? null, status ?? null, limit],
     );
     return { data: rows.map(approvalView), count: rows.length };
   },
 });
+
+/** The key that parked a request takes it back before anyone decides; a later decision is refused. */
+export const cancelApproval = defineOperation({
+  name: 'approval.cancel',
+  title: 'Withdraw an approval request',
+  description:
+    'Withdraws a request this key parked that is still waiting for a person: it will never run, and an approval that comes later is refused. A request already decided cannot be withdrawn.',
+  returns: 'The approval request, now CANCELLED.',
+  requirement: READ,
+  reach: 'record',
+  changes: true,
+  destructive: false,
+  idempotent: false,
+  gated: false,
+  input: yup.object({ approvalId }),
+  output: APPROVAL,
+  doors: { mcp: true },
+  summary: (i) => `Withdraw approval request ${i.approvalId}`,
+  run: async (ctx, i) => {
+    const row = await findApproval(ctx.m, i.approvalId, {
+      lock: true,
+      workspaceId: ctx.workspaceId,
+      key: ownKey(ctx),
+    });
+    if (!row) throw notFound('approval request');
+    ctx.audit(row.workspace_id, { approval_id: row.id, operation: row.operation });
+    const withdrawn = await withdrawApproval(ctx.m, row);
+    const gate = ctx.services.approvals;
+    if (gate) ctx.afterCommit(() => gate.withdrawn(row.id));
+    return withdrawn;
+  },
+});
+
+/** An admin's or owner's decision, from the operator door; the request's workflow records and runs it. */
+const decide = (decision: 'approve' | 'reject') =>
+  defineOperation({
+    name: `approval.${decision}`,
+    title: decision === 'approve' ? 'Approve a parked request' : 'Reject a parked request',
+    description:
+      decision === 'approve'
+        ? 'Approves a request an assistant parked, on the authority of the admin or owner named: it runs once, and the answer says how it ended (EXECUTED with its result, or FAILED with the reason).'
+        : 'Rejects a request an assistant parked, with a reason: it never runs.',
+    returns: 'The approval request as it ended.',
+    requirement: DECIDE,
+    reach: 'record',
+    operatorOnly: true,
+    changes: true,
+    inWorkflow: true,
+    destructive: false,
+    idempotent: false,
+    gated: false,
+    input: yup.object({
+      id: describe(approvalId, 'The approval request id.'),
+      as: describe(
+        emailSchema.required('as is required: the email of the admin or owner deciding'),
+        'The email of the admin or owner deciding.',
+      ),
+      reason: describe(
+        yup.string().trim().max(500, 'reason must be at most 500 characters'),
+        'Why, for the record (and the assistant).',
+      ),
+    }),
+    output: APPROVAL,
+    doors: {
+      admin: {
+        command: `approval ${decision}`,
+        flags: (f) => ({ id: f.id, as: f.as, reason: f.reason }),
+      },
+    },
+    summary: (i) => `${decision === 'approve' ? 'Approve' : 'Reject'} approval request ${i.id} as ${i.as}`,
+    run: async (ctx, i) => {
+      if (!(await findApproval(ctx.m, i.id, { workspaceId: ctx.workspaceId })))
+        throw notFound('approval request');
+      const gate = ctx.services.approvals;
+      if (!gate) throw new Error('deciding needs the approval gate at this door');
+      return gate.decide(i.id, { decision, approverEmail: i.as, reason: i.reason });
+    },
+  });
+export const approveApproval = decide('approve');
+export const rejectApproval = decide('reject');

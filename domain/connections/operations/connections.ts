@@ -3,6 +3,8 @@ import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
+import { dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
+import { displayName, SYSTEM_IDS, systemId } from '../systems';
 
 const READ: Requirement = { scope: 'business:read', minRole: 'viewer' };
 const CHANGE: Requirement = { scope: 'business:write', minRole: 'admin' };
@@ -20,10 +22,23 @@ const COLUMNS = 'id, workspace_id, system, status, created_at, disconnected_at';
 const connectionView = (c: ConnectionRow) => ({
   id: c.id,
   system: c.system,
+  name: displayName(c.system),
   status: c.status,
   connected_at: c.created_at.toISOString(),
   disconnected_at: c.disconnected_at ? c.disconnected_at.toISOString() : null,
 });
+
+const CONNECTION = object(
+  {
+    id: uuid,
+    system: string({ description: 'The system id, for example google_calendar.' }),
+    name: string({ description: 'Its name, for example "Google Calendar".' }),
+    status: oneOf(['CONNECTED', 'DISCONNECTED']),
+    connected_at: dateTime,
+    disconnected_at: nullable(dateTime),
+  },
+  { title: 'Connection' },
+);
 
 /** A system the workspace connected in the application's settings (here, from the operator door). */
 export const addConnection = defineOperation({
@@ -40,18 +55,28 @@ export const addConnection = defineOperation({
   gated: false,
   input: yup.object({
     system: describe(
-      yup.string().trim().required('system is required').max(100, 'system must be at most 100 characters'),
-      'The system\'s name, for example "Google Calendar".',
+      yup
+        .string()
+        .required('system is required')
+        .test(
+          'known',
+          `system must be one of ${SYSTEM_IDS.join(', ')} (or its name, such as "Google Calendar")`,
+          (v) => v === undefined || systemId(v) !== undefined,
+        ),
+      `The system: its id (${SYSTEM_IDS.join(', ')}) or its name, such as "Google Calendar".`,
     ),
   }),
-  summary: (i) => `Connect ${i.system}`,
-  run: async (ctx, { system }) => {
+  output: CONNECTION,
+  doors: { admin: { command: 'connection add', flags: (f) => ({ system: f.system }) } },
+  summary: (i) => `Connect ${displayName(i.system)}`,
+  run: async (ctx, input) => {
+    const system = systemId(input.system)!;
     const [row] = await ctx.m.query<ConnectionRow[]>(
       `INSERT INTO connections (workspace_id, system) VALUES ($1, $2)
        ON CONFLICT (workspace_id, lower(system)) WHERE status = 'CONNECTED' DO NOTHING RETURNING ${COLUMNS}`,
       [ctx.workspaceId, system],
     );
-    if (!row) throw new DomainError('conflict', `${system} is already connected.`);
+    if (!row) throw new DomainError('conflict', `${displayName(system)} is already connected.`);
     ctx.audit(ctx.workspaceId!, { connection_id: row.id, system });
     return connectionView(row);
   },
@@ -66,6 +91,8 @@ export const listConnections = defineOperation({
   reach: 'workspace',
   ...READ_ONLY,
   input: yup.object({}),
+  output: page(CONNECTION, { title: 'ConnectionList' }),
+  doors: { mcp: true },
   summary: () => 'List connected systems',
   run: async (ctx) => {
     const rows = await ctx.m.query<ConnectionRow[]>(
@@ -95,6 +122,8 @@ export const disconnectConnection = defineOperation({
       'The connection id, from connection.list.',
     ),
   }),
+  output: CONNECTION,
+  doors: { mcp: true },
   summary: async (i, look) => {
     const [row] = look
       ? await look.m.query<{ system: string; workspace: string }[]>(
@@ -103,7 +132,9 @@ export const disconnectConnection = defineOperation({
           [i.connectionId, look.workspaceId ?? null],
         )
       : [];
-    return row ? `Disconnect ${row.system} from ${row.workspace}` : `Disconnect connection ${i.connectionId}`;
+    return row
+      ? `Disconnect ${displayName(row.system)} from ${row.workspace}`
+      : `Disconnect connection ${i.connectionId}`;
   },
   run: async (ctx, { connectionId }) => {
     const [row] = await ctx.m.query<ConnectionRow[]>(

@@ -6,24 +6,20 @@ import { pageSize } from '../../kernel/validate';
 import { LEADS_READ, LEADS_WRITE } from '../../leads/requirements';
 import { LEAD_COLUMNS, lockLead, requireLead, type LeadRow } from '../../leads/rows';
 import { leadIdField } from '../../leads/schemas';
-import { CHANNELS, messageBody } from '../channels';
+import { CHANNELS, OUTBOUND_CHANNELS, messageBody, type OutboundChannel } from '../channels';
+import { LEAD_MESSAGE, THREAD, THREADS } from '../outputs';
 import { builtInProvider } from '../provider';
 
-const channel = describe(
-  yup
-    .string()
-    .oneOf([...CHANNELS], `channel must be one of ${CHANNELS.join(', ')}`)
-    .required('channel is required'),
-  'The channel of the thread: email, sms, whatsapp, voice, chat or form.',
-);
-
-/** Which of the lead's addresses a channel reaches; a channel with none cannot be written to. */
-const OUTBOUND_ADDRESS: Record<string, 'email' | 'phone' | undefined> = {
-  email: 'email',
-  sms: 'phone',
-  whatsapp: 'phone',
-  voice: 'phone',
-};
+const channelOf = (channels: readonly string[], what: string) =>
+  describe(
+    yup
+      .string()
+      .oneOf([...channels], `channel must be one of ${channels.join(', ')}`)
+      .required('channel is required'),
+    `${what}: ${channels.join(', ')}.`,
+  );
+const channel = channelOf(CHANNELS, 'The channel of the thread');
+const OUTBOUND = Object.keys(OUTBOUND_CHANNELS) as OutboundChannel[];
 
 type MessageRow = { id: string; channel: string; direction: string; status: string; body: string; at: Date };
 const messageView = (m: MessageRow) => ({
@@ -46,6 +42,8 @@ export const listConversations = defineOperation({
   reach: 'record',
   ...READ_ONLY,
   input: yup.object({ leadId: leadIdField }),
+  output: THREADS,
+  doors: { mcp: true },
   summary: (i) => `List the conversations of lead ${i.leadId}`,
   run: async (ctx, { leadId }) => {
     await requireLead(ctx.m, leadId, ctx.workspaceId);
@@ -78,6 +76,8 @@ export const getConversation = defineOperation({
     channel,
     limit: describe(pageSize(100, 50), 'How many messages, 1 to 100 (default 50).'),
   }),
+  output: THREAD,
+  doors: { mcp: true },
   summary: (i) => `Read the ${i.channel} conversation of lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, limit }) => {
     await requireLead(ctx.m, leadId, ctx.workspaceId);
@@ -109,17 +109,15 @@ export const replyToConversation = defineOperation({
   gated: false,
   input: yup.object({
     leadId: leadIdField,
-    channel,
+    channel: channelOf(OUTBOUND, 'The channel to send on'),
     body: messageBody,
   }),
+  output: LEAD_MESSAGE,
+  doors: { mcp: true },
   summary: (i) => `Send a ${i.channel} message to lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, body }) => {
     const lead: LeadRow = await lockLead(ctx.m, leadId, ctx.workspaceId);
-    const field = OUTBOUND_ADDRESS[channel];
-    if (!field)
-      throw new DomainError('invalid_request', `Messages cannot be sent on ${channel}.`, {
-        field: 'channel',
-      });
+    const field = OUTBOUND_CHANNELS[channel as OutboundChannel];
     const to = lead[field];
     if (!to) throw new DomainError('conflict', `The lead has no ${field} to reach on ${channel}.`);
     const blocked = await ctx.m.query<{ reason: string }[]>(

@@ -6,6 +6,7 @@ import { lockLead } from '../../leads/rows';
 import { leadIdField } from '../../leads/schemas';
 import { CHANNELS, messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
+import { LEAD_MESSAGE } from '../outputs';
 
 /** A lead's reply arriving on a channel, as a channel provider reports it. */
 export const recordInboundMessage = defineOperation({
@@ -32,6 +33,13 @@ export const recordInboundMessage = defineOperation({
     ),
     body: messageBody,
   }),
+  output: LEAD_MESSAGE,
+  doors: {
+    admin: {
+      command: 'message inbound',
+      flags: (f) => ({ leadId: f.lead, channel: f.channel, body: f.body }),
+    },
+  },
   summary: (i) => `Record a ${i.channel} message from lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, body }) => {
     const lead = await lockLead(ctx.m, leadId, ctx.workspaceId);

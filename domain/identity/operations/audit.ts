@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { AUDIT_ROWS } from '../outputs';
 
 /** Audit rows of a workspace, newest first, including the real reason for each refusal. */
 export const listAudit = defineOperation({
@@ -25,6 +26,8 @@ export const listAudit = defineOperation({
       'How many rows, 1 to 1000 (default 50).',
     ),
   }),
+  output: AUDIT_ROWS,
+  doors: { admin: { command: 'audit list', flags: (f) => ({ limit: f.limit }) } },
   summary: (i) => `Read the last ${i.limit} audit rows`,
   run: (ctx, i) =>
     ctx.m.query<Record<string, unknown>[]>(

@@ -1,11 +1,13 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { notFound } from '../../kernel/errors';
-import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { READ_ONLY, defineOperation, flagList as list } from '../../kernel/operation';
 import { SCOPES, type Requirement, type Scope } from '../../kernel/permissions';
 import { emailSchema } from '../../kernel/validate';
 import { normaliseCidr, parseCidr } from '../ip-allowlist';
 import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
+import { arrayOf } from '../../kernel/shapes';
+import { API_KEY } from '../outputs';
 import { API_KEY_COLUMNS, apiKeyView, memberIdByEmail, type ApiKeyRow } from '../rows';
 
 /** Keys are made in the application's settings (here, the operator door); no key mints keys. */
@@ -63,6 +65,19 @@ export const createApiKey = defineOperation({
       'Addresses or CIDR ranges it may be used from; empty means anywhere.',
     ),
   }),
+  output: API_KEY,
+  doors: {
+    admin: {
+      command: 'key create',
+      flags: (f) => ({
+        ownerEmail: f.owner,
+        name: f.name,
+        scopes: list(f.scopes),
+        expiresInDays: f['expires-in-days'],
+        allowedCidrs: list(f['allow-ip']),
+      }),
+    },
+  },
   summary: (i) => `Create the key ${i.name} for ${i.ownerEmail} with ${i.scopes.join(', ')}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
@@ -102,6 +117,8 @@ export const revokeApiKey = defineOperation({
   idempotent: true,
   gated: false,
   input: yup.object({ id }),
+  output: API_KEY,
+  doors: { admin: { command: 'key revoke', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Revoke the key ${i.id}`,
   run: async (ctx, i) => {
     const [record] = await ctx.m.query<ApiKeyRow[]>(
@@ -129,6 +146,8 @@ export const listApiKeys = defineOperation({
   operatorOnly: true,
   ...READ_ONLY,
   input: yup.object({}),
+  output: arrayOf(API_KEY),
+  doors: { admin: { command: 'key list' } },
   summary: () => 'List the API keys',
   run: async (ctx) => {
     const rows = await ctx.m.query<ApiKeyRow[]>(

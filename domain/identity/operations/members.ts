@@ -5,6 +5,7 @@ import { defineOperation } from '../../kernel/operation';
 import { ROLES, type Requirement, type Role } from '../../kernel/permissions';
 import { returning } from '../../kernel/sql';
 import { emailSchema } from '../../kernel/validate';
+import { MEMBERSHIP } from '../outputs';
 import { membershipView } from '../rows';
 
 /** People and their roles are managed in the application's settings (here, the operator door). */
@@ -36,6 +37,8 @@ export const addMember = defineOperation({
   destructive: false,
   idempotent: false,
   input: yup.object({ email, role }),
+  output: MEMBERSHIP,
+  doors: { admin: { command: 'member add', flags: (f) => ({ email: f.email, role: f.role }) } },
   summary: (i) => `Add ${i.email} as ${i.role}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
@@ -68,6 +71,8 @@ export const setMemberRole = defineOperation({
   destructive: false,
   idempotent: true,
   input: yup.object({ email, role }),
+  output: MEMBERSHIP,
+  doors: { admin: { command: 'member set-role', flags: (f) => ({ email: f.email, role: f.role }) } },
   summary: (i) => `Make ${i.email} ${i.role}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
@@ -93,6 +98,8 @@ export const removeMember = defineOperation({
   destructive: true,
   idempotent: false,
   input: yup.object({ email }),
+  output: MEMBERSHIP,
+  doors: { admin: { command: 'member remove', flags: (f) => ({ email: f.email }) } },
   summary: (i) => `Remove ${i.email} from the workspace`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

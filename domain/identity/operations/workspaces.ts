@@ -2,6 +2,7 @@ import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { notFound } from '../../kernel/errors';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { ME, WORKSPACE } from '../outputs';
 import { WORKSPACE_COLUMNS, workspaceView, type WorkspaceRow } from '../rows';
 
 const isTimeZone = (tz: string) => {
@@ -39,6 +40,13 @@ export const createWorkspace = defineOperation({
       industry: describe(yup.string().trim().max(200).default(''), 'What the business does.'),
     })
     .noUnknown('${unknown} is not a workspace field'),
+  output: WORKSPACE,
+  doors: {
+    admin: {
+      command: 'workspace create',
+      flags: (f) => ({ name: f.name, timezone: f.timezone, industry: f.industry }),
+    },
+  },
   summary: (i) => `Create the workspace ${i.name}`,
   run: async (ctx, i) => {
     const [w] = await ctx.m.query<WorkspaceRow[]>(
@@ -61,6 +69,8 @@ export const getWorkspace = defineOperation({
   reach: 'workspace',
   ...READ_ONLY,
   input: yup.object({}).noUnknown('${unknown} is not a parameter of this call'),
+  output: ME,
+  doors: { rest: { method: 'get', path: '/me', operationId: 'getMe' }, mcp: true },
   summary: () => 'Show the workspace and this key',
   run: async (ctx) => {
     const [w] = await ctx.m.query<WorkspaceRow[]>(

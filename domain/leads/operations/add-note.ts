@@ -4,6 +4,7 @@ import { defineOperation } from '../../kernel/operation';
 import { returningOne } from '../../kernel/sql';
 import { LEADS_WRITE } from '../requirements';
 import { LEAD_COLUMNS, leadView, lockLead, type LeadRow } from '../rows';
+import { NOTE_RESULT } from '../outputs';
 import { leadIdField, noteField } from '../schemas';
 
 /** Adds a note (1 to 2,000 characters) to a lead. */
@@ -22,6 +23,8 @@ export const addLeadNote = defineOperation({
     .object({ leadId: leadIdField, note: noteField.required('note is required') })
     .strict(true)
     .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this call`),
+  output: NOTE_RESULT,
+  doors: { mcp: true },
   summary: (i) => `Add a note to lead ${i.leadId}`,
   run: async (ctx, { leadId, note: body }) => {
     const lead = await lockLead(ctx.m, leadId, ctx.workspaceId);

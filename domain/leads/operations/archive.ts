@@ -4,6 +4,7 @@ import { returningOne } from '../../kernel/sql';
 import { qualifyLeadIn } from '../qualify';
 import { LEADS_WRITE } from '../requirements';
 import { LEAD_COLUMNS, leadView, lockLead, type LeadRow } from '../rows';
+import { LEAD } from '../outputs';
 import { leadIdField } from '../schemas';
 
 const byId = yup.object({ leadId: leadIdField }).noUnknown('${unknown} is not a parameter of this call');
@@ -22,6 +23,8 @@ export const archiveLead = defineOperation({
   idempotent: true,
   gated: false,
   input: byId,
+  output: LEAD,
+  doors: { mcp: true },
   summary: (i) => `Archive lead ${i.leadId}`,
   run: async (ctx, { leadId }) => {
     const lead = await lockLead(ctx.m, leadId, ctx.workspaceId);
@@ -50,6 +53,8 @@ export const qualifyLead = defineOperation({
   idempotent: false,
   gated: false,
   input: byId,
+  output: LEAD,
+  doors: { admin: { command: 'lead qualify', flags: (f) => ({ leadId: f.lead }) } },
   summary: (i) => `Qualify lead ${i.leadId} again`,
   run: async (ctx, { leadId }) => {
     const lead = await lockLead(ctx.m, leadId, ctx.workspaceId);

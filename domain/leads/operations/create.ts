@@ -8,11 +8,12 @@ import { normaliseContact, workspaceTimezone } from '../contact-input';
 import { qualifyLeadIn } from '../qualify';
 import { LEADS_WRITE } from '../requirements';
 import { CONTACT_FIELDS, LEAD_COLUMNS, leadView, type Contact, type LeadRow, type LeadView } from '../rows';
+import { INTAKE_RESULT } from '../outputs';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
 import { returningOne } from '../../kernel/sql';
 
 export type IntakeOutcome = 'CREATED' | 'MERGED' | 'DUPLICATE' | 'SUPPRESSED';
-/** The answer as REST sends it (`{ data, outcome }`); a suppressed contact has no lead to show. */
+/** The answer (`{ data, outcome }`); a suppressed contact has no lead to show, and is a refusal. */
 export type IntakeResult = { data: LeadView | null; outcome: IntakeOutcome };
 
 // Serialises intakes of the same address in a workspace, so two at once cannot both create a lead.
@@ -33,7 +34,7 @@ export const createLead = defineOperation({
   description:
     'Records a person who asked to be contacted (ad-form intake): matched on email or phone against existing leads (merged, not duplicated), refused when the contact is suppressed, then qualified and scored. Follow-up is never started. Send the same idempotency_key to retry safely.',
   returns:
-    '{ data: lead, outcome: CREATED | MERGED | DUPLICATE }, or outcome SUPPRESSED with no lead (nothing stored).',
+    '{ data: lead, outcome: CREATED | MERGED | DUPLICATE }; a suppressed contact is refused (suppressed) and nothing is stored.',
   requirement: LEADS_WRITE,
   reach: 'workspace',
   changes: true,
@@ -50,12 +51,28 @@ export const createLead = defineOperation({
       'Any unique string per lead you record (a UUID, or your own form-submission id); a retry with the same key and body returns the first answer.',
     ),
   }),
+  output: INTAKE_RESULT,
+  doors: {
+    rest: {
+      method: 'post',
+      path: '/leads',
+      operationId: 'createLead',
+      status: (out: IntakeResult) => (out.outcome === 'CREATED' ? 201 : 200),
+      answers: {
+        201: 'A new lead was created.',
+        409: '`suppressed`: the contact is suppressed and nothing was stored; or `conflict`: a request with this Idempotency-Key is still running.',
+      },
+    },
+    mcp: true,
+  },
   prepare: (raw) => trimStrings(objectBody(raw)),
   idempotency: {
-    key: (i) => i.idempotency_key,
-    // A suppressed intake is remembered too (its outcome, never its contact), so a retry gets the same 409.
+    field: 'idempotency_key',
+    // A suppressed intake is remembered too (its outcome, never its contact), so a retry gets the same refusal.
     remember: () => true,
   },
+  // The touch of a suppressed contact commits (an existing lead learns it was touched), yet the caller is refused.
+  refusal: (out: IntakeResult) => (out.outcome === 'SUPPRESSED' ? suppressedError() : undefined),
   summary: (i) => `Record a lead from ${i.source} (${i.email ?? i.phone ?? 'no contact'})`,
   run: async (ctx, input): Promise<IntakeResult> => {
     const contactIn: Contact = {};
@@ -209,5 +226,10 @@ async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promis
   return { data: leadView(lead), outcome };
 }
 
-export const suppressedError = () =>
-  new DomainError('suppressed', 'This contact is suppressed (opted out or blocked); nothing was stored.');
+const suppressedError = () =>
+  new DomainError(
+    'suppressed',
+    'This contact is suppressed (opted out or blocked); nothing was stored.',
+    {},
+    'contact is suppressed',
+  );

@@ -3,6 +3,7 @@ import { notFound } from '../../kernel/errors';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { LEADS_READ } from '../requirements';
 import { LEAD_COLUMNS, leadView, type LeadRow } from '../rows';
+import { LEAD_WITH_ACTIVITY } from '../outputs';
 import { leadIdField } from '../schemas';
 
 const RECENT_ACTIVITY_LIMIT = 20;
@@ -21,6 +22,17 @@ export const getLead = defineOperation({
   reach: 'record',
   ...READ_ONLY,
   input: yup.object({ leadId: leadIdField }).noUnknown('${unknown} is not a parameter of this call'),
+  output: LEAD_WITH_ACTIVITY,
+  doors: {
+    rest: {
+      method: 'get',
+      path: '/leads/:id',
+      operationId: 'getLead',
+      params: { id: 'leadId' },
+      answers: { 404: 'No such lead in this workspace.' },
+    },
+    mcp: true,
+  },
   summary: (i) => `Read lead ${i.leadId}`,
   run: async (ctx, { leadId }) => {
     // One round trip: the lead and its last messages together.

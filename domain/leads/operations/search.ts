@@ -4,6 +4,7 @@ import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { LEADS_READ } from '../requirements';
 import { LEAD_COLUMNS, leadView, type LeadRow } from '../rows';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../normalise';
+import { LEAD_LIST } from '../outputs';
 import { searchParamsSchema } from '../schemas';
 
 /** How many of the newest leads a query search walks before it asks the trigram index. */
@@ -27,6 +28,8 @@ export const searchLeads = defineOperation({
   reach: 'workspace',
   ...READ_ONLY,
   input: searchParamsSchema,
+  output: LEAD_LIST,
+  doors: { rest: { method: 'get', path: '/leads', operationId: 'searchLeads' }, mcp: true },
   summary: (p) => `Search leads${p.query ? ` for "${p.query}"` : ''}`,
   run: (ctx, p) => search(ctx.m, ctx.workspaceId!, p),
 });
@@ -57,8 +60,8 @@ async function search(db: EntityManager, workspaceId: string, p: yup.InferType<t
     where.push(`(${patterns.map((pat) => `search_text LIKE $${args.push(pat)}`).join(' OR ')})`);
   }
   if (p.status) where.push(`status = $${args.push(p.status)}`);
-  if (p.needs_attention) where.push(`needs_attention = $${args.push(p.needs_attention === 'true')}`);
-  const limit = p.limit === undefined ? 25 : Number(p.limit);
+  if (p.needs_attention !== undefined) where.push(`needs_attention = $${args.push(p.needs_attention)}`);
+  const limit = p.limit;
   const limitArg = `$${args.push(limit)}`;
   const select = (from: string) =>
     db.query<LeadRow[]>(

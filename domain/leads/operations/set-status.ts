@@ -5,6 +5,7 @@ import { defineOperation } from '../../kernel/operation';
 import { returningOne } from '../../kernel/sql';
 import { LEADS_WRITE } from '../requirements';
 import { LEAD_COLUMNS, leadView, lockLead, type LeadRow } from '../rows';
+import { STATUS_RESULT } from '../outputs';
 import { leadIdField, statusField } from '../schemas';
 import { canMove, CLOSED, type LeadStatus } from '../status-rules';
 
@@ -30,6 +31,8 @@ export const setLeadStatus = defineOperation({
     .object({ leadId: leadIdField, status: statusField.required('status is required') })
     .strict(true)
     .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this call`),
+  output: STATUS_RESULT,
+  doors: { mcp: true },
   summary: (i) => `Set lead ${i.leadId} to ${i.status}`,
   run: async (ctx, input) => {
     const status = input.status as LeadStatus;

@@ -3,6 +3,7 @@ import { CHANNELS } from '../../conversations/channels';
 import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
 import { normaliseContact, workspaceTimezone } from '../contact-input';
+import { SUPPRESSION } from '../outputs';
 import { LEADS_WRITE } from '../requirements';
 
 const REASONS = ['unsubscribed', 'bounce', 'complaint', 'invalid_number', 'manual'] as const;
@@ -44,6 +45,13 @@ export const suppressContact = defineOperation({
     ),
     source: describe(yup.string().trim().max(200).default('operator'), 'Who or what reported it.'),
   }),
+  output: SUPPRESSION,
+  doors: {
+    admin: {
+      command: 'suppression add',
+      flags: (f) => ({ address: f.address, channel: f.channel, reason: f.reason, source: f.source }),
+    },
+  },
   summary: (i) => `Suppress ${i.address} on ${i.channel} (${i.reason})`,
   run: async (ctx, f) => {
     const { m } = ctx;

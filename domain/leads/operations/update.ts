@@ -5,6 +5,7 @@ import { returningOne } from '../../kernel/sql';
 import { normaliseContact, workspaceTimezone } from '../contact-input';
 import { LEADS_WRITE } from '../requirements';
 import { CONTACT_FIELDS, LEAD_COLUMNS, leadView, lockLead, type Contact, type LeadRow } from '../rows';
+import { LEAD } from '../outputs';
 import { contactFields, leadIdField } from '../schemas';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -32,6 +33,8 @@ export const updateLead = defineOperation({
     .test('not-empty', 'name at least one field to change', (v) =>
       CONTACT_FIELDS.some((f) => v[f] !== undefined),
     ),
+  output: LEAD,
+  doors: { mcp: true },
   summary: (i) => `Change ${CONTACT_FIELDS.filter((f) => i[f] !== undefined).join(', ')} of lead ${i.leadId}`,
   run: async (ctx, input) => {
     const { m } = ctx;

@@ -6,14 +6,15 @@ import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation, type OperationContext } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { returning } from '../../kernel/sql';
-import { limitParam } from '../../kernel/validate';
+import { pageSize } from '../../kernel/validate';
+import { DELIVERY_LIST, NOTIFICATIONS, RECOVERED, RESENT } from '../outputs';
 import { DELIVERY_STATUSES, deliveryView, type DeliveryRow } from '../rows';
 
 const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
 /** Endpoints are managed in the application's settings (here, the operator door); a key would need this. */
 export const MANAGE_ENDPOINTS: Requirement = { scope: 'business:write', minRole: 'admin' };
 
-/** GET /events and `delivery.list`: query-string shaped (text values), as the REST door receives them. */
+/** `delivery.list` (GET /events): JSON types; the REST door reads its query string into them. */
 export const deliveryParamsSchema = yup
   .object({
     type: describe(
@@ -27,7 +28,7 @@ export const deliveryParamsSchema = yup
       yup.string().oneOf([...DELIVERY_STATUSES], `status must be one of ${DELIVERY_STATUSES.join(', ')}`),
       'PENDING (queued), FAILED (retrying), SUCCEEDED, EXHAUSTED (gave up) or CANCELLED.',
     ),
-    limit: describe(limitParam(100), 'How many, 1 to 100 (default 25).'),
+    limit: describe(pageSize(100, 25), 'How many, 1 to 100 (default 25).'),
   })
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this list`);
@@ -52,6 +53,15 @@ export const listDeliveries = defineOperation({
   reach: 'workspace',
   ...READ_ONLY,
   input: deliveryParamsSchema,
+  output: DELIVERY_LIST,
+  doors: {
+    rest: { method: 'get', path: '/events', operationId: 'listDeliveries' },
+    admin: {
+      command: 'delivery list',
+      flags: (f) => ({ type: f.type, status: f.status, limit: f.limit }),
+      present: (out: { data: unknown }) => out.data,
+    },
+  },
   summary: () => 'List webhook deliveries',
   run: async (ctx, p) => {
     const rows = await ctx.m.query<DeliveryRow[]>(
@@ -60,7 +70,7 @@ export const listDeliveries = defineOperation({
          FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
         WHERE d.workspace_id = $1 AND ($2::text IS NULL OR d.event_type = $2) AND ($3::text IS NULL OR d.status = $3)
         ORDER BY d.created_at DESC, d.id DESC LIMIT $4`,
-      [ctx.workspaceId, p.type ?? null, p.status ?? null, p.limit === undefined ? 25 : Number(p.limit)],
+      [ctx.workspaceId, p.type ?? null, p.status ?? null, p.limit],
     );
     // Lead contact details inside payloads are for keys that may read leads; the rest see ids, types, times.
     const redact = ctx.actor.type === 'key' && !ctx.actor.principal.scopes.includes('leads:read');
@@ -136,6 +146,8 @@ export const resendDelivery = defineOperation({
   idempotent: false,
   gated: false,
   input: yup.object({ id: id('delivery') }),
+  output: RESENT,
+  doors: { admin: { command: 'delivery resend', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Resend delivery ${i.id}`,
   run: async (ctx, { id }) => {
     const [current] = await ctx.m.query<{ status: string; workspace_id: string }[]>(
@@ -175,6 +187,8 @@ export const recoverEndpoint = defineOperation({
       'Requeue deliveries created at or after this time (ISO 8601).',
     ),
   }),
+  output: RECOVERED,
+  doors: { admin: { command: 'endpoint recover', flags: (f) => ({ id: f.id, since: f.since }) } },
   summary: (i) => `Requeue the failed deliveries of endpoint ${i.id} since ${i.since.toISOString()}`,
   run: async (ctx, { id, since }) => {
     const [endpoint] = await ctx.m.query<{ workspace_id: string; status: string }[]>(
@@ -206,6 +220,8 @@ export const listNotifications = defineOperation({
   reach: 'workspace',
   ...READ_ONLY,
   input: yup.object({}),
+  output: NOTIFICATIONS,
+  doors: { admin: { command: 'notification list' } },
   summary: () => 'List notifications',
   run: async (ctx) => {
     const rows = await ctx.m.query<

@@ -4,10 +4,18 @@ import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../kernel/event-catalogue';
 import { emitEvent } from '../../kernel/events';
 import { DomainError, invalid, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
-import { READ_ONLY, defineOperation, type OperationContext, type Services } from '../../kernel/operation';
+import {
+  READ_ONLY,
+  defineOperation,
+  flagList as list,
+  type OperationContext,
+  type Services,
+} from '../../kernel/operation';
+import { arrayOf } from '../../kernel/shapes';
 import { returning } from '../../kernel/sql';
 import { emailSchema } from '../../kernel/validate';
 import { cancelWaitingDeliveries } from '../cancel';
+import { ENDPOINT, QUEUED_DELIVERY } from '../outputs';
 import { ENDPOINT_COLUMNS, endpointView, type EndpointRow } from '../rows';
 import { encryptSecret, generateSigningSecret } from '../secrets';
 import { checkTarget } from '../url-policy';
@@ -91,6 +99,13 @@ export const createEndpoint = defineOperation({
     events,
     ownerEmail: describe(emailSchema.optional(), 'The member told when the endpoint is disabled.'),
   }),
+  output: ENDPOINT,
+  doors: {
+    admin: {
+      command: 'endpoint create',
+      flags: (f) => ({ url: f.url, events: list(f.events), ownerEmail: f.owner }),
+    },
+  },
   summary: (i) => `Send ${i.events.join(', ')} to ${i.url}`,
   run: async (ctx, f) => {
     const deps = webhookServices(ctx.services);
@@ -121,6 +136,8 @@ export const rotateEndpointSecret = defineOperation({
   destructive: true,
   idempotent: false,
   input: yup.object({ id }),
+  output: ENDPOINT,
+  doors: { admin: { command: 'endpoint rotate-secret', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Rotate the signing secret of endpoint ${i.id}`,
   run: async (ctx, { id }) => {
     const secret = generateSigningSecret();
@@ -143,6 +160,8 @@ export const enableEndpoint = defineOperation({
   destructive: false,
   idempotent: true,
   input: yup.object({ id }),
+  output: ENDPOINT,
+  doors: { admin: { command: 'endpoint enable', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Enable endpoint ${i.id}`,
   run: async (ctx, { id }) => {
     const row = await update(
@@ -169,6 +188,13 @@ const switchOff = (deleted: boolean) =>
     destructive: true,
     idempotent: false,
     input: yup.object({ id, reason: describe(yup.string().max(500).optional(), 'Why, for its owner.') }),
+    output: ENDPOINT,
+    doors: {
+      admin: {
+        command: deleted ? 'endpoint delete' : 'endpoint disable',
+        flags: (f) => ({ id: f.id, reason: f.reason }),
+      },
+    },
     summary: (i) => `${deleted ? 'Delete' : 'Disable'} endpoint ${i.id}`,
     run: async (ctx, { id, reason }) => {
       const row = await update(ctx, id, 'status = $2, disabled_reason = $3', [
@@ -195,6 +221,10 @@ export const setEndpointEvents = defineOperation({
   destructive: false,
   idempotent: true,
   input: yup.object({ id, events }),
+  output: ENDPOINT,
+  doors: {
+    admin: { command: 'endpoint set-events', flags: (f) => ({ id: f.id, events: list(f.events) }) },
+  },
   summary: (i) => `Send ${i.events.join(', ')} to endpoint ${i.id}`,
   run: async (ctx, { id, events }) => {
     const row = await update(ctx, id, 'event_types = $2', [[...new Set(events)]]);
@@ -224,6 +254,8 @@ export const listEndpoints = defineOperation({
   reach: 'workspace',
   ...READ_ONLY,
   input: yup.object({}),
+  output: arrayOf(ENDPOINT),
+  doors: { admin: { command: 'endpoint list' } },
   summary: () => 'List webhook endpoints',
   run: async (ctx) => {
     const rows = await ctx.m.query<EndpointRow[]>(
@@ -237,13 +269,15 @@ export const listEndpoints = defineOperation({
 /** Sends `endpoint.test` to this endpoint only, through the same outbox, relay and workflow as every event. */
 export const testEndpoint = defineOperation({
   ...common,
-  name: 'endpoint.test',
+  name: 'endpoint.send_test',
   title: 'Send a test event',
   description: 'Queues the separate event type endpoint.test to this endpoint only, never a fake real event.',
   returns: 'The queued delivery.',
   destructive: false,
   idempotent: false,
   input: yup.object({ id }),
+  output: QUEUED_DELIVERY,
+  doors: { admin: { command: 'endpoint test', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Send a test event to endpoint ${i.id}`,
   run: async (ctx, { id }) => {
     const endpoint = await lockEndpoint(ctx, id);

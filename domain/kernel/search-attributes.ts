@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /**
- * Custom search attributes, so an operator can filter workflows in the Temporal Web UI
+ * Custom search attributes (pure data: workflows import them too), so an operator can filter workflows in the Temporal Web UI
  * (`WebhookEventType = "lead.created"`, `ApprovalStatus = "PENDING"`). Registered by the dev server
  * flags and by docker-compose.
  */

@@ -1,0 +1,149 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import * as yup from 'yup';
+import { keyActor } from '../../domain/kernel/actor';
+import { DomainError, invalid } from '../../domain/kernel/errors';
+import { toJsonSchema, type JsonSchema } from '../../domain/kernel/json-schema';
+import type { AnyOperation, RestBinding, Services } from '../../domain/kernel/operation';
+import type { Requirement } from '../../domain/kernel/permissions';
+import { execute } from '../../domain/kernel/runner';
+import { validate } from '../../domain/kernel/validate';
+import { allOperations } from '../../domain/registry';
+import { objectBody } from '../../domain/leads/schemas';
+import type { AppContext, RequestState } from '../context';
+import { requires } from '../middleware/authenticate';
+import { leadPatchRoute } from './lead-patch';
+import { singleValued, typedQuery } from './query';
+
+export const API_PREFIX = '/api/v1';
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/** A REST route, as mounted and as the OpenAPI document describes it. */
+export type RestRoute = {
+  method: RestBinding<unknown>['method'];
+  /** Koa style, with the prefix: `/api/v1/leads/:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  requirement: Requirement;
+  /** The registered operations it runs. */
+  operations: AnyOperation[];
+  /** Path parameters, each with its schema. */
+  pathParams: Record<string, JsonSchema>;
+  /** The query parameters (GET) or the JSON body (POST, PATCH), as one object schema. */
+  query?: JsonSchema;
+  body?: JsonSchema;
+  /** It takes the `Idempotency-Key` header. */
+  idempotent?: boolean;
+  output: JsonSchema;
+  /** Success statuses, with what each means. */
+  success: Record<number, string>;
+  /** Other answers than the common refusals, with what each means. */
+  answers: Partial<Record<number, string>>;
+  handler: (services: Services) => Middleware<RequestState>;
+};
+
+/** The key behind the request, acting through the REST door. */
+export const restActor = (ctx: AppContext) =>
+  keyActor(ctx.state.principal!, {
+    door: 'rest',
+    requestId: ctx.state.requestId,
+    clientIp: ctx.state.clientIp,
+  });
+
+export function idempotencyKey(key: string | undefined): string {
+  if (!key)
+    throw new DomainError('invalid_request', `The ${IDEMPOTENCY_HEADER} header is required.`, {
+      field: IDEMPOTENCY_HEADER,
+    });
+  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key))
+    throw new DomainError(
+      'invalid_request',
+      `${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters.`,
+      { field: IDEMPOTENCY_HEADER },
+    );
+  return key;
+}
+
+const pathParamsOf = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+
+/** A path parameter checked with its input field's own rules, under the name the path gives it. */
+const pathParam = (op: AnyOperation, field: string, name: string, value: string): unknown =>
+  validate(yup.reach(op.input, field) as yup.AnySchema, value, { strict: true, path: name });
+
+/** A refusal naming an input field the door takes from elsewhere names it as this door does. */
+const inDoorTerms = (err: DomainError, renames: Record<string, string>) => {
+  const field = typeof err.details.field === 'string' ? renames[err.details.field] : undefined;
+  return field ? new DomainError(err.code, err.message, { ...err.details, field }, err.auditReason) : err;
+};
+
+/** A registered operation as a REST route: path, query string or body, and headers map onto its input. */
+function operationRoute(op: AnyOperation, b: RestBinding<unknown>): RestRoute {
+  const params = pathParamsOf(b.path);
+  const fieldOf = (param: string) => b.params?.[param] ?? param;
+  const input = toJsonSchema(op.input as yup.AnyObjectSchema);
+  const properties = (input.properties ?? {}) as Record<string, JsonSchema>;
+  const fromPath = new Set(params.map(fieldOf));
+  const idempotencyField = op.idempotency?.field;
+  const rest = toJsonSchema(op.input as yup.AnyObjectSchema, {
+    omit: [...fromPath, ...(idempotencyField ? [idempotencyField] : [])],
+  });
+  const readsBody = b.method === 'post' || b.method === 'patch';
+  const renames = idempotencyField ? { [idempotencyField]: IDEMPOTENCY_HEADER } : {};
+  return {
+    method: b.method,
+    path: `${API_PREFIX}${b.path}`,
+    operationId: b.operationId,
+    summary: op.title,
+    description: `${op.description} Returns ${op.returns}`,
+    requirement: op.requirement,
+    operations: [op],
+    pathParams: Object.fromEntries(params.map((p) => [p, properties[fieldOf(p)] ?? { type: 'string' }])),
+    ...(readsBody ? { body: rest } : { query: rest }),
+    idempotent: idempotencyField !== undefined,
+    output: op.output,
+    success: b.answers?.[201] ? { 200: 'Done.', 201: b.answers[201] } : { 200: 'Done.' },
+    answers: { 404: b.answers?.[404], 409: b.answers?.[409] },
+    handler: (services) => async (ctx) => {
+      const key = idempotencyField ? idempotencyKey(ctx.get(IDEMPOTENCY_HEADER) || undefined) : undefined;
+      const values: Record<string, unknown> = readsBody
+        ? { ...objectBody(ctx.state.body) }
+        : typedQuery(singleValued(ctx.query), input);
+      for (const p of params)
+        values[fieldOf(p)] = pathParam(op, fieldOf(p), p, (ctx.params as Record<string, string>)[p]!);
+      if (idempotencyField) {
+        // The key travels in its header here; the assistant door sends it as an argument.
+        if (idempotencyField in values)
+          throw invalid(
+            idempotencyField,
+            `${idempotencyField} is not a field of this body; send the ${IDEMPOTENCY_HEADER} header`,
+          );
+        values[idempotencyField] = key;
+      }
+      const result = await execute(services, op, restActor(ctx), values).catch((err: unknown) => {
+        throw err instanceof DomainError ? inDoorTerms(err, renames) : err;
+      });
+      if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+      if (result.refusal) throw inDoorTerms(result.refusal, renames);
+      ctx.status = b.status?.(result.output) ?? 200;
+      ctx.body = result.output as unknown;
+    },
+  };
+}
+
+/** Every REST route: each registered operation with a REST binding, and PATCH /leads/{id}. */
+export function restRoutes(): RestRoute[] {
+  const fromRegistry = allOperations().flatMap((op) =>
+    op.doors.rest ? [operationRoute(op, op.doors.rest)] : [],
+  );
+  return [...fromRegistry, leadPatchRoute()];
+}
+
+/** The /api/v1 router: each route guarded by its requirement before its handler parses anything. */
+export function v1Router(services: Services) {
+  const router = new Router<RequestState>();
+  for (const route of restRoutes())
+    router[route.method](route.path, requires(route.requirement), route.handler(services));
+  return router;
+}

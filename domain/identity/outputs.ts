@@ -1,0 +1,80 @@
+import { ROLES, SCOPES } from '../kernel/permissions';
+import {
+  anyJson,
+  arrayOf,
+  boolean,
+  dateTime,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  string,
+  uuid,
+} from '../kernel/shapes';
+
+export const WORKSPACE = object(
+  {
+    id: uuid,
+    name: string(),
+    timezone: string(),
+    industry: string(),
+    status: string(),
+    created_at: dateTime,
+  },
+  { title: 'Workspace' },
+);
+
+/** What `workspace.get` (GET /me) shows: why a key's call is allowed or refused. */
+export const ME = object(
+  {
+    workspace: object({ id: uuid, name: string(), timezone: string(), industry: string(), status: string() }),
+    key: nullable(object({ name: string(), environment: oneOf(['live']), scopes: arrayOf(oneOf(SCOPES)) })),
+    acting_as: object({ role: nullable(oneOf(ROLES)) }),
+  },
+  { title: 'Me' },
+);
+
+export const MEMBERSHIP = object(
+  { workspace_id: uuid, user_id: uuid, email: string(), role: oneOf(ROLES), removed: boolean },
+  { title: 'Membership', optional: ['removed'] },
+);
+
+/** A key record: never the key or its fingerprint, except `key` once, at creation. */
+export const API_KEY = object(
+  {
+    id: uuid,
+    workspace_id: uuid,
+    name: string(),
+    environment: string(),
+    prefix: string(),
+    owner_user_id: uuid,
+    owner_email: string(),
+    scopes: arrayOf(oneOf(SCOPES)),
+    allowed_cidrs: arrayOf(string()),
+    expires_at: dateTime,
+    revoked_at: nullable(dateTime),
+    created_at: dateTime,
+    key: string({ description: 'The key itself, shown this once.' }),
+  },
+  { title: 'ApiKey', optional: ['owner_email', 'key'] },
+);
+
+export const AUDIT_ROWS = arrayOf(
+  object({
+    id: string(),
+    at: dateTime,
+    door: oneOf(['rest', 'mcp', 'admin', 'activity']),
+    action: string(),
+    outcome: oneOf(['allowed', 'refused', 'failed', 'parked']),
+    reason: nullable(string()),
+    status: nullable(integer()),
+    workspace_id: nullable(uuid),
+    key_id: nullable(uuid),
+    key_prefix: nullable(string()),
+    actor_user_id: nullable(uuid),
+    request_id: nullable(string()),
+    client_ip: nullable(string()),
+    details: anyJson,
+  }),
+  { title: 'AuditRows' },
+);

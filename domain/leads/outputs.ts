@@ -1,0 +1,89 @@
+import * as yup from 'yup';
+import { CHANNELS } from '../conversations/channels';
+import { toJsonSchema, type JsonSchema } from '../kernel/json-schema';
+import {
+  arrayOf,
+  boolean,
+  dateTime,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  page,
+  string,
+  uuid,
+} from '../kernel/shapes';
+import { contactFields } from './schemas';
+import { LEAD_STATUSES } from './status-rules';
+
+/** The contact fields as stored: the same definitions intake and PATCH validate with. */
+const contact = toJsonSchema(yup.object(contactFields)).properties as Record<string, JsonSchema>;
+
+/** A lead as every door shows it (`leadView`). */
+export const LEAD = object(
+  {
+    id: uuid,
+    ...contact,
+    status: oneOf(LEAD_STATUSES),
+    source: nullable(string()),
+    needs_attention: boolean,
+    follow_up: oneOf(['NOT_STARTED', 'ACTIVE', 'STOPPED']),
+    score: nullable(
+      object({ total: integer({ minimum: 0, maximum: 100 }), grade: oneOf(['A', 'B', 'C', 'D']) }),
+    ),
+    archived: boolean,
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
+  { title: 'Lead' },
+);
+
+export const LEAD_LIST = page(LEAD, { title: 'LeadList', max: 50 });
+
+export const ACTIVITY_ITEM = object(
+  {
+    type: oneOf(['message']),
+    id: uuid,
+    direction: oneOf(['inbound', 'outbound']),
+    channel: oneOf(CHANNELS),
+    status: string(),
+    body: string({ maxLength: 500 }),
+    at: dateTime,
+  },
+  { title: 'ActivityItem' },
+);
+
+export const LEAD_WITH_ACTIVITY = object(
+  { data: LEAD, recent_activity: arrayOf(ACTIVITY_ITEM, { maxItems: 20 }) },
+  { title: 'LeadWithActivity' },
+);
+
+/** What intake answers; a suppressed contact is a refusal (`suppressed`), never this. */
+export const INTAKE_RESULT = object(
+  { data: LEAD, outcome: oneOf(['CREATED', 'MERGED', 'DUPLICATE']) },
+  { title: 'IntakeResponse' },
+);
+
+export const WARNING = object(
+  { code: oneOf(['status_unchanged', 'follow_up_stopped']), message: string() },
+  { title: 'Warning' },
+);
+
+export const STATUS_RESULT = object({ lead: LEAD, warnings: arrayOf(WARNING) }, { title: 'StatusChange' });
+
+export const NOTE_RESULT = object(
+  { note: object({ id: uuid, body: string(), created_at: dateTime }), lead: LEAD },
+  { title: 'NoteAdded' },
+);
+
+export const SUPPRESSION = object(
+  {
+    id: uuid,
+    workspace_id: uuid,
+    address: string(),
+    channel: oneOf(['ALL', ...CHANNELS]),
+    reason: string(),
+    source: string(),
+  },
+  { title: 'Suppression' },
+);

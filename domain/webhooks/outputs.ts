@@ -1,0 +1,116 @@
+import {
+  anyJson,
+  arrayOf,
+  dateTime,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  page,
+  string,
+  uuid,
+} from '../kernel/shapes';
+import { DELIVERY_STATUSES } from './rows';
+
+/** What every webhook body is: `{ id, type, created_at, data }`. */
+const ENVELOPE = object(
+  { id: string(), type: string(), created_at: dateTime, data: { type: 'object' } },
+  { title: 'Envelope' },
+);
+
+/** The spec's delivery record: never the endpoint URL or secret. */
+const DELIVERY_FIELDS = {
+  id: uuid,
+  event_id: string(),
+  type: string(),
+  status: oneOf(DELIVERY_STATUSES),
+  attempts: integer({ minimum: 0 }),
+  response_status: nullable(integer()),
+  next_attempt_at: nullable(dateTime),
+  delivered_at: nullable(dateTime),
+  created_at: dateTime,
+  payload: ENVELOPE,
+  payload_redacted: {
+    const: true,
+    description: "Present when the key lacks leads:read: the payload's lead contact fields were left out.",
+  },
+};
+
+/** For the operator, each record also names its endpoint and every attempt made. */
+const OPERATOR_FIELDS = {
+  endpoint_id: uuid,
+  attempt_log: arrayOf(
+    object({
+      number: integer({ minimum: 1 }),
+      at: dateTime,
+      duration_ms: integer({ minimum: 0 }),
+      response_status: nullable(integer()),
+      error_class: nullable(string()),
+    }),
+  ),
+};
+
+export const DELIVERY = object(DELIVERY_FIELDS, {
+  title: 'Delivery',
+  optional: ['payload_redacted'],
+});
+
+export const DELIVERY_LIST = page(
+  object(
+    { ...DELIVERY_FIELDS, ...OPERATOR_FIELDS },
+    { optional: ['payload_redacted', ...Object.keys(OPERATOR_FIELDS)] },
+  ),
+  { title: 'DeliveryList', max: 100 },
+);
+
+export const ENDPOINT = object(
+  {
+    id: uuid,
+    workspace_id: uuid,
+    url: string(),
+    events: arrayOf(string()),
+    owner_user_id: nullable(uuid),
+    status: oneOf(['ACTIVE', 'DISABLED', 'DELETED']),
+    disabled_reason: nullable(string()),
+    consecutive_failures: integer({ minimum: 0 }),
+    created_at: dateTime,
+    updated_at: dateTime,
+    secret: string({ description: 'The signing secret (whsec_...), shown this once.' }),
+    cancelled_deliveries: integer({ minimum: 0 }),
+  },
+  { title: 'Endpoint', optional: ['secret', 'cancelled_deliveries'] },
+);
+
+export const QUEUED_DELIVERY = object(
+  {
+    id: uuid,
+    event_id: string(),
+    type: string(),
+    endpoint_id: uuid,
+    status: oneOf(DELIVERY_STATUSES),
+    created_at: dateTime,
+  },
+  { title: 'QueuedDelivery' },
+);
+
+export const RESENT = object(
+  { id: uuid, status: oneOf(['PENDING']), generation: integer({ minimum: 1 }) },
+  { title: 'Resent' },
+);
+
+export const RECOVERED = object(
+  { endpoint_id: uuid, since: dateTime, requeued: integer({ minimum: 0 }), delivery_ids: arrayOf(uuid) },
+  { title: 'Recovered' },
+);
+
+export const NOTIFICATIONS = arrayOf(
+  object({
+    id: uuid,
+    user_id: nullable(uuid),
+    kind: string(),
+    message: string(),
+    data: anyJson,
+    created_at: dateTime,
+  }),
+  { title: 'Notifications' },
+);
