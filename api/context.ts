@@ -22,6 +22,8 @@ export type RequestState = {
   /** A refusal or a parked call inside a 200 answer (an MCP tool error). */
   auditOutcome?: AuditOutcome;
   body?: unknown;
+  /** The JSON-RPC id of an assistant-endpoint request, once its body was read: every error answer carries it. */
+  rpcId?: string | number | null;
 };
 
 export type AppContext = ParameterizedContext<RequestState>;

@@ -1,5 +1,12 @@
 import { DomainError, type ErrorCode } from '../domain/kernel/errors';
 
+/** The body could not be read as JSON at all (or not as UTF-8): REST says invalid_request; JSON-RPC, a parse error. */
+export class BodyParseError extends DomainError {
+  constructor(message: string) {
+    super('invalid_request', message, { field: 'body' });
+  }
+}
+
 export type WireError = { status: number; body: { error: Record<string, unknown> } };
 
 // One body per refusal kind, whatever check failed: the real reason goes to the audit log only.
@@ -39,9 +46,6 @@ export function toHttp(err: DomainError, requestId: string): WireError {
     }
   }
 }
-
-export const serverError = (requestId: string): WireError =>
-  toHttp(new DomainError('server_error', ''), requestId);
 
 // SQLSTATE classes and codes that mean "not now" rather than "wrong": connection exceptions, the server
 // shutting down or refusing connections, too many connections, a statement or idle transaction timed out.

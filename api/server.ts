@@ -14,7 +14,7 @@ import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
 import { v1Router } from './rest/routes';
-import { mcpRoute } from './mcp/route';
+import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
 
 export type AppDeps = {
@@ -51,6 +51,7 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
   const routes = v1Router(services);
   app
     .use(requestId())
+    .use(mcpDoor())
     .use(deadline(config.requestTimeoutMs, log))
     .use(rateLimitPolicy(config.rateLimitPerMinute))
     .use(audit(createAuditWriter(db, config.auditQueueLimit), log))

@@ -1,11 +1,22 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Middleware } from 'koa';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { Middleware, ParameterizedContext } from 'koa';
 import { keyActor } from '../../domain/kernel/actor';
 import type { Services } from '../../domain/kernel/operation';
 import type { RequestState } from '../context';
-import { buildMcpServer, type McpCall } from './server';
+import { RPC, rpcError, type RpcError, type RpcId } from './errors';
+import { mirroredHeaderMismatch } from './headers';
+import { acceptsAnswers, paramsProblem } from './requests';
+import { buildMcpServer, type McpCallContext } from './server';
+import { operationForTool, TOOL_OPERATIONS } from './tools';
 
 export const MCP_PATH = '/api/mcp';
+
+/** The protocol revisions this endpoint serves: the current one, and the two before it that clients still speak. */
+export const MCP_VERSIONS = { modern: ['2026-07-28'], legacy: ['2025-11-25', '2025-06-18'] } as const;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -17,48 +28,105 @@ const hostnameOf = (origin: string): string | undefined => {
   }
 };
 
-const rpcError = (status: number, code: number, message: string) => ({
-  status,
-  body: { jsonrpc: '2.0', error: { code, message }, id: null },
-});
+type Ctx = ParameterizedContext<RequestState>;
+
+/** Answers a JSON-RPC error this door decides itself; the audit row says refused, with why. */
+function refuse(ctx: Ctx, status: number, id: RpcId, error: RpcError, reason: string) {
+  ctx.status = status;
+  ctx.body = rpcError(id, error);
+  ctx.state.auditOutcome = 'refused';
+  ctx.state.auditReason = reason.slice(0, 500);
+}
+
+const idOf = (body: unknown): RpcId => {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+};
+
+/** Marks every request on the endpoint as the assistant door's, before anything can refuse it. */
+export const mcpDoor = (): Middleware<RequestState> => async (ctx, next) => {
+  if (ctx.path === MCP_PATH) ctx.state.auditDoor = 'mcp';
+  await next();
+};
 
 /**
- * The assistant door, `POST /api/mcp`: MCP over stateless Streamable HTTP with JSON answers. It sits
- * behind the same key check, rate limit and audit as REST. A browser page on a foreign site
- * (DNS rebinding) is refused by its Origin; servers send none.
+ * The assistant door, `POST /api/mcp`: MCP over stateless Streamable HTTP with JSON answers, for
+ * 2026-07-28 clients (per-request `_meta`, `server/discover`, checked `Mcp-*` headers; the SDK's v2
+ * entry serves them) and for 2025-11-25 and 2025-06-18 clients (an `initialize` per connection, no
+ * session; the SDK's stateless transport serves them). It sits behind the same key check, rate limit
+ * and audit as REST. A browser page on a foreign site (DNS rebinding) is refused by its Origin.
  */
 export function mcpRoute(services: Services, allowedOrigins: readonly string[]): Middleware<RequestState> {
   const allowed = new Set(allowedOrigins.map((o) => hostnameOf(o)).filter((h): h is string => !!h));
+  // The SDK builds a server per request from this factory; each request's context rides on its Request.
+  const contexts = new WeakMap<Request, McpCallContext>();
+  const modern = createMcpHandler(
+    ({ requestInfo }) => buildMcpServer(contexts.get(requestInfo!)!, 'modern', MCP_VERSIONS.modern),
+    { legacy: 'reject', responseMode: 'json' },
+  );
+  const legacy = async (request: Request, body: unknown, c: McpCallContext) => {
+    const server = buildMcpServer(c, 'legacy', MCP_VERSIONS.legacy);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(request, { parsedBody: body });
+    } finally {
+      await transport.close();
+      await server.close();
+    }
+  };
+
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH) {
       await next();
       return;
     }
-    ctx.state.auditDoor = 'mcp';
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
-      const refusal = rpcError(
-        405,
-        -32000,
-        'Method not allowed: this endpoint is stateless and answers POST only.',
-      );
-      ctx.status = refusal.status;
-      ctx.body = refusal.body;
+      const message = 'Method not allowed: this endpoint is stateless and answers POST only.';
+      refuse(ctx, 405, null, { code: RPC.refused, message }, `method ${ctx.method}`);
       return;
     }
     const origin = ctx.get('Origin');
     const host = origin ? hostnameOf(origin) : undefined;
     if (origin && (!host || !(LOOPBACK.has(host) || allowed.has(host)))) {
-      ctx.state.auditReason = `foreign Origin ${origin.slice(0, 200)}`;
-      const refusal = rpcError(403, -32000, 'Forbidden: requests from this Origin are not accepted.');
-      ctx.status = refusal.status;
-      ctx.body = refusal.body;
+      const message = 'Forbidden: requests from this Origin are not accepted.';
+      refuse(ctx, 403, null, { code: RPC.refused, message }, `foreign Origin ${origin.slice(0, 200)}`);
       return;
     }
-    const body = ctx.state.body as { method?: unknown } | undefined;
-    const call: McpCall = {};
+    const body = ctx.state.body;
+    // No revision served here has batches; refusing the array whole means none of its calls runs.
+    if (Array.isArray(body)) {
+      const message = 'Invalid Request: JSON-RPC batches are not supported; send one message per request.';
+      refuse(ctx, 400, null, { code: RPC.invalidRequest, message }, 'a JSON-RPC batch');
+      return;
+    }
+    const rpcId = idOf(body);
+    ctx.state.rpcId = rpcId;
+    const message = body as { method?: unknown; params?: unknown } | null;
+    const method = message?.method;
+    ctx.state.auditAction = typeof method === 'string' ? method.slice(0, 100) : 'unknown';
+    if (!acceptsAnswers(ctx.get('Accept') || undefined)) {
+      const text = 'Not Acceptable: the client must accept both application/json and text/event-stream.';
+      refuse(
+        ctx,
+        406,
+        rpcId,
+        { code: RPC.refused, message: text },
+        `Accept: ${ctx.get('Accept').slice(0, 100)}`,
+      );
+      return;
+    }
+    const problem = paramsProblem(method, message?.params);
+    if (problem) {
+      refuse(ctx, 200, rpcId, { code: RPC.invalidParams, message: problem }, problem);
+      return;
+    }
     const principal = ctx.state.principal!;
-    const server = buildMcpServer({
+    const c: McpCallContext = {
       services,
       principal,
       actor: keyActor(principal, {
@@ -67,34 +135,53 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
         clientIp: ctx.state.clientIp,
       }),
       naming: ctx.query.tool_names === 'underscore' ? 'underscore' : 'dotted',
-      call,
+      call: {},
+    };
+    const request = new Request(new URL(ctx.originalUrl, 'http://mcp.local'), {
+      method: 'POST',
+      headers: Object.entries(ctx.headers).flatMap(([k, v]) =>
+        v === undefined ? [] : ([[k, Array.isArray(v) ? v.join(', ') : v]] as [string, string][]),
+      ),
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    try {
-      await server.connect(transport);
-      const request = new Request(new URL(ctx.originalUrl, 'http://mcp.local'), {
-        method: 'POST',
-        headers: Object.entries(ctx.headers).flatMap(([k, v]) =>
-          v === undefined ? [] : ([[k, Array.isArray(v) ? v.join(', ') : v]] as [string, string][]),
-        ),
-      });
-      const response = await transport.handleRequest(request, { parsedBody: ctx.state.body });
-      ctx.status = response.status;
-      response.headers.forEach((value, name) => {
-        if (name !== 'content-length') ctx.set(name, value);
-      });
-      const text = await response.text();
-      if (text) ctx.body = JSON.parse(text) as unknown;
-    } finally {
-      await transport.close();
-      await server.close();
+    const isLegacy = await isLegacyRequest(request, body);
+    // A 2025 client names its version on every request after `initialize`; one that does not speaks
+    // 2025-03-26 or older, which this endpoint does not serve.
+    if (isLegacy && method !== 'initialize' && rpcId !== null && !ctx.get('MCP-Protocol-Version')) {
+      const text = `Bad Request: the MCP-Protocol-Version header is required (supported versions: ${[...MCP_VERSIONS.modern, ...MCP_VERSIONS.legacy].join(', ')}).`;
+      refuse(ctx, 400, rpcId, { code: RPC.refused, message: text }, 'no MCP-Protocol-Version header');
+      return;
     }
-    const method = typeof body?.method === 'string' ? body.method.slice(0, 100) : 'unknown';
-    ctx.state.auditAction = call.tool ?? method;
-    if (call.outcome) ctx.state.auditOutcome = call.outcome;
-    if (call.reason) ctx.state.auditReason = call.reason;
+    if (!isLegacy && method === 'tools/call') {
+      const params = (body as { params?: { name?: unknown; arguments?: unknown } }).params;
+      const op =
+        typeof params?.name === 'string' ? operationForTool(params.name, TOOL_OPERATIONS) : undefined;
+      const mismatch = op && mirroredHeaderMismatch(op, params?.arguments, (h) => ctx.get(h) || undefined);
+      if (mismatch) {
+        const message = `Bad Request: the request headers and body disagree: ${mismatch}`;
+        refuse(ctx, 400, rpcId, { code: -32020, message }, mismatch);
+        return;
+      }
+    }
+    let response: Response;
+    if (isLegacy) response = await legacy(request, body, c);
+    else {
+      contexts.set(request, c);
+      response = await modern.fetch(request, { parsedBody: body });
+    }
+    ctx.status = response.status;
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-length') ctx.set(name, value);
+    });
+    const text = await response.text();
+    const answer = text ? (JSON.parse(text) as { id?: RpcId; error?: RpcError }) : undefined;
+    // The SDK's transport answers some refusals before it reads the id; every error here carries it.
+    if (answer?.error && answer.id === null) answer.id = rpcId;
+    if (answer) ctx.body = answer;
+    if (c.call.tool) ctx.state.auditAction = c.call.tool;
+    if (c.call.outcome) ctx.state.auditOutcome = c.call.outcome;
+    else if (answer?.error)
+      ctx.state.auditOutcome = answer.error.code === RPC.internalError ? 'failed' : 'refused';
+    const reason = c.call.reason ?? answer?.error?.message;
+    if (reason && ctx.state.auditOutcome) ctx.state.auditReason = reason.slice(0, 500);
   };
 }

@@ -1,114 +1,214 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import * as yup from 'yup';
+import { cancelApproval, getApproval } from '../../domain/approvals/operations/approvals';
+import type { ApprovalView } from '../../domain/approvals/rows';
+import { taskOf, taskOfParked, type TaskState } from '../../domain/approvals/tasks';
 import type { Actor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
+import type { Parked } from '../../domain/kernel/gate';
 import type { Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
-import { executeOrPark } from '../../domain/kernel/runner';
+import { executeOrPark, runOperation } from '../../domain/kernel/runner';
 import { databaseUnavailable } from '../errors';
 import { DATABASE_UNAVAILABLE } from '../unavailable';
-import { operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
+import { RPC } from './errors';
+import { inNaming, operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
+
+/** The tasks extension (SEP-2663): a gated call answers a task whose life is its approval request's. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What one MCP request learned, for its audit row. */
 export type McpCall = { tool?: string; outcome?: 'refused' | 'parked' | 'failed'; reason?: string };
 
-const json = (value: unknown) => ({ type: 'text' as const, text: JSON.stringify(value) });
-
-// One message per refusal kind, whatever check failed (as at the REST door); the audit log has the reason.
-const FORBIDDEN = 'This API key is not allowed to do this.';
-
-/** A domain refusal as a tool result the model can act on: the code, the message, the field. */
-function toolError(err: DomainError): CallToolResult {
-  const message =
-    err.code === 'forbidden' || err.code === 'unauthorized'
-      ? FORBIDDEN
-      : `${err.message}${typeof err.details.field === 'string' ? ` (field: ${err.details.field})` : ''}`;
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `${err.code}: ${message}` }],
-  };
-}
-
-/**
- * A fault, not a refusal: its text goes to the audit row only. A database outage is a tool result
- * saying to retry (as REST answers 503); anything else a JSON-RPC internal error naming the request.
- */
-function failure(err: unknown, call: McpCall, requestId: string | undefined): CallToolResult {
-  call.outcome = 'failed';
-  call.reason = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
-  if (databaseUnavailable(err)) return toolError(new DomainError('unavailable', DATABASE_UNAVAILABLE));
-  throw new McpError(
-    ErrorCode.InternalError,
-    `The service failed to handle this request (request id ${requestId ?? 'unknown'}).`,
-  );
-}
-
-/**
- * A fresh MCP server for one HTTP request: its tools are the operations this key's scopes and its
- * owner's live role allow, and every call runs through the one runner as the key. A server shared
- * across requests once leaked answers between clients (GHSA-345p-7cg4-v4c7); this one lives and dies
- * with its request.
- */
-export function buildMcpServer(opts: {
+export type McpCallContext = {
   services: Services;
   principal: Principal;
   actor: Actor;
   naming: ToolNaming;
   call: McpCall;
-}): Server {
-  const { services, principal, actor, naming, call } = opts;
+};
+
+type ToolResult = {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: true;
+};
+
+const json = (value: unknown) => ({ type: 'text' as const, text: JSON.stringify(value) });
+
+/** A tool's answer: `structuredContent` and the same JSON as text. */
+const answered = (output: unknown): ToolResult => ({
+  content: [json(output)],
+  structuredContent: output as Record<string, unknown>,
+});
+
+// One message per refusal kind, whatever check failed (as at the REST door); the audit log has the reason.
+const FORBIDDEN = 'This API key is not allowed to do this.';
+
+/** A domain refusal as a tool result the model can act on: the code, the message, the field. */
+function refused(err: { code: string; message: string; details?: Record<string, unknown> }): ToolResult {
+  const message =
+    err.code === 'forbidden' || err.code === 'unauthorized'
+      ? FORBIDDEN
+      : `${err.message}${typeof err.details?.field === 'string' ? ` (field: ${err.details.field})` : ''}`;
+  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${message}` }] };
+}
+
+/** What a gated call answers a client without the tasks extension: nothing has happened yet. */
+function pending(p: Parked, naming: ToolNaming): ToolResult {
+  const { status, approval_id, summary, expires_at } = p;
+  const answer = { status, approval_id, summary, expires_at };
+  const text = inNaming(
+    `Nothing has happened yet. "${summary}" must be approved by a person (an admin of the workspace) before it runs. Approval request ${approval_id} waits until ${expires_at}; check it with approval.get, or withdraw it with approval.cancel.`,
+    naming,
+  );
+  return { content: [{ type: 'text', text }, json(answer)], structuredContent: answer };
+}
+
+/** A task on the wire (tasks extension): its state, and on completion exactly what the tool answers. */
+function taskFields(t: TaskState) {
+  const base = {
+    taskId: t.taskId,
+    status: t.status,
+    statusMessage: t.statusMessage,
+    createdAt: t.createdAt,
+    lastUpdatedAt: t.lastUpdatedAt,
+    ttlMs: t.ttlMs,
+    pollIntervalMs: t.pollIntervalMs,
+  };
+  if (t.outcome)
+    return { ...base, result: 'output' in t.outcome ? answered(t.outcome.output) : refused(t.outcome.error) };
+  if (t.failure)
+    return {
+      ...base,
+      error: {
+        code: RPC.refused,
+        message: t.statusMessage,
+        data: { status: t.failure.status, reason: t.failure.reason },
+      },
+    };
+  return base;
+}
+
+/**
+ * The per-request MCP server: its tools are the operations this key's scopes and its owner's live
+ * role allow, and every call runs through the one runner as the key. A server shared across requests
+ * once leaked answers between clients (GHSA-345p-7cg4-v4c7); this one lives and dies with its request.
+ * `modern` (2026-07-28) adds the tasks extension; a 2025 client gets the plain pending result.
+ */
+export function buildMcpServer(
+  c: McpCallContext,
+  era: 'legacy' | 'modern',
+  supportedProtocolVersions: readonly string[],
+): Server {
+  const { services, principal, actor, naming, call } = c;
   const offered = TOOL_OPERATIONS.filter((op) => refusalReason(principal, op.requirement) === undefined);
   const server = new Server(
     { name: 'lead-service', title: 'Lead service', version: '1.0.0' },
     {
-      capabilities: { tools: {} },
-      instructions:
-        'Tools act in one workspace with this API key. Gated tools (connection.disconnect) park a request that a person must approve; nothing happens until then. Follow it with approval.get.',
+      capabilities: { tools: {}, ...(era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
+      supportedProtocolVersions: [...supportedProtocolVersions],
+      instructions: inNaming(
+        'Tools act in one workspace with this API key. Gated tools (connection.disconnect) do nothing at once: they park a request that an admin of the workspace must approve. Follow it with approval.get, withdraw it with approval.cancel; a client that declares the tasks extension gets a task to poll instead.',
+        naming,
+      ),
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...offered].sort((a, b) => a.name.localeCompare(b.name)).map((op) => toolOf(op, naming)),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+
+  /** A fault, not a refusal: its text goes to the audit row only. */
+  const failure = (err: unknown): ToolResult => {
+    call.outcome = 'failed';
+    call.reason = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
+    // A database outage tells the model to retry, as REST answers 503; anything else is ours to fix.
+    if (databaseUnavailable(err)) return refused({ code: 'unavailable', message: DATABASE_UNAVAILABLE });
+    throw new ProtocolError(
+      RPC.internalError,
+      `The service failed to handle this request (request id ${actor.ctx.requestId ?? 'unknown'}).`,
+    );
+  };
+  const refusal = (err: DomainError): ToolResult => {
+    call.outcome = 'refused';
+    call.reason = err.auditReason ?? err.message;
+    return refused(err);
+  };
+
+  server.setRequestHandler('tools/list', () => ({ tools: offered.map((op) => toolOf(op, naming) as Tool) }));
+
+  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
     const op = operationForTool(req.params.name, offered);
     call.tool = op?.name ?? req.params.name.slice(0, 100);
     // An unlisted tool gets exactly the answer of an unknown one.
     if (!op) {
       call.outcome = 'refused';
       call.reason = `tool ${call.tool} is unknown or not allowed for this key`;
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.tool}`);
+      throw new ProtocolError(RPC.invalidParams, `Unknown tool: ${call.tool}`);
     }
     try {
       const result = await executeOrPark(services, op, actor, req.params.arguments ?? {});
       if ('parked' in result) {
         call.outcome = 'parked';
-        const { status, approval_id, summary, expires_at } = result.parked;
-        const pending = { status, approval_id, summary, expires_at };
-        return {
-          content: [
-            {
-              type: 'text',
-              text: `Nothing has happened yet. "${summary}" must be approved by a person (an admin of the workspace) before it runs. Approval request ${approval_id} waits until ${expires_at}; check it with approval.get.`,
-            },
-            json(pending),
-          ],
-          structuredContent: pending,
-        };
+        // A CreateTaskResult (tasks extension) where the SDK's types know only CallToolResult.
+        if (declaresTasks(ctx.mcpReq.envelope))
+          return {
+            resultType: 'task',
+            ...taskFields(taskOfParked(result.parked)),
+          } as unknown as CallToolResult;
+        return pending(result.parked, naming);
       }
-      const output = result.output as Record<string, unknown>;
-      return { content: [json(output)], structuredContent: output };
+      if (result.refusal) return refusal(result.refusal);
+      return answered(result.output);
     } catch (err) {
-      if (!(err instanceof DomainError)) return failure(err, call, actor.ctx.requestId);
-      call.outcome = 'refused';
-      call.reason = err.auditReason ?? err.message;
-      return toolError(err);
+      return err instanceof DomainError ? refusal(err) : failure(err);
     }
   });
+
+  if (era === 'modern') {
+    const byTask = yup.object({ taskId: yup.string().required() });
+    /** The key's own approval request behind a task, or the extension's "not found". */
+    const approvalOf = async (taskId: string, envelope: unknown): Promise<ApprovalView> => {
+      requireTasks(envelope);
+      try {
+        return await runOperation(services, getApproval, actor, { approvalId: taskId });
+      } catch (err) {
+        if (err instanceof DomainError && (err.code === 'not_found' || err.code === 'invalid_request'))
+          throw new ProtocolError(RPC.invalidParams, 'Failed to retrieve task: Task not found');
+        throw err;
+      }
+    };
+    server.setRequestHandler('tasks/get', { params: byTask }, async ({ taskId }, ctx) =>
+      taskFields(taskOf(await approvalOf(taskId, ctx.mcpReq.envelope))),
+    );
+    // Cooperative, as the extension says: a request already decided stays as it ended.
+    server.setRequestHandler('tasks/cancel', { params: byTask }, async ({ taskId }, ctx) => {
+      const approval = await approvalOf(taskId, ctx.mcpReq.envelope);
+      if (approval.status === 'PENDING')
+        await runOperation(services, cancelApproval, actor, { approvalId: taskId });
+      return {};
+    });
+    // Nothing here ever asks the client for input, so there is never a response to take.
+    server.setRequestHandler(
+      'tasks/update',
+      { params: byTask.shape({ inputResponses: yup.object().optional() }) },
+      async ({ taskId }, ctx) => {
+        await approvalOf(taskId, ctx.mcpReq.envelope);
+        return {};
+      },
+    );
+  }
   return server;
+}
+
+/** Whether the request's `_meta` declares the tasks extension among the client's capabilities. */
+function declaresTasks(envelope: unknown): boolean {
+  const capabilities = (envelope as Record<string, unknown> | undefined)?.[
+    'io.modelcontextprotocol/clientCapabilities'
+  ] as { extensions?: Record<string, unknown> } | undefined;
+  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+}
+
+function requireTasks(envelope: unknown): void {
+  if (!declaresTasks(envelope))
+    throw new ProtocolError(RPC.missingCapability, 'Missing required client capability', {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
 }

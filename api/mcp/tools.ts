@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type * as yup from 'yup';
 import { PARKED } from '../../domain/kernel/gate';
 import { toJsonSchema, type JsonSchema } from '../../domain/kernel/json-schema';
 import { closedInput, type AnyOperation } from '../../domain/kernel/operation';
@@ -16,21 +16,51 @@ export const toolName = (op: AnyOperation, naming: ToolNaming) =>
 export const operationForTool = (name: string, offered: readonly AnyOperation[]) =>
   offered.find((op) => op.name === name || toolName(op, 'underscore') === name);
 
-function outputSchema(op: AnyOperation): JsonSchema {
-  return op.gated ? { type: 'object', anyOf: [PARKED, op.output] } : op.output;
-}
+const mentions = new RegExp(
+  `\\b(${TOOL_OPERATIONS.map((op) => op.name.replace('.', '\\.')).join('|')})\\b`,
+  'g',
+);
+
+/** Text for the model (descriptions, instructions, a parked call's answer) names tools as the list does. */
+export const inNaming = (text: string, naming: ToolNaming) =>
+  naming === 'underscore' ? text.replace(mentions, (name) => name.replace('.', '_')) : text;
+
+/** What a tool looks like on the wire (MCP `Tool`). */
+export type ToolDefinition = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+};
+
+/** What a gated tool answers: what the operation answers once approved, or that it was parked. */
+export const outputSchemaOf = (op: AnyOperation): JsonSchema =>
+  op.gated ? { type: 'object', anyOf: [PARKED, op.output] } : op.output;
+
+const GATE =
+  ' Calling it does not do it: it parks a request that a person (an admin of the workspace) must approve, and answers with an approval_id to follow with approval.get (or withdraw with approval.cancel). A client that declares the tasks extension gets a task instead, whose result is what this tool answers once approved.';
+
+const tools = new Map<string, ToolDefinition>();
 
 /** The tool a model sees for an operation: its schema, honest annotations, and what a gated call does. */
-export function toolOf(op: AnyOperation, naming: ToolNaming): Tool {
-  const gate = op.gated
-    ? ' Calling it does not do it: it parks a request that a person (an admin of the workspace) must approve, and answers with an approval_id to follow with approval.get.'
-    : '';
-  return {
+export function toolOf(op: AnyOperation, naming: ToolNaming): ToolDefinition {
+  const key = `${naming} ${op.name}`;
+  const known = tools.get(key);
+  if (known) return known;
+  const tool: ToolDefinition = {
     name: toolName(op, naming),
     title: op.title,
-    description: `${op.description}${gate} Returns ${op.returns}`,
-    inputSchema: toJsonSchema(closedInput(op)) as Tool['inputSchema'],
-    outputSchema: outputSchema(op) as Tool['outputSchema'],
+    description: inNaming(`${op.description}${op.gated ? GATE : ''} Returns ${op.returns}`, naming),
+    inputSchema: toJsonSchema(closedInput(op) as yup.AnySchema),
+    outputSchema: outputSchemaOf(op),
     annotations: {
       title: op.title,
       readOnlyHint: !op.changes,
@@ -39,4 +69,19 @@ export function toolOf(op: AnyOperation, naming: ToolNaming): Tool {
       openWorldHint: op.openWorld ?? false,
     },
   };
+  tools.set(key, tool);
+  return tool;
+}
+
+/**
+ * The tool arguments mirrored into `Mcp-Param-*` headers (SEP-2243 `x-mcp-header`): name → header
+ * name, for the top-level properties that declare one.
+ */
+export function mirroredArguments(op: AnyOperation): Record<string, string> {
+  const properties = (toolOf(op, 'dotted').inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.fromEntries(
+    Object.entries(properties).flatMap(([name, schema]) =>
+      typeof schema['x-mcp-header'] === 'string' ? [[name, schema['x-mcp-header']]] : [],
+    ),
+  );
 }

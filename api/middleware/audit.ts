@@ -4,7 +4,8 @@ import type { AuditOutcome } from '../../domain/kernel/audit';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
-import { databaseUnavailable, serverError } from '../errors';
+import { databaseUnavailable } from '../errors';
+import { respondWith, serverFault } from '../respond';
 
 /**
  * An unmatched path is the caller's text (and a refused caller may be anyone): at most 100
@@ -54,11 +55,7 @@ export const audit =
         // an intake that committed replays under its Idempotency-Key), 500 for anything else.
         log.error('audit write failed', { request_id: s.requestId, error: String(err) });
         if (databaseUnavailable(err)) unavailable(ctx, DATABASE_UNAVAILABLE);
-        else {
-          const answer = serverError(s.requestId);
-          ctx.status = answer.status;
-          ctx.body = answer.body;
-        }
+        else respondWith(ctx, serverFault());
       }
     }
   };

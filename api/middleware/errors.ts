@@ -2,11 +2,12 @@ import type { Middleware } from 'koa';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
-import { databaseUnavailable, serverError, toHttp } from '../errors';
+import { databaseUnavailable } from '../errors';
+import { respondWith, serverFault } from '../respond';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
 
 /**
- * Maps every failure to the spec's error shape. Only 4xx messages reach callers; anything else is
+ * Maps every failure to the door's error shape. Only 4xx messages reach callers; anything else is
  * logged with the request id and answered as a bare server_error.
  */
 export const errors =
@@ -18,11 +19,8 @@ export const errors =
         throw new DomainError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
       }
     } catch (err) {
-      const wire =
-        err instanceof DomainError && err.code !== 'server_error'
-          ? toHttp(err, ctx.state.requestId)
-          : undefined;
-      if (!wire && databaseUnavailable(err)) {
+      const refusal = err instanceof DomainError && err.code !== 'server_error' ? err : undefined;
+      if (!refusal && databaseUnavailable(err)) {
         // An outage, not a bug: the caller is told to come back, and the log says why without a stack.
         const cause = err instanceof Error ? err.message : String(err);
         log.warn('database unavailable; answered 503', { request_id: ctx.state.requestId, error: cause });
@@ -30,9 +28,9 @@ export const errors =
         unavailable(ctx, DATABASE_UNAVAILABLE);
         return;
       }
-      if (wire) {
-        if (err instanceof DomainError && err.auditReason) ctx.state.auditReason = err.auditReason;
-        ctx.state.auditReason ??= err instanceof DomainError ? err.message : undefined;
+      if (refusal) {
+        if (refusal.auditReason) ctx.state.auditReason = refusal.auditReason;
+        ctx.state.auditReason ??= refusal.message;
       } else {
         log.error('request failed', {
           request_id: ctx.state.requestId,
@@ -43,11 +41,6 @@ export const errors =
         ctx.state.auditReason =
           err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 500) : 'unknown error';
       }
-      const answer = wire ?? serverError(ctx.state.requestId);
-      ctx.status = answer.status;
-      ctx.body = answer.body;
-      if (answer.status === 429) ctx.set('Retry-After', String(answer.body.error.retry_after));
-      // RFC 6750: a 401 names the scheme, so an MCP client knows to send a bearer key.
-      if (answer.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      respondWith(ctx, refusal ?? serverFault());
     }
   };

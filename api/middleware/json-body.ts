@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../domain/kernel/errors';
 import type { RequestState } from '../context';
+import { BodyParseError } from '../errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -40,12 +41,12 @@ export const jsonBody = (): Middleware<RequestState> => async (ctx, next) => {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    throw new DomainError('invalid_request', 'The request body is not valid UTF-8.', { field: 'body' });
+    throw new BodyParseError('The request body is not valid UTF-8.');
   }
   try {
     ctx.state.body = JSON.parse(text);
   } catch {
-    throw new DomainError('invalid_request', 'The request body is not valid JSON.', { field: 'body' });
+    throw new BodyParseError('The request body is not valid JSON.');
   }
   // PostgreSQL text cannot hold NUL; refuse it here, naming the field, rather than fail on write.
   const nul = findNul(ctx.state.body, '');

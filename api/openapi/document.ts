@@ -84,7 +84,9 @@ class Components {
 /** One route as an OpenAPI operation: parameters, body and answers from its operations' schemas. */
 function operationOf(route: RestRoute, components: Components): Json {
   const param = (name: string, where: 'path' | 'query', schema: JsonSchema, required: boolean) => {
-    const { description, ...rest } = schema;
+    // `x-mcp-header` is the assistant door's business (SEP-2243), not this one's.
+    const { description, 'x-mcp-header': _mirrored, ...rest } = schema;
+    void _mirrored;
     return {
       name,
       in: where,

@@ -73,7 +73,10 @@ export const leadIdField = describe(
     .string()
     .typeError('${path} must be a UUID')
     .uuid('${path} must be a UUID')
-    .required('${path} is required'),
+    .required('${path} is required')
+    // The assistant door mirrors it into `Mcp-Param-Lead-Id` (SEP-2243), so a gateway can route or
+    // trace by lead without reading bodies; an id is no contact detail.
+    .meta({ jsonSchema: { 'x-mcp-header': 'Lead-Id' } }),
   'The lead id (UUID).',
 );
 

@@ -1,9 +1,11 @@
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 
-/** Serves a Koa callback on a loopback port, for clients that need a URL (the MCP SDK's). */
+/** Serves a Koa callback on a loopback port, for clients that need a URL (the MCP SDKs'). */
 export async function serve(callback: (req: http.IncomingMessage, res: http.ServerResponse) => unknown) {
   const server = http.createServer((req, res) => void callback(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -18,30 +20,83 @@ export async function serve(callback: (req: http.IncomingMessage, res: http.Serv
   };
 }
 
+/** Every protocol revision the endpoint claims; the tests run each client at each. */
+export const MCP_VERSIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const;
+export type McpVersion = (typeof MCP_VERSIONS)[number];
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+type ToolResult = {
+  content: { type: string; text?: string }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  resultType?: string;
+};
+type Listed = { name: string; outputSchema?: object };
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
 /**
- * The official MCP client over Streamable HTTP with a bearer key. `protocolVersion` makes it offer an
- * older revision (the SDK's client always offers its latest, so the initialize body is rewritten).
+ * Holds a tool result to the tool's own `outputSchema`, as every REST answer is held to the OpenAPI
+ * document: `structuredContent` matches it and the text block carries the same JSON; a tool error
+ * carries a message and no structured answer.
+ */
+export function checkToolResult(tool: Listed, result: ToolResult): void {
+  if (result.isError) {
+    assert.equal(result.structuredContent, undefined, `${tool.name}: a tool error has no structured answer`);
+    assert.ok(result.content[0]?.text, `${tool.name}: a tool error says why`);
+    return;
+  }
+  assert.ok(tool.outputSchema, `${tool.name} declares an outputSchema`);
+  const validate = ajv.compile(tool.outputSchema);
+  assert.ok(
+    validate(result.structuredContent),
+    `${tool.name}: the result breaks its outputSchema: ${ajv.errorsText(validate.errors)}`,
+  );
+  const texts = result.content.filter((c) => c.type === 'text').map((c) => JSON.parse(c.text!) as unknown);
+  assert.ok(
+    texts.some((t) => JSON.stringify(t) === JSON.stringify(result.structuredContent)),
+    `${tool.name}: the same JSON as text`,
+  );
+}
+
+/**
+ * The official MCP TypeScript client (v2) over Streamable HTTP with a bearer key, at one protocol
+ * revision: 2026-07-28 pinned (no handshake, per-request `_meta`), or a 2025 revision through its
+ * `initialize`. `tasks` declares the tasks extension. `call` checks every result it returns.
  */
 export async function mcpClient(
   url: string,
   key: string,
-  opts: { protocolVersion?: string; query?: string } = {},
+  opts: { protocolVersion: McpVersion; query?: string; tasks?: boolean },
 ) {
-  const offer: typeof fetch = async (input, init) => {
-    if (opts.protocolVersion && typeof init?.body === 'string') {
-      const message = JSON.parse(init.body) as { method?: string; params?: { protocolVersion?: string } };
-      if (message.method === 'initialize' && message.params) {
-        message.params.protocolVersion = opts.protocolVersion;
-        init = { ...init, body: JSON.stringify(message) };
-      }
-    }
-    return fetch(input, init);
-  };
   const transport = new StreamableHTTPClientTransport(new URL(`${url}/api/mcp${opts.query ?? ''}`), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
-    fetch: offer,
   });
-  const client = new Client({ name: 'lead-service-tests', version: '1.0.0' });
+  const modern = opts.protocolVersion === '2026-07-28';
+  const client = new Client(
+    { name: 'lead-service-tests', version: '1.0.0' },
+    {
+      supportedProtocolVersions: [opts.protocolVersion],
+      ...(modern ? { versionNegotiation: { mode: { pin: opts.protocolVersion } } } : {}),
+      capabilities: opts.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {},
+    },
+  );
   await client.connect(transport);
-  return { client, transport };
+  let listed: Listed[] | undefined;
+  /** Calls a tool and checks its result against the listed outputSchema. */
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    listed ??= (await client.listTools()).tools as Listed[];
+    const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+    const tool = listed.find((t) => t.name === name || t.name === name.replace('.', '_'));
+    assert.ok(tool, `${name} is listed`);
+    checkToolResult(tool, result);
+    return result;
+  };
+  return { client, transport, call };
 }
+
+/** A tool result's structured answer, typed by the caller. */
+export const structured = <T>(result: ToolResult) => result.structuredContent as T;
+/** A tool result's first text block. */
+export const textOf = (result: ToolResult) => result.content[0]?.text ?? '';

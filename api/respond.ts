@@ -1,0 +1,31 @@
+import type { ParameterizedContext } from 'koa';
+import { DomainError } from '../domain/kernel/errors';
+import type { RequestState } from './context';
+import { toHttp } from './errors';
+import { rpcError, toJsonRpc } from './mcp/errors';
+
+/**
+ * Answers a refusal or a fault in the shape of the request's door: REST's error body, or on the
+ * assistant endpoint a JSON-RPC error (with the request's id once it was read). The headers that go
+ * with a status go with it on both.
+ */
+export function respondWith(ctx: ParameterizedContext<RequestState>, err: DomainError): void {
+  if (ctx.state.auditDoor === 'mcp') {
+    const { status, error } = toJsonRpc(err, ctx.state.requestId);
+    ctx.status = status;
+    ctx.body = rpcError(ctx.state.rpcId ?? null, error);
+  } else {
+    const answer = toHttp(err, ctx.state.requestId);
+    ctx.status = answer.status;
+    ctx.body = answer.body;
+  }
+  const retryAfter = err.details.retry_after;
+  if ((ctx.status === 429 || ctx.status === 503) && typeof retryAfter === 'number')
+    ctx.set('Retry-After', String(retryAfter));
+  // RFC 6750: a 401 names the scheme, so a client (an MCP client too) knows to send a bearer key.
+  if (ctx.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+}
+
+/** A fault whose text must not reach the caller: answered as a bare server error naming the request. */
+export const serverFault = () =>
+  new DomainError('server_error', 'The service failed to handle this request.');
