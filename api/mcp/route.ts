@@ -11,7 +11,7 @@ import { RPC, rpcError, type RpcError, type RpcId } from './errors';
 import { mirroredHeaderMismatch } from './headers';
 import { acceptsAnswers, paramsProblem } from './requests';
 import { buildMcpServer, type McpCallContext } from './server';
-import { operationForTool, TOOL_OPERATIONS } from './tools';
+import { TOOL_OPERATIONS, toolName } from './tools';
 
 export const MCP_PATH = '/api/mcp';
 
@@ -62,7 +62,8 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
   const contexts = new WeakMap<Request, McpCallContext>();
   const modern = createMcpHandler(
     ({ requestInfo }) => buildMcpServer(contexts.get(requestInfo!)!, 'modern', MCP_VERSIONS.modern),
-    { legacy: 'reject', responseMode: 'json' },
+    // `auto` answers one JSON body unless a handler streams, and none here does.
+    { legacy: 'reject' },
   );
   const legacy = async (request: Request, body: unknown, c: McpCallContext) => {
     const server = buildMcpServer(c, 'legacy', MCP_VERSIONS.legacy);
@@ -153,8 +154,8 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
     }
     if (!isLegacy && method === 'tools/call') {
       const params = (body as { params?: { name?: unknown; arguments?: unknown } }).params;
-      const op =
-        typeof params?.name === 'string' ? operationForTool(params.name, TOOL_OPERATIONS) : undefined;
+      // Only a tool called by the name this URL lists has declared its mirrored arguments to the client.
+      const op = TOOL_OPERATIONS.find((o) => toolName(o, c.naming) === params?.name);
       const mismatch = op && mirroredHeaderMismatch(op, params?.arguments, (h) => ctx.get(h) || undefined);
       if (mismatch) {
         const message = `Bad Request: the request headers and body disagree: ${mismatch}`;

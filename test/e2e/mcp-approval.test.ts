@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { approveApproval } from '../../domain/approvals/operations/approvals';
 import type { ApprovalView } from '../../domain/approvals/rows';
 import { approvalGate } from '../../domain/approvals/temporal';
@@ -14,7 +14,7 @@ import { waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';
 import { workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
-import { mcpClient, serve } from '../helpers/mcp';
+import { mcpClient, rpc, serve, structured, textOf, type TaskAnswer } from '../helpers/mcp';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
 /** The whole path: an assistant's call over HTTP, the approval workflow on the Temporal dev server, an admin's decision. */
@@ -39,22 +39,18 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
     const workspaceId = w.workspace.id;
     await s.run(addMember, { email: 'boss@example.com', role: 'owner' }, { workspaceId });
     const connection = await s.run(addConnection, { system: 'google_calendar' }, { workspaceId });
-    const { client } = await mcpClient(api.url, w.key.key);
-    const call = () =>
-      client.callTool({ name: 'connection.disconnect', arguments: { connectionId: connection.id } });
-    const parked = (await call()) as CallToolResult;
+    const { client, call } = await mcpClient(api.url, w.key.key, { protocolVersion: '2025-11-25' });
+    const disconnect = () => call('connection.disconnect', { connectionId: connection.id });
+    const parked = await disconnect();
     assert.equal(parked.isError, undefined);
-    const pending = parked.structuredContent as {
-      status: string;
-      approval_id: string;
-      summary: string;
-      expires_at: string;
-    };
+    const pending = structured<{ status: string; approval_id: string; summary: string; expires_at: string }>(
+      parked,
+    );
     assert.equal(pending.status, 'pending_approval');
     assert.equal(pending.summary, `Disconnect Google Calendar from ${w.workspace.name}`);
-    assert.match((parked.content[0] as { text: string }).text, /^Nothing has happened yet\./);
-    const again = (await call()) as CallToolResult;
-    assert.equal((again.structuredContent as { approval_id: string }).approval_id, pending.approval_id);
+    assert.match(textOf(parked), /^Nothing has happened yet\./);
+    const again = await disconnect();
+    assert.equal(structured<{ approval_id: string }>(again).approval_id, pending.approval_id);
 
     const handle = s.client.workflow.getHandle(`approval:${pending.approval_id}`);
     assert.equal((await handle.describe()).status.name, 'RUNNING');
@@ -76,17 +72,51 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       as: 'boss@example.com',
     })) as ApprovalView;
     assert.equal(outcome.status, 'EXECUTED');
-    const mine = (await client.callTool({
-      name: 'approval.get',
-      arguments: { approvalId: pending.approval_id },
-    })) as CallToolResult;
-    assert.equal((mine.structuredContent as { status: string }).status, 'EXECUTED');
-    const listed = (await client.callTool({ name: 'connection.list', arguments: {} })) as CallToolResult;
+    const mine = await call('approval.get', { approvalId: pending.approval_id });
+    assert.equal(structured<{ status: string }>(mine).status, 'EXECUTED');
+    const listed = await call('connection.list');
     assert.deepEqual(
-      (listed.structuredContent as { data: { status: string }[] }).data.map((c) => c.status),
+      structured<{ data: { status: string }[] }>(listed).data.map((c) => c.status),
       ['DISCONNECTED'],
     );
     await client.close();
+  });
+
+  it('gives a 2026-07-28 client that declares the tasks extension a task: working, then completed with the tool’s own answer once approved', async () => {
+    const w = await workspaceWithKey(s.db, { role: 'admin', scopes: ['business:read', 'business:write'] });
+    const workspaceId = w.workspace.id;
+    await s.run(addMember, { email: 'chief@example.com', role: 'owner' }, { workspaceId });
+    const connection = await s.run(addConnection, { system: 'hubspot' }, { workspaceId });
+    const created = (
+      await rpc(
+        api.url,
+        w.key.key,
+        'tools/call',
+        { name: 'connection.disconnect', arguments: { connectionId: connection.id } },
+        { tasks: true },
+      )
+    ).result as TaskAnswer;
+    assert.equal(created.resultType, 'task');
+    assert.equal(created.status, 'working');
+    assert.match(created.statusMessage, /Disconnect HubSpot from/);
+    assert.ok(created.ttlMs >= 7 * 86_400_000, 'the TTL covers the 7-day wait');
+    assert.equal(created.pollIntervalMs, 30_000);
+    const taskGet = async () =>
+      (await rpc(api.url, w.key.key, 'tasks/get', { taskId: created.taskId }, { tasks: true }))
+        .result as TaskAnswer;
+    assert.equal((await taskGet()).status, 'working');
+    const outcome = (await s.run(approveApproval, {
+      id: created.taskId,
+      as: 'chief@example.com',
+    })) as ApprovalView;
+    assert.equal(outcome.status, 'EXECUTED');
+    const done = await taskGet();
+    assert.equal(done.status, 'completed');
+    assert.equal(
+      (done.result!.structuredContent as { status: string }).status,
+      'DISCONNECTED',
+      'what the tool answers once run',
+    );
   });
 
   /** `npm run -s admin -- ...` against this stack; asynchronous, since the worker runs in this process. */
@@ -117,15 +147,12 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
   it('lets an operator connect a system, list pending requests and reject one from the admin tool', async () => {
     const w = await workspaceWithKey(s.db, { role: 'admin', scopes: ['business:read', 'business:write'] });
     const workspaceId = w.workspace.id;
-    const added = await admin('connection', 'add', '--workspace', workspaceId, '--system', 'HubSpot');
+    const added = await admin('connection', 'add', '--workspace', workspaceId, '--system', 'hubspot');
     assert.equal(added.code, 0, added.stderr);
     const connectionId = (added.json as { id: string }).id;
-    const { client } = await mcpClient(api.url, w.key.key);
-    const parked = (await client.callTool({
-      name: 'connection.disconnect',
-      arguments: { connectionId },
-    })) as CallToolResult;
-    const approvalId = (parked.structuredContent as { approval_id: string }).approval_id;
+    const { client, call } = await mcpClient(api.url, w.key.key, { protocolVersion: '2025-06-18' });
+    const parked = await call('connection.disconnect', { connectionId });
+    const approvalId = structured<{ approval_id: string }>(parked).approval_id;
     await client.close();
     const listed = await admin('approval', 'list', '--workspace', workspaceId, '--status', 'PENDING');
     assert.equal(listed.code, 0, listed.stderr);
@@ -142,6 +169,12 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
     const refused = await admin('approval', 'approve', '--id', approvalId, '--as', 'nobody@example.com');
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^error: nobody@example.com may not decide this request/);
+    const unknown = await admin('approval', 'approve', '--id', randomUUID(), '--as', w.email);
+    assert.match(
+      unknown.stderr,
+      /^error: No such approval request in this workspace\./,
+      'not found, not forbidden',
+    );
     const rejected = await admin(
       'approval',
       'reject',
@@ -158,7 +191,7 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       ['REJECTED', 'Still in use'],
     );
     const late = await admin('approval', 'approve', '--id', approvalId, '--as', w.email);
-    assert.match(late.stderr, /no longer waiting for a decision: it is REJECTED/);
+    assert.match(late.stderr, /^error: This request is no longer waiting for a decision: it is REJECTED\./);
   });
 
   it('replies through the channel provider, refuses a suppressed contact, and stops at once when the key is revoked', async () => {
@@ -168,18 +201,16 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       id: string;
       email: string;
     };
-    const { client } = await mcpClient(api.url, w.key.key);
-    const reply = (await client.callTool({
-      name: 'conversation.reply',
-      arguments: { leadId: lead.id, channel: 'email', body: 'Happy to call tomorrow at 10.' },
-    })) as CallToolResult;
-    assert.equal((reply.structuredContent as { status: string; direction: string }).status, 'sent');
-    const threads = (await client.callTool({
-      name: 'conversation.list',
-      arguments: { leadId: lead.id },
-    })) as CallToolResult;
+    const { call } = await mcpClient(api.url, w.key.key, { protocolVersion: '2026-07-28' });
+    const reply = await call('conversation.reply', {
+      leadId: lead.id,
+      channel: 'email',
+      body: 'Happy to call tomorrow at 10.',
+    });
+    assert.equal(structured<{ status: string }>(reply).status, 'sent');
+    const threads = await call('conversation.list', { leadId: lead.id });
     assert.deepEqual(
-      (threads.structuredContent as { data: { channel: string; messages: number }[] }).data.map((t) => [
+      structured<{ data: { channel: string; messages: number }[] }>(threads).data.map((t) => [
         t.channel,
         t.messages,
       ]),
@@ -193,20 +224,15 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       { address: lead.email, channel: 'email', reason: 'unsubscribed' },
       { workspaceId: w.workspace.id },
     );
-    const refused = (await client.callTool({
-      name: 'conversation.reply',
-      arguments: { leadId: lead.id, channel: 'email', body: 'One more thing...' },
-    })) as CallToolResult;
+    const refused = await call('conversation.reply', {
+      leadId: lead.id,
+      channel: 'email',
+      body: 'One more thing...',
+    });
     assert.equal(refused.isError, true);
-    assert.match(
-      (refused.content[0] as { text: string }).text,
-      /^suppressed: This contact opted out of email/,
-    );
+    assert.match(textOf(refused), /^suppressed: This contact opted out of email/);
 
     await s.run(revokeApiKey, { id: w.key.id });
-    await assert.rejects(
-      client.callTool({ name: 'lead.search', arguments: {} }),
-      /401|Unauthorized|unauthorized/i,
-    );
+    await assert.rejects(call('lead.search'), /401|Unauthorized|unauthorized|authoriz/i);
   });
 });

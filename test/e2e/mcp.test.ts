@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import type { Role, Scope } from '../../domain/kernel/permissions';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { workspaceWithKey } from '../helpers/fixtures';
-import { intakeBody, postLead, eventsFor } from '../helpers/leads';
-import { mcpClient, serve } from '../helpers/mcp';
-import type { Role, Scope } from '../../domain/kernel/permissions';
+import { asOperator, workspaceWithKey } from '../helpers/fixtures';
+import { eventsFor, intakeBody, postLead } from '../helpers/leads';
+import { MCP_VERSIONS, mcpClient, serve, structured, TASKS_EXTENSION, textOf } from '../helpers/mcp';
 
 const LEAD_READ_TOOLS = ['conversation.get', 'conversation.list', 'lead.get', 'lead.search'];
 const LEAD_WRITE_TOOLS = [
@@ -26,8 +26,8 @@ const BUSINESS_READ_TOOLS = [
   'workspace.get',
 ];
 
-for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
-  describe(`the assistant endpoint, for a client of protocol ${protocolVersion}`, () => {
+for (const protocolVersion of MCP_VERSIONS) {
+  describe(`the assistant endpoint, for the official TypeScript client at ${protocolVersion}`, () => {
     let t: TestDatabase;
     let api: Awaited<ReturnType<typeof serve>>;
     const connect = (key: string, query?: string) => mcpClient(api.url, key, { protocolVersion, query });
@@ -43,11 +43,18 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       await t.drop();
     });
 
-    it('initializes at that version and answers ping', async () => {
-      const { client, transport } = await connect(await keyWith(['leads:read']));
-      assert.equal(transport.protocolVersion, protocolVersion);
+    it('connects at that revision: a handshake for 2025 clients, server/discover for 2026 ones', async () => {
+      const { client } = await connect(await keyWith(['leads:read']));
       assert.equal(client.getServerVersion()?.name, 'lead-service');
-      assert.deepEqual(await client.ping(), {});
+      if (protocolVersion === '2026-07-28') {
+        assert.equal(client.getProtocolEra(), 'modern');
+        assert.deepEqual(client.getServerCapabilities()?.extensions, { [TASKS_EXTENSION]: {} });
+      } else {
+        assert.equal(client.getProtocolEra(), 'legacy');
+        assert.deepEqual(await client.ping(), {});
+        assert.equal(client.getServerCapabilities()?.extensions, undefined, 'tasks are a 2026 extension');
+      }
+      assert.match(client.getInstructions() ?? '', /approval\.get/);
       await client.close();
     });
 
@@ -75,7 +82,7 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       );
     });
 
-    it('describes each tool for a model: title, schemas, honest annotations; underscore names on request', async () => {
+    it('describes each tool for a model; with tool_names=underscore every text names tools that way', async () => {
       const key = await keyWith(['leads:read', 'leads:write', 'business:read', 'business:write']);
       const { client } = await connect(key);
       const { tools } = await client.listTools();
@@ -83,6 +90,11 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       assert.equal(setStatus.title, "Set a lead's status");
       assert.deepEqual(Object.keys(setStatus.inputSchema.properties!).sort(), ['leadId', 'status']);
       assert.deepEqual(setStatus.inputSchema.required, ['leadId', 'status']);
+      assert.equal(
+        (setStatus.inputSchema.properties!.leadId as Record<string, unknown>)['x-mcp-header'],
+        'Lead-Id',
+        'the lead id is mirrored into Mcp-Param-Lead-Id (SEP-2243)',
+      );
       assert.ok(setStatus.outputSchema);
       assert.deepEqual(setStatus.annotations, {
         title: "Set a lead's status",
@@ -94,40 +106,43 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       assert.equal(tools.find((x) => x.name === 'lead.search')!.annotations!.readOnlyHint, true);
       assert.equal(tools.find((x) => x.name === 'connection.disconnect')!.annotations!.destructiveHint, true);
       assert.equal(tools.find((x) => x.name === 'conversation.reply')!.annotations!.openWorldHint, true);
+      const reply = tools.find((x) => x.name === 'conversation.reply')!;
+      assert.deepEqual(
+        (reply.inputSchema.properties!.channel as { enum: string[] }).enum,
+        ['email', 'sms', 'whatsapp', 'voice'],
+        'only channels a message can be sent on',
+      );
       for (const tool of tools)
         assert.ok(tool.name.length <= 64 && tool.description && tool.title, tool.name);
       await client.close();
+
       const underscored = await connect(key, '?tool_names=underscore');
-      const names = (await underscored.client.listTools()).tools.map((x) => x.name);
+      const listed = (await underscored.client.listTools()).tools;
+      const names = listed.map((x) => x.name);
       assert.deepEqual(
         names,
         tools.map((x) => x.name.replace('.', '_')),
       );
       assert.ok(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n)));
+      const dotted = /\b(lead|conversation|connection|approval|workspace)\.[a-z_]+\b/;
+      for (const tool of listed) assert.doesNotMatch(tool.description ?? '', dotted, tool.name);
+      assert.doesNotMatch(underscored.client.getInstructions() ?? '', dotted);
+      assert.match(
+        listed.find((x) => x.name === 'connection_disconnect')!.description!,
+        /follow with approval_get/,
+      );
       await underscored.client.close();
     });
 
     it('lead.set_status changes the lead and emits lead.status_changed, by either name', async () => {
       const w = await workspaceWithKey(t.db, { scopes: ['leads:read', 'leads:write'] });
       const lead = (await postLead(testApp(t.db), w.key.key, intakeBody())).body.data as { id: string };
-      const { client } = await connect(w.key.key);
-      const moved = (await client.callTool({
-        name: 'lead.set_status',
-        arguments: { leadId: lead.id, status: 'CONTACTED' },
-      })) as CallToolResult;
+      const { client, call } = await connect(w.key.key);
+      const moved = await call('lead.set_status', { leadId: lead.id, status: 'CONTACTED' });
       assert.equal(moved.isError, undefined);
-      const structured = moved.structuredContent as { lead: { status: string }; warnings: unknown[] };
-      assert.equal(structured.lead.status, 'CONTACTED');
-      assert.deepEqual(
-        JSON.parse((moved.content[0] as { text: string }).text),
-        structured,
-        'the same JSON as text',
-      );
-      const again = (await client.callTool({
-        name: 'lead_set_status',
-        arguments: { leadId: lead.id, status: 'RESPONDED' },
-      })) as CallToolResult;
-      assert.equal((again.structuredContent as { lead: { status: string } }).lead.status, 'RESPONDED');
+      assert.equal(structured<{ lead: { status: string } }>(moved).lead.status, 'CONTACTED');
+      const again = await call('lead_set_status', { leadId: lead.id, status: 'RESPONDED' });
+      assert.equal(structured<{ lead: { status: string } }>(again).lead.status, 'RESPONDED');
       const changes = (await eventsFor(t.db, lead.id)).filter((e) => e.type === 'lead.status_changed');
       assert.deepEqual(
         changes.map((e) => e.data.status),
@@ -136,59 +151,62 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       await client.close();
     });
 
+    it('takes arguments as JSON types: needs_attention a boolean, limit an integer', async () => {
+      const w = await workspaceWithKey(t.db, { scopes: ['leads:read', 'leads:write'] });
+      const app = testApp(t.db);
+      await postLead(app, w.key.key, intakeBody({ message: 'Call me?' }));
+      await postLead(app, w.key.key, intakeBody());
+      await postLead(app, w.key.key, intakeBody());
+      const { client, call } = await connect(w.key.key);
+      const waiting = await call('lead.search', { needs_attention: true });
+      assert.equal(structured<{ count: number }>(waiting).count, 1);
+      const quiet = await call('lead.search', { needs_attention: false, limit: 1 });
+      assert.equal(structured<{ count: number }>(quiet).count, 1);
+      for (const [args, field] of [
+        [{ needs_attention: 'true' }, 'needs_attention'],
+        [{ limit: '5' }, 'limit'],
+        [{ limit: 0 }, 'limit'],
+      ] as const) {
+        const r = await call('lead.search', args);
+        assert.equal(r.isError, true, JSON.stringify(args));
+        assert.match(textOf(r), new RegExp(`^invalid_request: .*\\(field: ${field}\\)$`));
+      }
+      await client.close();
+    });
+
     it('answers protocol misuse with JSON-RPC errors and domain refusals with tool errors', async () => {
       const w = await workspaceWithKey(t.db, { scopes: ['leads:read', 'leads:write'] });
       const lead = (await postLead(testApp(t.db), w.key.key, intakeBody())).body.data as { id: string };
-      const { client } = await connect(w.key.key);
+      const { client, call } = await connect(w.key.key);
       const protocolError = async (name: string) => {
         try {
           await client.callTool({ name, arguments: {} });
         } catch (err) {
-          assert.ok(err instanceof McpError);
+          assert.ok(err instanceof ProtocolError, String(err));
           return { code: err.code, message: err.message.replace(name, '<name>') };
         }
         assert.fail(`${name} was accepted`);
       };
       const unknown = await protocolError('lead.teleport');
       assert.equal(unknown.code, -32602);
+      assert.match(unknown.message, /^(MCP error -32602: )?Unknown tool: <name>$/, 'said once');
       assert.deepEqual(
         await protocolError('connection.disconnect'),
         unknown,
         'an unlisted tool answers as an unknown one',
       );
-      const bad = (await client.callTool({
-        name: 'lead.get',
-        arguments: { leadId: 'nope' },
-      })) as CallToolResult;
+      const bad = await call('lead.get', { leadId: 'nope' });
       assert.equal(bad.isError, true);
-      assert.match(
-        (bad.content[0] as { text: string }).text,
-        /^invalid_request: leadId must be a UUID \(field: leadId\)$/,
-      );
-      const refused = (await client.callTool({
-        name: 'lead.set_status',
-        arguments: { leadId: lead.id, status: 'WON' },
-      })) as CallToolResult;
+      assert.equal(textOf(bad), 'invalid_request: leadId must be a UUID (field: leadId)');
+      const refused = await call('lead.set_status', { leadId: lead.id, status: 'WON' });
       assert.equal(refused.isError, true);
-      assert.match(
-        (refused.content[0] as { text: string }).text,
-        /^conflict: A lead cannot move from NEW to WON\.$/,
-      );
-      const missing = (await client.callTool({
-        name: 'lead.get',
-        arguments: { leadId: '00000000-0000-4000-8000-000000000000' },
-      })) as CallToolResult;
-      assert.match((missing.content[0] as { text: string }).text, /^not_found:/);
+      assert.equal(textOf(refused), 'conflict: A lead cannot move from NEW to WON.');
+      const missing = await call('lead.get', { leadId: '00000000-0000-4000-8000-000000000000' });
+      assert.match(textOf(missing), /^not_found:/);
       for (const field of ['model', 'temperature', 'max_tokens', 'system_prompt']) {
-        const r = (await client.callTool({
-          name: 'lead.search',
-          arguments: { [field]: 'x' },
-        })) as CallToolResult;
+        const r = await call('lead.search', { [field]: 'x' });
         assert.equal(r.isError, true, field);
-        assert.match(
-          (r.content[0] as { text: string }).text,
-          new RegExp(`^invalid_request: .*\\(field: ${field}\\)$`),
-        );
+        assert.match(textOf(r), new RegExp(`^invalid_request: .*\\(field: ${field}\\)$`));
       }
       await client.close();
     });
@@ -199,66 +217,56 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       const [ca, cb] = [await connect(a.key.key), await connect(b.key.key)];
       const calls = Array.from({ length: 20 }, (_, i) => {
         const [who, expected] = i % 2 ? [cb, b.workspace.id] : [ca, a.workspace.id];
-        return who.client
-          .callTool({ name: 'workspace.get', arguments: {} })
-          .then(
-            (r) =>
-              ((r as CallToolResult).structuredContent as { workspace: { id: string } }).workspace.id ===
-              expected,
-          );
+        return who
+          .call('workspace.get')
+          .then((r) => structured<{ workspace: { id: string } }>(r).workspace.id === expected);
       });
       assert.deepEqual(await Promise.all(calls), Array(20).fill(true));
       await ca.client.close();
       await cb.client.close();
     });
 
-    it('refuses a missing or revoked key with 401 and WWW-Authenticate before reading JSON-RPC; a foreign Origin with 403; GET and DELETE with 405', async () => {
-      const key = await keyWith(['leads:read']);
-      const post = (headers: Record<string, string>, body = '{"jsonrpc":"2.0","id":1,"method":"ping"}') =>
-        fetch(`${api.url}/api/mcp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...headers,
-          },
-          body,
-        });
-      const none = await post({}, 'not json at all');
-      assert.equal(none.status, 401);
-      assert.equal(none.headers.get('www-authenticate'), 'Bearer');
-      assert.equal(none.headers.get('access-control-allow-origin'), null);
-      const foreign = await post({ authorization: `Bearer ${key}`, origin: 'https://evil.example.com' });
-      assert.equal(foreign.status, 403);
-      const local = await post({ authorization: `Bearer ${key}`, origin: 'http://localhost:1234' });
-      assert.equal(local.status, 200);
-      for (const method of ['GET', 'DELETE']) {
-        const r = await fetch(`${api.url}/api/mcp`, { method, headers: { authorization: `Bearer ${key}` } });
-        assert.equal(r.status, 405, method);
-      }
-    });
-
-    it('lead.create is idempotent by the key the tool takes', async () => {
+    it('lead.create is idempotent by the key the tool takes; a suppressed contact is the REST 409 as a tool error', async () => {
       const w = await workspaceWithKey(t.db, { scopes: ['leads:read', 'leads:write'] });
-      const { client } = await connect(w.key.key);
+      const { client, call } = await connect(w.key.key);
       const args = { ...intakeBody(), idempotency_key: `form-${protocolVersion}-1` };
-      const first = (await client.callTool({ name: 'lead.create', arguments: args })) as CallToolResult;
-      const second = (await client.callTool({ name: 'lead.create', arguments: args })) as CallToolResult;
-      assert.equal((first.structuredContent as { outcome: string }).outcome, 'CREATED');
+      const first = await call('lead.create', args);
+      const second = await call('lead.create', args);
+      assert.equal(structured<{ outcome: string }>(first).outcome, 'CREATED');
       assert.deepEqual(second.structuredContent, first.structuredContent, 'the first answer, replayed');
       const [{ n }] = await t.db.query<[{ n: string }]>(
         'SELECT count(*) AS n FROM leads WHERE workspace_id = $1',
         [w.workspace.id],
       );
       assert.equal(Number(n), 1);
-      const other = (await client.callTool({
-        name: 'lead.create',
-        arguments: { ...args, source: 'another-form' },
-      })) as CallToolResult;
-      assert.match(
-        (other.content[0] as { text: string }).text,
-        /^invalid_request: This idempotency key was already used with a different request\. \(field: idempotency_key\)$/,
+      const other = await call('lead.create', { ...args, source: 'another-form' });
+      assert.equal(
+        textOf(other),
+        'invalid_request: This idempotency key was already used with a different request. (field: idempotency_key)',
       );
+
+      await asOperator(
+        t.db,
+        suppressContact,
+        { address: 'gone@example.com' },
+        { workspaceId: w.workspace.id },
+      );
+      const blocked = {
+        ...intakeBody({ email: 'gone@example.com' }),
+        idempotency_key: `blocked-${protocolVersion}`,
+      };
+      for (const attempt of ['first', 'replayed']) {
+        const r = await call('lead.create', blocked);
+        assert.equal(r.isError, true, attempt);
+        assert.equal(
+          textOf(r),
+          'suppressed: This contact is suppressed (opted out or blocked); nothing was stored.',
+          attempt,
+        );
+      }
+      const rest = await postLead(testApp(t.db), w.key.key, intakeBody({ email: 'gone@example.com' }));
+      assert.equal(rest.status, 409);
+      assert.equal(rest.body.error.code, 'suppressed', 'the same code as the REST door');
       await client.close();
     });
 
@@ -273,6 +281,7 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
             authorization: `Bearer ${key.key}`,
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
           },
           body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
         });
@@ -284,17 +293,14 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
         scopes: ['leads:read'],
         allowedCidrs: ['203.0.113.0/24'],
       });
-      await assert.rejects(connect(fenced.key.key), /401|Unauthorized/i);
+      await assert.rejects(connect(fenced.key.key), /401|Unauthorized|authoriz/i);
     });
 
     it('audits each call with door mcp and the tool name, allowed or refused with the real reason', async () => {
       const w = await workspaceWithKey(t.db, { scopes: ['leads:read'] });
-      const { client } = await connect(w.key.key);
-      await client.callTool({ name: 'lead.search', arguments: {} });
-      await client.callTool({
-        name: 'lead.get',
-        arguments: { leadId: '00000000-0000-4000-8000-000000000000' },
-      });
+      const { client, call } = await connect(w.key.key);
+      await call('lead.search');
+      await call('lead.get', { leadId: '00000000-0000-4000-8000-000000000000' });
       await client.close();
       const rows = await t.db.query<
         { door: string; action: string; outcome: string; reason: string | null }[]

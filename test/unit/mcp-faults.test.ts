@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { DataSource } from 'typeorm';
 import { buildMcpServer, type McpCall } from '../../api/mcp/server';
 import { keyActor } from '../../domain/kernel/actor';
@@ -25,13 +25,17 @@ async function callWithFailingDatabase(err: Error) {
   };
   const db = { query: fail, manager: { query: fail }, transaction: fail } as unknown as DataSource;
   const call: McpCall = {};
-  const server = buildMcpServer({
-    services: { db },
-    principal,
-    actor: keyActor(principal, { door: 'mcp', requestId: 'req_test' }),
-    naming: 'dotted',
-    call,
-  });
+  const server = buildMcpServer(
+    {
+      services: { db },
+      principal,
+      actor: keyActor(principal, { door: 'mcp', requestId: 'req_test' }),
+      naming: 'dotted',
+      call,
+    },
+    'legacy',
+    ['2025-11-25'],
+  );
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 'test', version: '1' });
