@@ -102,7 +102,8 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
     // No revision served here has batches; refusing the array whole means none of its calls runs.
     if (Array.isArray(body)) {
       const message = 'Invalid Request: JSON-RPC batches are not supported; send one message per request.';
-      refuse(ctx, 400, null, { code: RPC.invalidRequest, message }, 'a JSON-RPC batch');
+      ctx.state.auditAction = 'batch';
+      refuse(ctx, 400, null, { code: RPC.invalidRequest, message }, `a JSON-RPC batch of ${body.length}`);
       return;
     }
     const rpcId = idOf(body);
