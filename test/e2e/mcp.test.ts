@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProtocolError } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import type { Role, Scope } from '../../domain/kernel/permissions';
 import { testApp } from '../helpers/api';
@@ -25,6 +25,30 @@ const BUSINESS_READ_TOOLS = [
   'connection.list',
   'workspace.get',
 ];
+
+describe('the assistant endpoint, for a dual-era client that probes server/discover first', () => {
+  it('is served the 2026-07-28 way, with the revisions on offer', async () => {
+    const t = await freshDatabase();
+    const api = await serve(testApp(t.db));
+    try {
+      const { key } = await workspaceWithKey(t.db, { scopes: ['leads:read'] });
+      const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/api/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key.key}` } },
+      });
+      const client = new Client(
+        { name: 'dual-era', version: '1.0.0' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
+      await client.connect(transport);
+      assert.equal(client.getProtocolEra(), 'modern');
+      assert.equal((await client.listTools()).tools.length, LEAD_READ_TOOLS.length);
+      await client.close();
+    } finally {
+      await api.close();
+      await t.drop();
+    }
+  });
+});
 
 for (const protocolVersion of MCP_VERSIONS) {
   describe(`the assistant endpoint, for the official TypeScript client at ${protocolVersion}`, () => {
