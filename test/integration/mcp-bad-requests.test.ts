@@ -144,6 +144,15 @@ const CASES: Case[] = [
     audit: { action: 'leads/export', outcome: 'refused' },
   },
   {
+    name: 'subscriptions/listen (nothing here changes under a client)',
+    headers: { ...MODERN, 'mcp-method': 'subscriptions/listen' },
+    body: rpc(18, 'subscriptions/listen', { notifications: { toolsListChanged: true }, _meta: MODERN_META }),
+    status: 404,
+    code: -32601,
+    id: 18,
+    audit: { action: 'subscriptions/listen', outcome: 'refused' },
+  },
+  {
     name: 'a notification',
     headers: LEGACY,
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),

@@ -100,6 +100,7 @@ describe('gated calls as tasks: park, poll, decide, withdraw, expire', () => {
     const a = await assistant();
     const created = await a.park();
     assert.equal(created.resultType, 'task');
+    assert.equal('content' in created, false, 'a CreateTaskResult, not a tool result');
     assert.equal(created.status, 'working');
     assert.equal(
       created.statusMessage,
