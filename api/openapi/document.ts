@@ -81,8 +81,26 @@ class Components {
   }
 }
 
+/**
+ * What a created record leads to: every route on the path below the creating one (`POST /leads` →
+ * `GET` and `PATCH /leads/{id}`), given the new record's id. Clients (and the fuzzer's stateful
+ * phase) follow these links.
+ */
+function linksFrom(route: RestRoute, routes: RestRoute[]): Json {
+  const below = routes.filter((r) => new RegExp(`^${route.path}/:\\w+$`).test(r.path));
+  return Object.fromEntries(
+    below.map((r) => {
+      const param = Object.keys(r.pathParams)[0]!;
+      return [
+        r.operationId,
+        { operationId: r.operationId, parameters: { [param]: '$response.body#/data/id' } },
+      ];
+    }),
+  );
+}
+
 /** One route as an OpenAPI operation: parameters, body and answers from its operations' schemas. */
-function operationOf(route: RestRoute, components: Components): Json {
+function operationOf(route: RestRoute, components: Components, routes: RestRoute[]): Json {
   const param = (name: string, where: 'path' | 'query', schema: JsonSchema, required: boolean) => {
     // `x-mcp-header` is the assistant door's business (SEP-2243), not this one's.
     const { description, 'x-mcp-header': _mirrored, ...rest } = schema;
@@ -115,10 +133,16 @@ function operationOf(route: RestRoute, components: Components): Json {
   ];
   const output = components.ref(route.output, `${pascal(route.operationId)}Response`);
   const replayed = route.idempotent ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {};
+  const links = route.method === 'post' ? linksFrom(route, routes) : {};
   const success = Object.fromEntries(
     Object.entries(route.success).map(([status, description]) => [
       status,
-      { description, headers: { ...limited, ...replayed }, content: json(output) },
+      {
+        description,
+        headers: { ...limited, ...replayed },
+        content: json(output),
+        ...(status === '201' && Object.keys(links).length > 0 ? { links } : {}),
+      },
     ]),
   );
   const answers = Object.fromEntries(
@@ -152,9 +176,10 @@ function operationOf(route: RestRoute, components: Components): Json {
 export function openApiDocument(): Json {
   const components = new Components();
   const paths: Record<string, Json> = {};
-  for (const route of restRoutes()) {
+  const routes = restRoutes();
+  for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    paths[path] = { ...paths[path], [route.method]: operationOf(route, components) };
+    paths[path] = { ...paths[path], [route.method]: operationOf(route, components, routes) };
   }
   return {
     openapi: '3.1.0',
