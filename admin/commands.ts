@@ -1,4 +1,4 @@
-import { adminBindings, type AdminBinding, type AnyOperation } from '../domain/kernel/operation';
+import type { AdminBinding, AnyOperation } from '../domain/kernel/operation';
 import { allOperations } from '../domain/registry';
 
 /** One admin command: the registered operation it runs, and how (from the operation's declaration). */
@@ -6,9 +6,10 @@ export type Command = { operation: AnyOperation; binding: AdminBinding<unknown> 
 
 /** Every admin command, `group command` → what it runs; derived from the registry, never listed here. */
 export const commands: ReadonlyMap<string, Command> = new Map(
-  allOperations().flatMap((operation) =>
-    adminBindings(operation).map((binding): [string, Command] => [binding.command, { operation, binding }]),
-  ),
+  allOperations().flatMap((operation): [string, Command][] => {
+    const binding = operation.doors.admin as AdminBinding<unknown> | undefined;
+    return binding ? [[binding.command, { operation, binding }]] : [];
+  }),
 );
 
 export const usage = () => `commands: ${[...commands.keys()].sort().join(', ')}`;

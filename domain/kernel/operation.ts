@@ -107,7 +107,7 @@ export type Doors<O> = {
   rest?: RestBinding<O>;
   /** Offered to the assistant as a tool named after the operation. */
   mcp?: true;
-  admin?: AdminBinding<O> | AdminBinding<O>[];
+  admin?: AdminBinding<O>;
 };
 
 /** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */
@@ -174,12 +174,6 @@ export const defineOperation = <S extends yup.AnyObjectSchema, O>(op: Operation<
 /** Any operation, whatever its input and output (the registry's element type). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- inputs are contravariant; the runner re-validates
 export type AnyOperation = Operation<any, any>;
-
-/** The admin commands an operation declares, as a list. */
-export const adminBindings = (op: AnyOperation): AdminBinding<unknown>[] => {
-  const admin = op.doors.admin;
-  return admin === undefined ? [] : Array.isArray(admin) ? admin : [admin];
-};
 
 const closedInputs = new WeakMap<yup.AnyObjectSchema, yup.AnyObjectSchema>();
 

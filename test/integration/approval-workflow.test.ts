@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { createApprovalActivities } from '../../activities/approval';
 import {
   approveApproval,
   cancelApproval,
@@ -15,7 +12,6 @@ import {
 import { approvalWorkflowId, type ApprovalView } from '../../domain/approvals/rows';
 import { runApproved } from '../../domain/approvals/run-approved';
 import { taskOf } from '../../domain/approvals/tasks';
-import { approvalGate } from '../../domain/approvals/temporal';
 import { disconnectConnection, addConnection } from '../../domain/connections/operations/connections';
 import { authenticateKey } from '../../domain/identity/authenticate';
 import { createApiKey } from '../../domain/identity/operations/keys';
@@ -24,49 +20,24 @@ import { keyActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
-import { timeSkippingEnvironment } from '../helpers/time-skipping';
-import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { approvalEnvironment } from '../helpers/approval-environment';
+import type { TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 
 const DAY = 86_400_000;
-const { IndexedValueType } = temporal.api.enums.v1;
 
 describe('the approval gate under time-skipping: park, decide, run once, expire', () => {
   let env: TestWorkflowEnvironment;
   let t: TestDatabase;
-  let worker: Worker;
-  let running: Promise<void>;
   let services: Services;
-  const taskQueue = `approvals-${process.pid}`;
+  let stop: () => Promise<void>;
   let n = 0;
 
   before(async () => {
-    env = await timeSkippingEnvironment();
-    // The approval workflow carries the search attributes operators filter on; this server must know them.
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(
-        ['WorkspaceId', 'ApprovalOperation', 'ApprovalStatus'].map((name) => [
-          name,
-          IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-        ]),
-      ),
-    });
-    t = await freshDatabase();
-    services = { db: t.db, approvals: approvalGate(t.db, () => Promise.resolve(env.client), taskQueue) };
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
-      activities: createApprovalActivities({ db: t.db }),
-    });
-    running = worker.run();
+    ({ env, t, services, stop } = await approvalEnvironment('approvals'));
   });
   after(async () => {
-    worker?.shutdown();
-    await running?.catch(() => undefined);
-    await env?.teardown();
-    await t?.drop();
+    await stop?.();
   });
 
   /** A workspace with a connected system, a key allowed to disconnect it, an admin and a plain member. */

@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { createApprovalActivities } from '../../activities/approval';
 import { approveApproval, rejectApproval } from '../../domain/approvals/operations/approvals';
-import { approvalGate } from '../../domain/approvals/temporal';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
 import { testApp } from '../helpers/api';
-import { freshDatabase, type TestDatabase } from '../helpers/db';
+import type { TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { checkToolResult, rpc, serve, type TaskAnswer } from '../helpers/mcp';
-import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { approvalEnvironment } from '../helpers/approval-environment';
 
 const DAY = 86_400_000;
-const { IndexedValueType } = temporal.api.enums.v1;
 
 /**
  * Approvals as MCP tasks (the tasks extension), over HTTP against the real endpoint, with the approval
@@ -27,41 +22,18 @@ const { IndexedValueType } = temporal.api.enums.v1;
 describe('gated calls as tasks: park, poll, decide, withdraw, expire', () => {
   let env: TestWorkflowEnvironment;
   let t: TestDatabase;
-  let worker: Worker;
-  let running: Promise<void>;
   let services: Services;
+  let stop: () => Promise<void>;
   let api: Awaited<ReturnType<typeof serve>>;
-  const taskQueue = `mcp-tasks-${process.pid}`;
   let n = 0;
 
   before(async () => {
-    env = await timeSkippingEnvironment();
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(
-        ['WorkspaceId', 'ApprovalOperation', 'ApprovalStatus'].map((name) => [
-          name,
-          IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-        ]),
-      ),
-    });
-    t = await freshDatabase();
-    services = { db: t.db, approvals: approvalGate(t.db, () => Promise.resolve(env.client), taskQueue) };
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
-      activities: createApprovalActivities({ db: t.db }),
-    });
-    running = worker.run();
+    ({ env, t, services, stop } = await approvalEnvironment('mcp-tasks'));
     api = await serve(testApp(t.db, { approvals: services.approvals }));
   });
   after(async () => {
     await api?.close();
-    worker?.shutdown();
-    await running?.catch(() => undefined);
-    await env?.teardown();
-    await t?.drop();
+    await stop?.();
   });
 
   /** A workspace with a connected system, an assistant's key that may disconnect it, and an admin. */

@@ -1,0 +1,52 @@
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { createApprovalActivities } from '../../activities/approval';
+import { approvalGate } from '../../domain/approvals/temporal';
+import type { Services } from '../../domain/kernel/operation';
+import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import { freshDatabase } from './db';
+import { timeSkippingEnvironment } from './time-skipping';
+
+const { IndexedValueType } = temporal.api.enums.v1;
+
+/**
+ * The approval gate on Temporal's time-skipping server (a week's wait takes a moment): a fresh
+ * database, the services with the gate, and a worker running the approval workflow and activities.
+ */
+export async function approvalEnvironment(name: string) {
+  const env = await timeSkippingEnvironment();
+  // The approval workflow carries the search attributes operators filter on; this server must know them.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      [WORKSPACE_ID, APPROVAL_OPERATION, APPROVAL_STATUS].map((k) => [
+        k.name,
+        IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
+    ),
+  });
+  const t = await freshDatabase();
+  const taskQueue = `${name}-${process.pid}`;
+  const services: Services = {
+    db: t.db,
+    approvals: approvalGate(t.db, () => Promise.resolve(env.client), taskQueue),
+  };
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: createApprovalActivities({ db: t.db }),
+  });
+  const running = worker.run();
+  return {
+    env,
+    t,
+    services,
+    stop: async () => {
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await env.teardown();
+      await t.drop();
+    },
+  };
+}
