@@ -24,8 +24,7 @@ type ManyToOne = {
   nullable?: boolean;
 };
 
-export const entity = <T>(options: Options<T>) =>
-  new EntitySchema<T>(options as unknown as EntitySchemaOptions<T>);
+export const entity = <T>(options: Options<T>) => new EntitySchema<T>(options);
 
 /** `GENERATED ALWAYS AS IDENTITY`: TypeORM knows the strategy; EntitySchema's type leaves it out. */
 export const IDENTITY = 'identity' as unknown as 'increment';

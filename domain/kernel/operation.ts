@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type * as yup from 'yup';
 import type { ChannelProvider } from '../conversations/provider';
 import type { Actor } from './actor';
+import type { Data } from './data';
 import type { DomainError } from './errors';
 import type { EventData, EventType } from './event-catalogue';
 import type { Subject } from './events';
@@ -40,6 +41,11 @@ export type Reach = 'workspace' | 'record' | 'none';
 
 /** What an operation sees while it runs: the transaction, the actor, and how to record effects. */
 export type OperationContext = {
+  /**
+   * The rows the call may reach: its transaction (a plain manager for reads), confined to its
+   * workspace. Areas read and write through their repositories, built from it.
+   */
+  data: Data;
   /** The transaction (a plain manager for read-only operations). */
   m: EntityManager;
   actor: Actor;
@@ -58,9 +64,6 @@ export type OperationContext = {
   /** Runs after commit, never on rollback (for example cancelling workflows of cancelled deliveries). */
   afterCommit: (effect: () => Promise<void>) => void;
 };
-
-/** What a summary may read to name things: the call's transaction and workspace. */
-export type SummaryLookup = { m: Pick<EntityManager, 'query'>; workspaceId: string | undefined };
 
 /**
  * The operation as a REST route under `/api/v1`. Path parameters and, for GET, the query string fill
@@ -159,9 +162,9 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   refusal?: (output: O) => DomainError | undefined;
   /**
    * A plain-language sentence for one call, as an approver reads it ("Disconnect Google Calendar from
-   * Acme"); `look` lets it name records rather than ids.
+   * Acme"); `look` (the call's data) lets it name records rather than ids.
    */
-  summary: (input: yup.InferType<S>, look?: SummaryLookup) => string | Promise<string>;
+  summary: (input: yup.InferType<S>, look?: Data) => string | Promise<string>;
   run: (ctx: OperationContext, input: yup.InferType<S>) => Promise<O>;
 };
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
 import type { Actor } from './actor';
+import { Data } from './data';
 import { writeAudit, type AuditOutcome } from './audit';
 import { DomainError, invalid, notFound } from './errors';
 import { emitEvent } from './events';
@@ -95,7 +96,7 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   const { input, prepared } = admit(op, actor, raw);
   if (op.gated && actor.type === 'key') {
     const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
-    const effect = await op.summary(input, { m: services.db.manager, workspaceId });
+    const effect = await op.summary(input, new Data(services.db.manager, workspaceId));
     throw new DomainError(
       'needs_confirmation',
       'A person must approve this, so it cannot be done through this door; nothing has happened.',
@@ -136,7 +137,7 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
   if (!gate) throw new Error(`${op.name} is gated, and this door has no approval gate to park it in`);
   const { parked, start } = await services.db.transaction(async (m) => {
     const workspaceId = (await confine(m, op, actor, opts.workspaceId))!;
-    const summary = await op.summary(input, { m, workspaceId });
+    const summary = await op.summary(input, new Data(m, workspaceId));
     const result = await gate.park(m, {
       operation: op.name,
       input,
@@ -252,6 +253,7 @@ function context(
   state: AuditState,
 ): OperationContext {
   return {
+    data: new Data(m, workspaceId),
     m,
     actor,
     workspaceId,
