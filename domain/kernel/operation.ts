@@ -171,6 +171,12 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
 /** What every read says about itself: it changes nothing, so it destroys nothing, repeats safely and needs no approval. */
 export const READ_ONLY = { changes: false, destructive: false, idempotent: true, gated: false } as const;
 
+/**
+ * What a change says about itself unless it says otherwise: nothing a person cannot undo, not safe to
+ * repeat blindly, no approval. Spread it, then state what differs (`...WRITE, idempotent: true`).
+ */
+export const WRITE = { changes: true, destructive: false, idempotent: false, gated: false } as const;
+
 /** Typed identity: infers the input and output types of a definition. */
 export const defineOperation = <S extends yup.AnyObjectSchema, O>(op: Operation<S, O>): Operation<S, O> => op;
 

@@ -15,9 +15,7 @@ import {
   type Services,
 } from './operation';
 import { refusalReason, roleRefusal } from './permissions';
-import { validate } from './validate';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_PATTERN, validate } from './validate';
 
 export type RunOptions = {
   /** The workspace the operator names (`--workspace`); a key's or a member's is always their own. */
@@ -62,7 +60,8 @@ async function confine(
   }
   if (op.reach === 'none') return undefined;
   if (named === undefined && op.reach === 'record') return undefined;
-  if (!named || !UUID.test(named)) throw invalid('workspace', 'workspace is required and must be a UUID');
+  if (!named || !UUID_PATTERN.test(named))
+    throw invalid('workspace', 'workspace is required and must be a UUID');
   const rows: unknown[] = await m.query('SELECT 1 FROM workspaces WHERE id = $1', [named]);
   if (rows.length === 0) throw notFound('workspace');
   return named.toLowerCase();

@@ -74,7 +74,7 @@ export const listApprovals = defineOperation({
       yup.string().oneOf([...APPROVAL_STATUSES], `status must be one of ${APPROVAL_STATUSES.join(', ')}`),
       'Only requests with this status.',
     ),
-    limit: describe(pageSize(100, 25), 'How many, 1 to 100 (default 25).'),
+    limit: describe(pageSize(100), 'How many, 1 to 100 (default 25).'),
   }),
   output: page(APPROVAL, { title: 'ApprovalList', max: 100 }),
   doors: {

@@ -74,7 +74,7 @@ export const getConversation = defineOperation({
   input: yup.object({
     leadId: leadIdField,
     channel,
-    limit: describe(pageSize(100, 50), 'How many messages, 1 to 100 (default 50).'),
+    limit: describe(pageSize(100), 'How many messages, 1 to 100 (default 25).'),
   }),
   output: THREAD,
   doors: { mcp: true },

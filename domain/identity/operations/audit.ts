@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { pageSize } from '../../kernel/validate';
 import { AUDIT_ROWS } from '../outputs';
 
 /** Audit rows of a workspace, newest first, including the real reason for each refusal. */
@@ -15,16 +16,7 @@ export const listAudit = defineOperation({
   operatorOnly: true,
   ...READ_ONLY,
   input: yup.object({
-    limit: describe(
-      yup
-        .number()
-        .typeError('limit must be a number')
-        .integer('limit must be a whole number')
-        .min(1, 'limit must be between 1 and 1000')
-        .max(1000, 'limit must be between 1 and 1000')
-        .default(50),
-      'How many rows, 1 to 1000 (default 50).',
-    ),
+    limit: describe(pageSize(1000), 'How many rows, 1 to 1000 (default 25).'),
   }),
   output: AUDIT_ROWS,
   doors: { admin: { command: 'audit list', flags: (f) => ({ limit: f.limit }) } },

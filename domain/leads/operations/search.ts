@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { EMAIL_PATTERN } from '../../kernel/validate';
 import { LEADS_READ } from '../requirements';
 import { LEAD_COLUMNS, leadView, type LeadRow } from '../rows';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../normalise';
@@ -9,8 +10,6 @@ import { searchParamsSchema } from '../schemas';
 
 /** How many of the newest leads a query search walks before it asks the trigram index. */
 const RECENT_WINDOW = 5000;
-
-const FULL_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -38,7 +37,7 @@ async function search(db: EntityManager, workspaceId: string, p: yup.InferType<t
   const where = ['workspace_id = $1', 'archived_at IS NULL'];
   const args: unknown[] = [workspaceId];
   const query = p.query?.trim();
-  if (query && FULL_EMAIL.test(query)) {
+  if (query && EMAIL_PATTERN.test(query)) {
     // A whole address is looked up on the unique email index: every address shares its domain's
     // trigrams, so a trigram search for one reads the postings of most of the workspace.
     where.push(`email = $${args.push(normaliseEmail(query))}`);
@@ -69,7 +68,7 @@ async function search(db: EntityManager, workspaceId: string, p: yup.InferType<t
       args,
     );
   let rows: LeadRow[] | undefined;
-  if (query && !FULL_EMAIL.test(query)) {
+  if (query && !EMAIL_PATTERN.test(query)) {
     // A common fragment (a surname) matches thousands of leads: walking the newest leads finds a page at
     // once, where the trigram index would gather every match and sort them. A rare one is not in the
     // newest leads, and the index finds it. So walk a bounded window first; it answers only if full.

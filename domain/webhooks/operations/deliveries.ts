@@ -28,7 +28,7 @@ export const deliveryParamsSchema = yup
       yup.string().oneOf([...DELIVERY_STATUSES], `status must be one of ${DELIVERY_STATUSES.join(', ')}`),
       'PENDING (queued), FAILED (retrying), SUCCEEDED, EXHAUSTED (gave up) or CANCELLED.',
     ),
-    limit: describe(pageSize(100, 25), 'How many, 1 to 100 (default 25).'),
+    limit: describe(pageSize(100), 'How many, 1 to 100 (default 25).'),
   })
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this list`);
