@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type * as yup from 'yup';
-import type { ChannelProvider } from '../conversations/provider';
+import type { ChannelProvider } from './channels';
 import type { Actor } from './actor';
 import type { Data } from './data';
 import type { DomainError } from './errors';
