@@ -137,7 +137,7 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
   const { parked, start } = await services.db.transaction(async (m) => {
     const workspaceId = (await confine(m, op, actor, opts.workspaceId))!;
     const summary = await op.summary(input, new Data(m, workspaceId));
-    const result = await gate.park(m, {
+    const result = await gate.park(new Data(m, workspaceId), {
       operation: op.name,
       input,
       summary,
