@@ -19,6 +19,14 @@ const RUNTIME = layer(
   ['worker', 'workflows'],
   'Only the worker starts workflows; this layer must not import it.',
 );
+/** What the domain (the core) never imports. */
+const CORE = [
+  TOOLING_IMPORT,
+  DOORS,
+  RUNTIME,
+  layer(['activities'], 'Activities call the domain, not the other way.'),
+  layer(['infra'], 'The domain takes what it needs as services; infra/ is runtime plumbing.'),
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'eslint.config.mjs'] },
@@ -84,13 +92,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            TOOLING_IMPORT,
-            DOORS,
-            RUNTIME,
-            layer(['activities'], 'Activities call the domain, not the other way.'),
-            layer(['infra'], 'The domain takes what it needs as services; infra/ is runtime plumbing.'),
-          ],
+          patterns: CORE,
         },
       ],
     },
@@ -103,11 +105,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            TOOLING_IMPORT,
-            DOORS,
-            RUNTIME,
-            layer(['activities'], 'Activities call the domain, not the other way.'),
-            layer(['infra'], 'The domain takes what it needs as services; infra/ is runtime plumbing.'),
+            ...CORE,
             {
               group: ['../*', '!../kernel'],
               message: 'The kernel imports no area (nor the registry); an area plugs into the kernel.',
