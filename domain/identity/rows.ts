@@ -1,38 +1,10 @@
-import type { EntityManager } from 'typeorm';
+import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
-import type { Role, Scope } from '../kernel/permissions';
+import type { Role } from '../kernel/permissions';
+import type { ApiKey, Workspace } from './entities';
+import { membersIn } from './repository';
 
-type Query = Pick<EntityManager, 'query'>;
-
-export type WorkspaceRow = {
-  id: string;
-  name: string;
-  timezone: string;
-  industry: string;
-  status: string;
-  created_at: Date;
-};
-
-export type ApiKeyRow = {
-  id: string;
-  workspace_id: string;
-  owner_user_id: string;
-  name: string;
-  environment: string;
-  prefix: string;
-  scopes: Scope[];
-  allowed_cidrs: string[];
-  expires_at: Date;
-  revoked_at: Date | null;
-  created_at: Date;
-};
-
-export const WORKSPACE_COLUMNS = 'id, name, timezone, industry, status, created_at';
-/** Never the fingerprint. */
-export const API_KEY_COLUMNS = `id, workspace_id, owner_user_id, name, environment, prefix, scopes,
-  allowed_cidrs::text[] AS allowed_cidrs, expires_at, revoked_at, created_at`;
-
-export const workspaceView = (w: WorkspaceRow) => ({
+export const workspaceView = (w: Workspace) => ({
   id: w.id,
   name: w.name,
   timezone: w.timezone,
@@ -49,7 +21,7 @@ export const membershipView = (m: { workspaceId: string; userId: string; email: 
 });
 
 /** Never includes the key or its fingerprint. */
-export const apiKeyView = (k: ApiKeyRow, ownerEmail?: string) => ({
+export const apiKeyView = (k: Omit<ApiKey, 'fingerprint'>, ownerEmail?: string) => ({
   id: k.id,
   workspace_id: k.workspace_id,
   name: k.name,
@@ -64,12 +36,9 @@ export const apiKeyView = (k: ApiKeyRow, ownerEmail?: string) => ({
   created_at: k.created_at.toISOString(),
 });
 
-/** The user id of a member of the workspace, by email; `field` names the input that gave the email. */
-export async function memberIdByEmail(m: Query, workspaceId: string, email: string, field: string) {
-  const [owner] = await m.query<{ id: string }[]>(
-    `SELECT u.id FROM users u JOIN memberships ms ON ms.user_id = u.id WHERE ms.workspace_id = $1 AND u.email = $2`,
-    [workspaceId, email],
-  );
-  if (!owner) throw new DomainError('not_found', `${email} is not a member of this workspace.`, { field });
-  return owner.id;
+/** The user id of a member of the call's workspace, by email; `field` names the input that gave the email. */
+export async function ownerIdByEmail(data: Data, email: string, field: string): Promise<string> {
+  const id = await membersIn(data).idOf(email);
+  if (!id) throw new DomainError('not_found', `${email} is not a member of this workspace.`, { field });
+  return id;
 }
