@@ -80,6 +80,11 @@ export const leadIdField = describe(
   'The lead id (UUID).',
 );
 
+/** The input of a call that names only a lead. */
+export const byLeadId = yup
+  .object({ leadId: leadIdField })
+  .noUnknown('${unknown} is not a parameter of this call');
+
 export const statusField = describe(
   yup
     .string()
