@@ -4,7 +4,8 @@ import { Data } from '../kernel/data';
 import { DomainError, notFound } from '../kernel/errors';
 import type { Decision, GatedCall } from '../kernel/gate';
 import { requestHash } from '../kernel/idempotency';
-import { roleRefusal, type Role } from '../kernel/permissions';
+import { roleRefusal } from '../kernel/permissions';
+import { membersIn } from '../identity/repository';
 import type { Approval, ApprovalStatus } from './entities';
 import { approvalsIn, type MoveFields } from './repository';
 import { APPROVAL_TTL_DAYS, approvalView, type ApprovalView } from './rows';
@@ -60,11 +61,7 @@ export async function recordDecision(db: DataSource, approvalId: string, d: Deci
     const row = await lock(data, approvalId);
     const to = d.decision === 'approve' ? 'APPROVED' : 'REJECTED';
     requireMove(row.status, to);
-    const [approver] = await m.query<{ id: string; role: Role }[]>(
-      `SELECT u.id, ms.role FROM users u JOIN memberships ms ON ms.user_id = u.id
-        WHERE ms.workspace_id = $1 AND u.email = lower(btrim($2))`,
-      [row.workspace_id, d.approverEmail],
-    );
+    const approver = await membersIn(data.in(row.workspace_id)).byEmail(d.approverEmail);
     const refusal = roleRefusal(approver?.role ?? null, APPROVER_ROLE);
     if (!approver || refusal)
       throw new DomainError(
@@ -73,13 +70,13 @@ export async function recordDecision(db: DataSource, approvalId: string, d: Deci
         {},
         `approver: ${refusal}`,
       );
-    const decided = await move(data, row, to, { decidedBy: approver.id, reason: d.reason });
+    const decided = await move(data, row, to, { decidedBy: approver.userId, reason: d.reason });
     await writeAudit(m, {
       door: 'admin',
       action: `approval.${d.decision}`,
       outcome: 'allowed',
       workspaceId: row.workspace_id,
-      actorUserId: approver.id,
+      actorUserId: approver.userId,
       details: { approval_id: approvalId, operation: row.operation },
     });
     return approvalView(decided);

@@ -2,8 +2,9 @@ import type { Actor } from '../kernel/actor';
 import { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
-import { roleRefusal, type Role } from '../kernel/permissions';
+import { roleRefusal } from '../kernel/permissions';
 import { runOperation } from '../kernel/runner';
+import { membersIn } from '../identity/repository';
 import { operationNamed } from '../registry';
 import { lock, move } from './lifecycle';
 import { approvalsIn } from './repository';
@@ -22,15 +23,14 @@ export async function runApproved(services: Services, approvalId: string): Promi
   const row = await approvals.find(approvalId);
   if (!row) throw new Error(`approval ${approvalId} does not exist`);
   if (!canMove(row.status, 'EXECUTED')) return approvalView(row);
-  const [approver] = await db.query<{ role: Role }[]>(
-    'SELECT role FROM memberships WHERE workspace_id = $1 AND user_id = $2',
-    [row.workspace_id, row.decided_by],
-  );
+  const role = row.decided_by
+    ? await membersIn(new Data(db.manager, row.workspace_id)).roleOf(row.decided_by)
+    : null;
   const actor: Actor = {
     type: 'member',
     userId: row.decided_by!,
     workspaceId: row.workspace_id,
-    role: approver?.role ?? null,
+    role,
     ctx: {
       door: 'activity',
       requestId: `approval:${approvalId}`,

@@ -51,6 +51,15 @@ export const membersIn = (data: Data) => {
       const userId = await userIdOf(email);
       return userId && (await memberships.exists({ user_id: userId })) ? userId : undefined;
     },
+    /** A member by email as a person typed it (trimmed, any case), with their live role. */
+    byEmail: async (email: string): Promise<{ userId: string; role: Role } | undefined> => {
+      const userId = await userIdOf(email.trim().toLowerCase());
+      const member = userId && (await memberships.findOne({ user_id: userId }, { select: { role: true } }));
+      return member ? { userId: userId, role: member.role } : undefined;
+    },
+    /** A user's live role in the workspace, or null once they are no member. */
+    roleOf: async (userId: string): Promise<Role | null> =>
+      (await memberships.findOne({ user_id: userId }, { select: { role: true } }))?.role ?? null,
     /**
      * Adds the person (a user from first sight of the email), answering their user id, or undefined
      * when they are already a member. SQL: two ON CONFLICT upserts, so a concurrent add finds no gap
