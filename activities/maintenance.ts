@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
-import type { Config } from '../infra/config';
 import { APPROVAL_COLUMNS, approvalWorkflowId, type ApprovalRow } from '../domain/approvals/rows';
 import { writeAudit } from '../domain/kernel/audit';
+import { Data } from '../domain/kernel/data';
 import { ATTEMPTS_PER_LADDER } from '../domain/webhooks/delivery-rules';
+import { deliveryUpkeep } from '../domain/webhooks/repository/upkeep';
+import type { StartDelivery } from '../domain/webhooks/start-delivery';
 import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
-import type { DeliveryToStart, StartDelivery } from '../worker/start-delivery';
 
 /** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
 export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
@@ -14,7 +15,8 @@ export type MaintenanceDeps = {
   startDelivery: StartDelivery;
   startApproval: (approval: ApprovalRow) => Promise<void>;
   workflowStatus: WorkflowStatusOf;
-  retention: Config['retention'];
+  /** How long idempotency keys (hours), audit rows and events (days) are kept. */
+  retention: { idempotencyHours: number; auditDays: number; eventDays: number };
 };
 
 /** How long past its due time a waiting delivery (or an unstarted request) must be before it is looked at. */
@@ -29,8 +31,6 @@ export type ReconcileReport = {
   approvals_started: number;
 };
 export type RetentionReport = { idempotency_keys: number; audit_rows: number; events: number };
-
-type Stuck = DeliveryToStart & { status: string; rung: number };
 
 export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
   /**
@@ -72,16 +72,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
      */
     async reconcileDeliveries(): Promise<ReconcileReport> {
       const { db } = deps;
-      const stuck = await db.query<Stuck[]>(
-        `SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.status,
-              (SELECT count(*)::int FROM webhook_attempts a
-                WHERE a.delivery_id = d.id AND a.started_at >= d.workflow_started_at) AS rung
-         FROM webhook_deliveries d
-        WHERE (d.status = 'FAILED' AND d.next_attempt_at < clock_timestamp() - make_interval(mins => $1))
-           OR (d.status = 'PENDING' AND d.created_at < clock_timestamp() - make_interval(mins => $1))
-        ORDER BY d.created_at LIMIT $2`,
-        [GRACE_MINUTES, BATCH],
-      );
+      const stuck = await deliveryUpkeep(new Data(db.manager, undefined)).stuck(GRACE_MINUTES, BATCH);
       const report: ReconcileReport = {
         examined: stuck.length,
         restarted: 0,
@@ -100,13 +91,9 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         };
         if (d.rung >= ATTEMPTS_PER_LADDER) {
           const ended = await db.transaction(async (m) => {
-            const [row] = await m.query<{ id: string }[]>(
-              `UPDATE webhook_deliveries SET status = 'EXHAUSTED', next_attempt_at = NULL
-              WHERE id = $1 AND generation = $2 AND status IN ('PENDING', 'FAILED') RETURNING id`,
-              [d.id, d.generation],
-            );
-            if (row) await audit(m, d.workspace_id, 'ended: its ladder was spent', why);
-            return !!row;
+            const done = await deliveryUpkeep(new Data(m, d.workspace_id)).end(d);
+            if (done) await audit(m, d.workspace_id, 'ended: its ladder was spent', why);
+            return done;
           });
           if (ended) report.ended += 1;
           continue;
@@ -122,17 +109,24 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
     /** Deletes what has outlived its retention, in batches so no statement runs long. */
     async purgeExpired(): Promise<RetentionReport> {
       const { db, retention } = deps;
-      const purge = async (sql: string, params: unknown[]) => {
+      /** Runs a batch (it deletes up to PURGE_BATCH rows and answers how many) until one comes up short. */
+      const inBatches = async (batch: () => Promise<number>) => {
         let total = 0;
         for (;;) {
-          const [{ n }] = await db.query<[{ n: number }]>(
-            `WITH gone AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-            [...params, PURGE_BATCH],
-          );
+          const n = await batch();
           total += n;
           if (n < PURGE_BATCH) return total;
         }
       };
+      const purge = (sql: string, params: unknown[]) =>
+        inBatches(async () => {
+          const [{ n }] = await db.query<[{ n: number }]>(
+            `WITH gone AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+            [...params, PURGE_BATCH],
+          );
+          return n;
+        });
+      const deliveries = deliveryUpkeep(new Data(db.manager, undefined));
       return {
         // Never inside the 24-hour replay window (the setting's minimum).
         idempotency_keys: await purge(
@@ -146,14 +140,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
           [retention.auditDays],
         ),
         // An event still being delivered stays until its delivery ends; its deliveries go with it.
-        events: await purge(
-          `DELETE FROM events WHERE id IN (SELECT e.id FROM events e
-           WHERE e.created_at < clock_timestamp() - make_interval(days => $1)
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                              WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED'))
-           LIMIT $2)`,
-          [retention.eventDays],
-        ),
+        events: await inBatches(() => deliveries.purgeEvents(retention.eventDays, PURGE_BATCH)),
       };
     },
   };

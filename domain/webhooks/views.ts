@@ -1,21 +1,11 @@
-export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'EXHAUSTED', 'CANCELLED'] as const;
+import type { Notification } from './entities';
+import type { ListedDelivery } from './repository/deliveries';
+import type { EndpointRecord } from './repository/endpoints';
 
-export type EndpointRow = {
-  id: string;
-  workspace_id: string;
-  url: string;
-  event_types: string[];
-  owner_user_id: string | null;
-  status: string;
-  disabled_reason: string | null;
-  consecutive_failures: number;
-  created_at: Date;
-  updated_at: Date;
-};
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
 /** Never the secret. */
-export const ENDPOINT_COLUMNS = `id, workspace_id, url, event_types, owner_user_id, status, disabled_reason, consecutive_failures, created_at, updated_at`;
-
-export const endpointView = (e: EndpointRow) => ({
+export const endpointView = (e: EndpointRecord) => ({
   id: e.id,
   workspace_id: e.workspace_id,
   url: e.url,
@@ -28,24 +18,8 @@ export const endpointView = (e: EndpointRow) => ({
   updated_at: e.updated_at.toISOString(),
 });
 
-export type DeliveryRow = {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  response_status: number | null;
-  next_attempt_at: Date | null;
-  delivered_at: Date | null;
-  created_at: Date;
-  envelope: string;
-  endpoint_id: string;
-};
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 /** The spec's delivery record: never the endpoint URL or secret. */
-export const deliveryView = (d: DeliveryRow) => ({
+export const deliveryView = (d: ListedDelivery) => ({
   id: d.id,
   event_id: d.event_id,
   type: d.event_type,
@@ -56,4 +30,13 @@ export const deliveryView = (d: DeliveryRow) => ({
   delivered_at: iso(d.delivered_at),
   created_at: d.created_at.toISOString(),
   payload: JSON.parse(d.envelope) as unknown,
+});
+
+export const notificationView = (n: Notification) => ({
+  id: n.id,
+  user_id: n.user_id,
+  kind: n.kind,
+  message: n.message,
+  data: n.data,
+  created_at: n.created_at.toISOString(),
 });
