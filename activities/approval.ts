@@ -1,6 +1,6 @@
 import { expireApproval, recordDecision } from '../domain/approvals/lifecycle';
 import { approvalsIn } from '../domain/approvals/repository';
-import { approvalView, type ApprovalView } from '../domain/approvals/rows';
+import { approvalView, type ApprovalView } from '../domain/approvals/views';
 import { Data } from '../domain/kernel/data';
 import { runApproved } from '../domain/approvals/run-approved';
 import { refusalsAsFailures } from '../domain/kernel/failures';

@@ -1,7 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { APPROVAL_COLUMNS, approvalWorkflowId, type ApprovalRow } from '../domain/approvals/rows';
+import type { Approval } from '../domain/approvals/entities';
+import { approvalsIn } from '../domain/approvals/repository';
+import { approvalWorkflowId } from '../domain/approvals/views';
 import { writeAudit } from '../domain/kernel/audit';
 import { Data } from '../domain/kernel/data';
+import { purgeAuditRows, purgeIdempotencyKeys } from '../domain/kernel/retention';
 import { ATTEMPTS_PER_LADDER } from '../domain/webhooks/delivery-rules';
 import { deliveryUpkeep } from '../domain/webhooks/repository/upkeep';
 import type { StartDelivery } from '../domain/webhooks/start-delivery';
@@ -13,7 +16,7 @@ export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
 export type MaintenanceDeps = {
   db: DataSource;
   startDelivery: StartDelivery;
-  startApproval: (approval: ApprovalRow) => Promise<void>;
+  startApproval: (approval: Approval) => Promise<void>;
   workflowStatus: WorkflowStatusOf;
   /** How long idempotency keys (hours), audit rows and events (days) are kept. */
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };
@@ -38,13 +41,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
    * runs every few minutes), so a workspace's many requests waiting for a person cost nothing here.
    */
   const startOrphanedApprovals = async (): Promise<number> => {
-    const pending = await deps.db.query<ApprovalRow[]>(
-      `SELECT ${APPROVAL_COLUMNS} FROM approvals
-        WHERE status = 'PENDING'
-          AND created_at BETWEEN clock_timestamp() - interval '1 hour' AND clock_timestamp() - make_interval(mins => $1)
-        ORDER BY created_at LIMIT $2`,
-      [GRACE_MINUTES, BATCH],
-    );
+    const pending = await approvalsIn(new Data(deps.db.manager, undefined)).unstarted(GRACE_MINUTES, BATCH);
     let started = 0;
     for (const a of pending) {
       if ((await deps.workflowStatus(approvalWorkflowId(a.id))) !== 'NOT_FOUND') continue;
@@ -118,27 +115,14 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
           if (n < PURGE_BATCH) return total;
         }
       };
-      const purge = (sql: string, params: unknown[]) =>
-        inBatches(async () => {
-          const [{ n }] = await db.query<[{ n: number }]>(
-            `WITH gone AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-            [...params, PURGE_BATCH],
-          );
-          return n;
-        });
-      const deliveries = deliveryUpkeep(new Data(db.manager, undefined));
+      const data = new Data(db.manager, undefined);
+      const deliveries = deliveryUpkeep(data);
       return {
         // Never inside the 24-hour replay window (the setting's minimum).
-        idempotency_keys: await purge(
-          `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys
-           WHERE created_at < clock_timestamp() - make_interval(hours => $1) LIMIT $2)`,
-          [retention.idempotencyHours],
+        idempotency_keys: await inBatches(() =>
+          purgeIdempotencyKeys(data, retention.idempotencyHours, PURGE_BATCH),
         ),
-        audit_rows: await purge(
-          `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log
-           WHERE at < clock_timestamp() - make_interval(days => $1) LIMIT $2)`,
-          [retention.auditDays],
-        ),
+        audit_rows: await inBatches(() => purgeAuditRows(data, retention.auditDays, PURGE_BATCH)),
         // An event still being delivered stays until its delivery ends; its deliveries go with it.
         events: await inBatches(() => deliveries.purgeEvents(retention.eventDays, PURGE_BATCH)),
       };

@@ -8,7 +8,7 @@ import { roleRefusal } from '../kernel/permissions';
 import { membersIn } from '../identity/repository';
 import type { Approval, ApprovalStatus } from './entities';
 import { approvalsIn, type MoveFields } from './repository';
-import { APPROVAL_TTL_DAYS, approvalView, type ApprovalView } from './rows';
+import { APPROVAL_TTL_DAYS, approvalView, type ApprovalView } from './views';
 import { APPROVER_ROLE, canMove, requireMove } from './rules';
 
 /**

@@ -8,7 +8,7 @@ import { membersIn } from '../identity/repository';
 import { operationNamed } from '../registry';
 import { lock, move } from './lifecycle';
 import { approvalsIn } from './repository';
-import { approvalView, type ApprovalView } from './rows';
+import { approvalView, type ApprovalView } from './views';
 import { APPROVER_ROLE, canMove } from './rules';
 
 /**

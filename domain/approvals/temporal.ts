@@ -11,7 +11,7 @@ import type { Decision, Gate } from '../kernel/gate';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../kernel/search-attributes';
 import { approvalStatus, parkRequest } from './lifecycle';
 import type { Approval } from './entities';
-import { approvalWorkflowId, type ApprovalView } from './rows';
+import { approvalWorkflowId, type ApprovalView } from './views';
 import { requireMove } from './rules';
 import {
   APPROVAL_WORKFLOW_TYPE,

@@ -1,5 +1,6 @@
 import { Raw } from 'typeorm';
 import type { Data } from '../kernel/data';
+import { DomainError } from '../kernel/errors';
 import { AuditEntity, type AuditRow } from '../kernel/entities';
 import type { Role } from '../kernel/permissions';
 import {
@@ -189,3 +190,10 @@ export const dropOldWindows = async (data: Data, keyId: string): Promise<void> =
     window_start: Raw((column) => `${column} < date_trunc('minute', clock_timestamp())`),
   });
 };
+
+/** The user id of a member of the call's workspace, by email; `field` names the input that gave the email. */
+export async function ownerIdByEmail(data: Data, email: string, field: string): Promise<string> {
+  const id = await membersIn(data).idOf(email);
+  if (!id) throw new DomainError('not_found', `${email} is not a member of this workspace.`, { field });
+  return id;
+}

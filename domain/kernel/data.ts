@@ -65,11 +65,18 @@ export class ScopedRepository<T extends InWorkspace> {
   ) {}
 
   private confined(where: Where<T>): Where<T> {
+    // TypeORM drops a condition whose value is undefined, so `{ id: undefined }` would match every row.
+    const missing = Object.entries(where).find(([, v]) => v === undefined);
+    if (missing)
+      throw new Error(`a query on ${this.repo.metadata.tableName} gave no value for ${missing[0]}`);
     return this.workspaceId === undefined ? where : { ...where, workspace_id: this.workspaceId };
   }
 
   /** One row, or null; `lock` holds it (`FOR UPDATE`) until the transaction ends. */
-  findOne(where: Where<T>, opts: { lock?: boolean; select?: FindOptionsSelect<T> } = {}): Promise<T | null> {
+  async findOne(
+    where: Where<T>,
+    opts: { lock?: boolean; select?: FindOptionsSelect<T> } = {},
+  ): Promise<T | null> {
     return this.repo.findOne({
       where: this.confined(where),
       ...(opts.select ? { select: opts.select } : {}),
@@ -77,7 +84,7 @@ export class ScopedRepository<T extends InWorkspace> {
     });
   }
 
-  find(
+  async find(
     where: Where<T> | Where<T>[],
     opts: { order?: FindOptionsOrder<T>; take?: number; select?: FindOptionsSelect<T> } = {},
   ): Promise<T[]> {
@@ -85,7 +92,7 @@ export class ScopedRepository<T extends InWorkspace> {
     return this.repo.find({ where: confined, ...opts });
   }
 
-  exists(where: Where<T>): Promise<boolean> {
+  async exists(where: Where<T>): Promise<boolean> {
     return this.repo.exists({ where: this.confined(where) });
   }
 

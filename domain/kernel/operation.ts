@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
 import type { ChannelProvider } from './channels';
 import type { Actor } from './actor';
@@ -46,8 +46,6 @@ export type OperationContext = {
    * workspace. Areas read and write through their repositories, built from it.
    */
   data: Data;
-  /** The transaction (a plain manager for read-only operations). */
-  m: EntityManager;
   actor: Actor;
   /** The workspace the call is confined to; undefined only for the operator acting on a record by id. */
   workspaceId: string | undefined;

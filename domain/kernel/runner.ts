@@ -62,6 +62,7 @@ async function confine(
   if (named === undefined && op.reach === 'record') return undefined;
   if (!named || !UUID_PATTERN.test(named))
     throw invalid('workspace', 'workspace is required and must be a UUID');
+  // SQL: the kernel names no area's entity, and a workspace is the root every area hangs from.
   const rows: unknown[] = await m.query('SELECT 1 FROM workspaces WHERE id = $1', [named]);
   if (rows.length === 0) throw notFound('workspace');
   return named.toLowerCase();
@@ -253,7 +254,6 @@ function context(
 ): OperationContext {
   return {
     data: new Data(m, workspaceId),
-    m,
     actor,
     workspaceId,
     services,

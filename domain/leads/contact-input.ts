@@ -1,7 +1,7 @@
 import { workspaceNamed } from '../identity/repository';
 import type { Data } from '../kernel/data';
 import { invalid } from '../kernel/errors';
-import { CONTACT_FIELDS, type Contact } from './rows';
+import { CONTACT_FIELDS, type Contact } from './views';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from './normalise';
 
 /**

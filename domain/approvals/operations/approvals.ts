@@ -7,7 +7,7 @@ import { anyJson, dateTime, nullable, object, oneOf, page, string, uuid } from '
 import { emailSchema, pageSize } from '../../kernel/validate';
 import { withdrawApproval } from '../lifecycle';
 import { approvalsIn } from '../repository';
-import { APPROVAL_STATUSES, approvalView } from '../rows';
+import { APPROVAL_STATUSES, approvalView } from '../views';
 
 /** Any key may follow what it parked; only its own requests are visible to it. */
 const READ: Requirement = { scope: 'business:read', minRole: 'viewer' };

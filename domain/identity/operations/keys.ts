@@ -9,7 +9,8 @@ import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
 import { arrayOf } from '../../kernel/shapes';
 import { API_KEY } from '../outputs';
 import { keysIn } from '../repository';
-import { apiKeyView, ownerIdByEmail } from '../rows';
+import { apiKeyView } from '../views';
+import { ownerIdByEmail } from '../repository';
 
 /** Keys are made in the application's settings (here, the operator door); no key mints keys. */
 const MANAGE_KEYS: Requirement = { scope: 'business:write', minRole: 'admin' };

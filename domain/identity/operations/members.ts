@@ -6,7 +6,7 @@ import { ROLES, type Requirement, type Role } from '../../kernel/permissions';
 import { emailSchema } from '../../kernel/validate';
 import { MEMBERSHIP } from '../outputs';
 import { membersIn } from '../repository';
-import { membershipView } from '../rows';
+import { membershipView } from '../views';
 
 /** People and their roles are managed in the application's settings (here, the operator door). */
 const MANAGE_MEMBERS: Requirement = { scope: 'business:write', minRole: 'admin' };

@@ -4,7 +4,7 @@ import { notFound } from '../../kernel/errors';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { ME, WORKSPACE } from '../outputs';
 import { workspacesIn } from '../repository';
-import { workspaceView } from '../rows';
+import { workspaceView } from '../views';
 
 const isTimeZone = (tz: string) => {
   try {

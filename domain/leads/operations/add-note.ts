@@ -4,7 +4,7 @@ import { WRITE, defineOperation } from '../../kernel/operation';
 import { NOTE_RESULT } from '../outputs';
 import { leadsIn, lockLead } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
-import { leadView } from '../rows';
+import { leadView } from '../views';
 import { leadIdField, noteField } from '../schemas';
 
 /** Adds a note (1 to 2,000 characters) to a lead. */

@@ -2,7 +2,7 @@ import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEAD } from '../outputs';
 import { leadsIn, lockLead } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
-import { leadView } from '../rows';
+import { leadView } from '../views';
 import { byLeadId } from '../schemas';
 
 /** Archives a lead: still readable by id, left out of search, and its addresses free for a new lead. */

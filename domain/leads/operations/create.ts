@@ -10,7 +10,7 @@ import { qualifyLeadIn } from '../qualify';
 import { leadsIn } from '../repository/leads';
 import { suppressionsIn } from '../repository/suppressions';
 import { LEADS_WRITE } from '../requirements';
-import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../rows';
+import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
 
 export type IntakeOutcome = Touch['outcome'];

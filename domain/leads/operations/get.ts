@@ -3,7 +3,7 @@ import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { LEADS_READ } from '../requirements';
 import { LEAD_WITH_ACTIVITY } from '../outputs';
 import { leadReadsIn } from '../repository/reads';
-import { leadView } from '../rows';
+import { leadView } from '../views';
 import { byLeadId } from '../schemas';
 
 const RECENT_ACTIVITY_LIMIT = 20;

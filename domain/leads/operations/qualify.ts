@@ -3,7 +3,7 @@ import { LEAD } from '../outputs';
 import { qualifyLeadIn } from '../qualify';
 import { lockLead } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
-import { leadView } from '../rows';
+import { leadView } from '../views';
 import { byLeadId } from '../schemas';
 
 /** Re-qualifies a lead on demand (for example after its answers changed). */

@@ -6,7 +6,7 @@ import { workspaceTimezone } from '../contact-input';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../normalise';
 import { LEAD_LIST } from '../outputs';
 import { leadReadsIn, type LeadFilter } from '../repository/reads';
-import { leadView } from '../rows';
+import { leadView } from '../views';
 import { searchParamsSchema } from '../schemas';
 
 /**

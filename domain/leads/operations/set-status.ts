@@ -5,7 +5,7 @@ import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../requirements';
 import { STATUS_RESULT } from '../outputs';
 import { leadsIn, lockLead } from '../repository/leads';
-import { leadView } from '../rows';
+import { leadView } from '../views';
 import { leadIdField, statusField } from '../schemas';
 import { canMove, CLOSED, type LeadStatus } from '../status-rules';
 

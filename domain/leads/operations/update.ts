@@ -5,7 +5,7 @@ import { normaliseContact, workspaceTimezone } from '../contact-input';
 import { LEADS_WRITE } from '../requirements';
 import { LEAD } from '../outputs';
 import { leadsIn, lockLead } from '../repository/leads';
-import { CONTACT_FIELDS, leadView, type Contact } from '../rows';
+import { CONTACT_FIELDS, leadView, type Contact } from '../views';
 import { contactFields, leadIdField } from '../schemas';
 
 /**

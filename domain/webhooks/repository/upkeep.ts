@@ -1,5 +1,6 @@
 import { In } from 'typeorm';
 import type { Data } from '../../kernel/data';
+import { purgeBatch } from '../../kernel/retention';
 import { DeliveryEntity, type Delivery } from '../entities';
 import type { DeliveryToStart } from '../start-delivery';
 import { WAITING } from './deliveries';
@@ -59,21 +60,17 @@ export const deliveryUpkeep = (data: Data) => ({
 
   /**
    * Deletes up to `limit` events older than `days` whose deliveries have all ended (theirs go with
-   * them), answering how many. SQL: a bounded batch (DELETE has no LIMIT) so no statement runs long,
-   * and the guard is a NOT EXISTS over the deliveries.
+   * them), answering how many. SQL: a bounded batch so no statement runs long, guarded by a NOT EXISTS
+   * over the deliveries.
    */
-  purgeEvents: async (days: number, limit: number): Promise<number> => {
-    const [{ n }] = await data.sql<[{ n: number }]>(
-      `WITH gone AS (
-         DELETE FROM events WHERE id IN (SELECT e.id FROM events e
-          WHERE e.created_at < clock_timestamp() - make_interval(days => $1)
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                             WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED'))
-          LIMIT $2)
-         RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
+  purgeEvents: (days: number, limit: number): Promise<number> =>
+    purgeBatch(
+      data,
+      `DELETE FROM events WHERE id IN (SELECT e.id FROM events e
+        WHERE e.created_at < clock_timestamp() - make_interval(days => $1)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                           WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED'))
+        LIMIT $2)`,
       [days, limit],
-    );
-    return n;
-  },
+    ),
 });

@@ -27,7 +27,3 @@ export type ApprovalView = ReturnType<typeof approvalView>;
 
 /** Temporal's id for the request's workflow: readable in the Web UI, refused if started twice. */
 export const approvalWorkflowId = (approvalId: string) => `approval:${approvalId}`;
-
-// Transitional, until activities/maintenance.ts reads through the repository (issue 19 in progress).
-export type ApprovalRow = Approval;
-export const APPROVAL_COLUMNS = '*';

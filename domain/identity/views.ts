@@ -1,8 +1,5 @@
-import type { Data } from '../kernel/data';
-import { DomainError } from '../kernel/errors';
 import type { Role } from '../kernel/permissions';
 import type { ApiKey, Workspace } from './entities';
-import { membersIn } from './repository';
 
 export const workspaceView = (w: Workspace) => ({
   id: w.id,
@@ -35,10 +32,3 @@ export const apiKeyView = (k: Omit<ApiKey, 'fingerprint'>, ownerEmail?: string) 
   revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
   created_at: k.created_at.toISOString(),
 });
-
-/** The user id of a member of the call's workspace, by email; `field` names the input that gave the email. */
-export async function ownerIdByEmail(data: Data, email: string, field: string): Promise<string> {
-  const id = await membersIn(data).idOf(email);
-  if (!id) throw new DomainError('not_found', `${email} is not a member of this workspace.`, { field });
-  return id;
-}
