@@ -44,6 +44,8 @@ function createDataSource(url: string, poolSize = 10, timeouts?: DatabaseTimeout
     migrations,
     synchronize: false,
     migrationsRun: false,
+    // A condition whose value is missing would otherwise be dropped, and match every row.
+    invalidWhereValuesBehavior: { null: 'throw', undefined: 'throw' },
     logging: false,
     extra: {
       max: poolSize,

@@ -24,20 +24,12 @@ const workspaceOf = (data: Data): string => {
 export const workspaceNamed = (data: Data, id: string): Promise<Workspace | null> =>
   data.workspaceId !== undefined && data.workspaceId !== id
     ? Promise.resolve(null)
-    : data.global(WorkspaceEntity).findOneBy({ id });
+    : data.global(WorkspaceEntity).findOne({ id });
 
 /** Workspaces: no workspace owns one, so creating one is the operator's, outside any. */
 export const workspacesIn = (data: Data) => ({
-  create: async (values: Pick<Workspace, 'name' | 'timezone' | 'industry'>): Promise<Workspace> => {
-    const result = await data
-      .global(WorkspaceEntity)
-      .createQueryBuilder()
-      .insert()
-      .values({ ...values, status: 'active' })
-      .returning('*')
-      .execute();
-    return (result.raw as Workspace[])[0]!;
-  },
+  create: (values: Pick<Workspace, 'name' | 'timezone' | 'industry'>): Promise<Workspace> =>
+    data.global(WorkspaceEntity).insert({ ...values, status: 'active' }),
   named: (id: string) => workspaceNamed(data, id),
 });
 
@@ -45,7 +37,7 @@ export const workspacesIn = (data: Data) => ({
 export const membersIn = (data: Data) => {
   const memberships = data.scoped(MembershipEntity);
   const userIdOf = async (email: string) =>
-    (await data.global(UserEntity).findOne({ where: { email }, select: { id: true } }))?.id;
+    (await data.global(UserEntity).findOne({ email }, { select: { id: true } }))?.id;
   return {
     /** The user id of a member of the workspace, or undefined. */
     idOf: async (email: string): Promise<string | undefined> => {
@@ -119,9 +111,7 @@ export const keysIn = (data: Data) => {
  * repository's rows may not be.
  */
 export const auditOf = (data: Data, limit: number): Promise<AuditRow[]> =>
-  data
-    .global(AuditEntity)
-    .find({ where: { workspace_id: workspaceOf(data) }, order: { id: 'DESC' }, take: limit });
+  data.global(AuditEntity).find({ workspace_id: workspaceOf(data) }, { order: { id: 'DESC' }, take: limit });
 
 /** A presented key as every request reads it: the record, its owner's live role and the checks. */
 export type PresentedKey = Pick<

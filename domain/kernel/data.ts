@@ -7,6 +7,15 @@ import type {
   ObjectLiteral,
   Repository,
 } from 'typeorm';
+import {
+  deleteStatement,
+  existsStatement,
+  hydrate,
+  insertStatement,
+  selectStatement,
+  updateStatement,
+  type Statement,
+} from './statements';
 
 /** A row that belongs to a workspace. */
 type InWorkspace = { workspace_id: string };
@@ -29,9 +38,12 @@ export class Data {
     return new ScopedRepository(this.manager.getRepository(entity), this.workspaceId);
   }
 
-  /** A table no workspace owns (users, attempts of a delivery): TypeORM's own repository. */
-  global<T extends ObjectLiteral>(entity: EntitySchema<T>): Repository<T> {
-    return this.manager.getRepository(entity);
+  /**
+   * A table no workspace owns (users, a delivery's attempts), or any workspace's rows for the
+   * background work that spans them: the same repository, unconfined.
+   */
+  global<T extends ObjectLiteral>(entity: EntitySchema<T>): Table<T> {
+    return new Table(this.manager.getRepository(entity));
   }
 
   /**
@@ -54,22 +66,28 @@ type Where<T> = FindOptionsWhere<T>;
 export type Changes<T> = { [K in keyof T]?: T[K] | (() => string) };
 
 /**
- * TypeORM's repository for a workspace's table, with the workspace in every query: reads and changes
- * match only the call's workspace's rows, and an insert writes it. Changes answer the rows as they now
- * are (`RETURNING *`), as PostgreSQL gives them.
+ * TypeORM's repository for a table, with the reads and changes the areas use. Changes answer the rows
+ * as they now are (`RETURNING *`), as PostgreSQL gives them. Plain conditions (values, In, Not,
+ * IsNull) are sent as statements written from the entity's metadata (`statements.ts` says why);
+ * anything else (Raw) goes through TypeORM's query builder. A condition without a value is refused
+ * either way: TypeORM would drop it and match every row.
  */
-export class ScopedRepository<T extends InWorkspace> {
-  constructor(
-    private readonly repo: Repository<T>,
-    readonly workspaceId: string | undefined,
-  ) {}
+export class Table<T extends ObjectLiteral> {
+  constructor(protected readonly repo: Repository<T>) {}
 
-  private confined(where: Where<T>): Where<T> {
-    // TypeORM drops a condition whose value is undefined, so `{ id: undefined }` would match every row.
-    const missing = Object.entries(where).find(([, v]) => v === undefined);
-    if (missing)
-      throw new Error(`a query on ${this.repo.metadata.tableName} gave no value for ${missing[0]}`);
-    return this.workspaceId === undefined ? where : { ...where, workspace_id: this.workspaceId };
+  protected get meta() {
+    return this.repo.metadata;
+  }
+
+  /** The conditions as sent: refused when one has no value. */
+  protected confined(where: Where<T>): Where<T> {
+    const missing = Object.entries(where).find(([, v]) => v === undefined || v === null);
+    if (missing) throw new Error(`a query on ${this.meta.tableName} gave no value for ${missing[0]}`);
+    return where;
+  }
+
+  private async rows(s: Statement): Promise<T[]> {
+    return this.repo.manager.query<T[]>(s.sql, s.params);
   }
 
   /** One row, or null; `lock` holds it (`FOR UPDATE`) until the transaction ends. */
@@ -77,60 +95,92 @@ export class ScopedRepository<T extends InWorkspace> {
     where: Where<T>,
     opts: { lock?: boolean; select?: FindOptionsSelect<T> } = {},
   ): Promise<T | null> {
-    return this.repo.findOne({
-      where: this.confined(where),
-      ...(opts.select ? { select: opts.select } : {}),
-      ...(opts.lock ? { lock: { mode: 'pessimistic_write' } } : {}),
+    const [row] = await this.find(where, { ...opts, take: 1 });
+    return row ?? null;
+  }
+
+  /** The rows matching `where` (any of them, for a list). */
+  async find(
+    where: Where<T> | Where<T>[],
+    opts: { order?: FindOptionsOrder<T>; take?: number; select?: FindOptionsSelect<T>; lock?: boolean } = {},
+  ): Promise<T[]> {
+    const confined = (Array.isArray(where) ? where : [where]).map((w) => this.confined(w));
+    const statement = selectStatement(this.meta, confined, opts);
+    if (statement) return (await this.rows(statement)).map((r) => hydrate<T>(this.meta, r));
+    return this.repo.find({
+      where: confined,
+      ...(opts.select && { select: opts.select }),
+      ...(opts.order && { order: opts.order }),
+      ...(opts.take !== undefined && { take: opts.take }),
+      ...(opts.lock && { lock: { mode: 'pessimistic_write' } }),
     });
   }
 
-  async find(
-    where: Where<T> | Where<T>[],
-    opts: { order?: FindOptionsOrder<T>; take?: number; select?: FindOptionsSelect<T> } = {},
-  ): Promise<T[]> {
-    const confined = Array.isArray(where) ? where.map((w) => this.confined(w)) : this.confined(where);
-    return this.repo.find({ where: confined, ...opts });
+  async exists(where: Where<T>): Promise<boolean> {
+    const confined = this.confined(where);
+    const statement = existsStatement(this.meta, confined);
+    if (!statement) return this.repo.exists({ where: confined });
+    const [{ exists }] = await this.repo.manager.query<[{ exists: boolean }]>(
+      statement.sql,
+      statement.params,
+    );
+    return exists;
   }
 
-  async exists(where: Where<T>): Promise<boolean> {
-    return this.repo.exists({ where: this.confined(where) });
+  /** Inserts a row, answering it whole (database defaults filled in). */
+  async insert(values: Changes<T>): Promise<T> {
+    const [row] = await this.rows(insertStatement(this.meta, values));
+    return row!;
+  }
+
+  /** Changes the matching rows and answers them as they now are. */
+  async update(where: Where<T>, values: Changes<T>): Promise<T[]> {
+    const confined = this.confined(where);
+    const statement = updateStatement(this.meta, confined, values);
+    if (statement) return this.rows(statement);
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set(values)
+      .where(confined)
+      .returning('*')
+      .execute();
+    return result.raw as T[];
+  }
+
+  /** Deletes the matching rows and answers them as they were. */
+  async delete(where: Where<T>): Promise<T[]> {
+    const confined = this.confined(where);
+    const statement = deleteStatement(this.meta, confined);
+    if (statement) return this.rows(statement);
+    const result = await this.repo.createQueryBuilder().delete().where(confined).returning('*').execute();
+    return result.raw as T[];
+  }
+}
+
+/**
+ * A workspace's table, with the workspace in every query: reads and changes match only the call's
+ * workspace's rows, and an insert writes it (one naming another workspace is refused).
+ */
+export class ScopedRepository<T extends InWorkspace> extends Table<T> {
+  constructor(
+    repo: Repository<T>,
+    readonly workspaceId: string | undefined,
+  ) {
+    super(repo);
+  }
+
+  protected override confined(where: Where<T>): Where<T> {
+    const checked = super.confined(where);
+    return this.workspaceId === undefined ? checked : { ...checked, workspace_id: this.workspaceId };
   }
 
   /** Inserts a row in the call's workspace (the operator names it in `values`), answering it whole. */
-  async insert(values: Changes<T>): Promise<T> {
+  override async insert(values: Changes<T>): Promise<T> {
     const named = typeof values.workspace_id === 'string' ? values.workspace_id : undefined;
     const workspace_id = this.workspaceId ?? named;
     if (!workspace_id) throw new Error('an insert needs the workspace it belongs to');
     if (named && named !== workspace_id) throw new Error("an insert named another workspace than the call's");
-    const result = await this.repo
-      .createQueryBuilder()
-      .insert()
-      .values({ ...values, workspace_id } as never)
-      .returning('*')
-      .execute();
-    return (result.raw as T[])[0]!;
-  }
-
-  /** Changes the matching rows of the workspace and answers them as they now are. */
-  async update(where: Where<T>, values: Changes<T>): Promise<T[]> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update()
-      .set(values as never)
-      .where(this.confined(where))
-      .returning('*')
-      .execute();
-    return result.raw as T[];
-  }
-
-  /** Deletes the matching rows of the workspace and answers them as they were. */
-  async delete(where: Where<T>): Promise<T[]> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .delete()
-      .where(this.confined(where))
-      .returning('*')
-      .execute();
-    return result.raw as T[];
+    return super.insert({ ...values, workspace_id });
   }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { In, IsNull, Not, Raw } from 'typeorm';
 import { Data } from '../../domain/kernel/data';
 import { LeadEntity } from '../../domain/leads/entities';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
@@ -53,5 +54,38 @@ describe('workspace-scoped data', () => {
   it('refuses a condition without a value, which TypeORM would otherwise drop and match every row', async () => {
     await assert.rejects(leads(mine).findOne({ id: undefined }), /no value for id/);
     await assert.rejects(leads(mine).update({ id: undefined }, { first_name: 'All' }), /no value for id/);
+  });
+
+  it('answers rows as TypeORM’s own find does, column for column', async () => {
+    await leads(mine).insert({
+      first_name: 'Typed',
+      answers: { budget: 'high' },
+      email: 'typed@example.com',
+    });
+    const ours = await leads(mine).find({}, { order: { created_at: 'ASC', id: 'ASC' } });
+    const typeorms = await t.db
+      .getRepository(LeadEntity)
+      .find({ where: { workspace_id: mine }, order: { created_at: 'ASC', id: 'ASC' } });
+    assert.ok(ours.length >= 2);
+    assert.deepEqual(
+      ours.map((r) => ({ ...r })),
+      typeorms.map((r) => ({ ...r })),
+    );
+  });
+
+  it('reads In, Not, IsNull, and hands Raw to the query builder, still confined', async () => {
+    const all = (where: Parameters<ReturnType<typeof leads>['find']>[0]) =>
+      leads(mine)
+        .find(where)
+        .then((rows) => rows.map((r) => r.first_name).sort());
+    assert.deepEqual(await all({ first_name: In(['Mine', 'Theirs', 'Typed']) }), ['Mine', 'Typed']);
+    assert.deepEqual(await all({ first_name: Not(In(['Mine'])) }), ['Typed']);
+    assert.deepEqual(await all({ first_name: Not('Typed') }), ['Mine']);
+    assert.deepEqual(await all({ email: IsNull() }), ['Mine']);
+    assert.deepEqual(await all({ first_name: Raw((c) => `${c} LIKE 'T%'`) }), ['Typed']);
+    assert.deepEqual(
+      (await leads(mine).delete({ first_name: Raw((c) => `${c} = 'Theirs'`) })).map((r) => r.id),
+      [],
+    );
   });
 });

@@ -70,10 +70,9 @@ export const deliveriesIn = (data: Data) => {
     attemptsOf: async (deliveryIds: string[]): Promise<Attempt[]> =>
       deliveryIds.length === 0
         ? []
-        : data.global(AttemptEntity).find({
-            where: { delivery_id: In(deliveryIds) },
-            order: { delivery_id: 'ASC', number: 'ASC' },
-          }),
+        : data
+            .global(AttemptEntity)
+            .find({ delivery_id: In(deliveryIds) }, { order: { delivery_id: 'ASC', number: 'ASC' } }),
     lock: (id: string) => rows.findOne({ id }, { lock: true }),
     /**
      * Marks an endpoint's waiting deliveries CANCELLED, except those of the event types it still
