@@ -37,7 +37,7 @@ export async function recordInboundMessageIn(
     status: 'received',
     body: msg.body,
   });
-  await leadsIn(data).change(lead.id, { needs_attention: true });
+  await leadsIn(data).mark(lead.id, { needs_attention: true });
   const subject = { type: 'lead' as const, id: lead.id };
   const view: MessageView = {
     id: row.id,

@@ -12,7 +12,7 @@ export const messagesIn = (data: Data) => {
       rows.insert(values),
 
     setStatus: async (id: string, status: string): Promise<void> => {
-      await rows.update({ id }, { status });
+      await rows.set({ id }, { status });
     },
 
     hasInbound: (leadId: string) => rows.exists({ lead_id: leadId, direction: 'inbound' }),

@@ -127,9 +127,20 @@ export class Table<T extends ObjectLiteral> {
     return exists;
   }
 
+  /** The values an insert writes (a scoped table adds the workspace). */
+  protected placed(values: Changes<T>): Changes<T> {
+    return values;
+  }
+
   /** Inserts a row, answering it whole (database defaults filled in). */
   async insert(values: Changes<T>): Promise<T> {
-    const [row] = await this.rows(insertStatement(this.meta, values));
+    const [row] = await this.rows(insertStatement(this.meta, this.placed(values)));
+    return row!;
+  }
+
+  /** Inserts a row, answering only the columns the caller needs (an id, a default). */
+  async add<K extends keyof T & string>(values: Changes<T>, returning: K[]): Promise<Pick<T, K>> {
+    const [row] = await this.rows(insertStatement(this.meta, this.placed(values), returning));
     return row!;
   }
 
@@ -146,6 +157,15 @@ export class Table<T extends ObjectLiteral> {
       .returning('*')
       .execute();
     return result.raw as T[];
+  }
+
+  /** Changes the matching rows without reading them back, answering how many changed. */
+  async set(where: Where<T>, values: Changes<T>): Promise<number> {
+    const confined = this.confined(where);
+    const statement = updateStatement(this.meta, confined, values, 'count');
+    if (!statement) return (await this.update(where, values)).length;
+    const [{ n }] = await this.repo.manager.query<[{ n: number }]>(statement.sql, statement.params);
+    return n;
   }
 
   /** Deletes the matching rows and answers them as they were. */
@@ -175,12 +195,12 @@ export class ScopedRepository<T extends InWorkspace> extends Table<T> {
     return this.workspaceId === undefined ? checked : { ...checked, workspace_id: this.workspaceId };
   }
 
-  /** Inserts a row in the call's workspace (the operator names it in `values`), answering it whole. */
-  override async insert(values: Changes<T>): Promise<T> {
+  /** An insert goes in the call's workspace (the operator names it in `values`). */
+  protected override placed(values: Changes<T>): Changes<T> {
     const named = typeof values.workspace_id === 'string' ? values.workspace_id : undefined;
     const workspace_id = this.workspaceId ?? named;
     if (!workspace_id) throw new Error('an insert needs the workspace it belongs to');
     if (named && named !== workspace_id) throw new Error("an insert named another workspace than the call's");
-    return super.insert({ ...values, workspace_id });
+    return { ...values, workspace_id };
   }
 }

@@ -132,25 +132,31 @@ function assigned(meta: EntityMetadata, name: string, value: unknown, params: un
 
 const given = (values: ObjectLiteral) => Object.entries(values).filter(([, v]) => v !== undefined);
 
-/** An INSERT answering the new row (`RETURNING *`). */
-export function insertStatement(meta: EntityMetadata, values: ObjectLiteral): Statement {
+/** An INSERT answering the new row (`RETURNING *`), or only the `returning` columns. */
+export function insertStatement(
+  meta: EntityMetadata,
+  values: ObjectLiteral,
+  returning?: string[],
+): Statement {
   const params: unknown[] = [];
   const set = given(values).map(([name, value]) => assigned(meta, name, value, params));
+  const answer = returning ? returning.map((r) => quote(column(meta, r).databaseName)).join(', ') : '*';
   return {
     sql: `INSERT INTO ${quote(meta.tableName)} (${set.map((s) => s.column).join(', ')})
-          VALUES (${set.map((s) => s.expression).join(', ')}) RETURNING *`,
+          VALUES (${set.map((s) => s.expression).join(', ')}) RETURNING ${answer}`,
     params,
   };
 }
 
 /**
- * An UPDATE answering the changed rows as they now are. Wrapped in a WITH, so the driver answers the
- * rows (a bare UPDATE ... RETURNING answers [rows, count]). Undefined when the query builder is needed.
+ * An UPDATE answering the changed rows as they now are, or only how many. Wrapped in a WITH, so the
+ * driver answers rows (a bare UPDATE answers [rows, count]). Undefined when the query builder is needed.
  */
 export function updateStatement(
   meta: EntityMetadata,
   where: Where,
   values: ObjectLiteral,
+  answer: 'rows' | 'count' = 'rows',
 ): Statement | undefined {
   const params: unknown[] = [];
   const set = given(values).map(([name, value]) => assigned(meta, name, value, params));
@@ -158,6 +164,12 @@ export function updateStatement(
   const c = conditions(meta, where, params);
   if (c === undefined) return undefined;
   const assignments = set.map((s) => `${s.column} = ${s.expression}`).join(', ');
+  if (answer === 'count')
+    return {
+      sql: `WITH changed AS (UPDATE ${quote(meta.tableName)} SET ${assignments} WHERE ${c} RETURNING 1)
+            SELECT count(*)::int AS n FROM changed`,
+      params,
+    };
   return {
     sql: `WITH changed AS (UPDATE ${quote(meta.tableName)} SET ${assignments} WHERE ${c} RETURNING *)
           SELECT * FROM changed`,

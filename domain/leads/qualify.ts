@@ -25,7 +25,7 @@ export async function qualifyLeadIn(
     scoring_version: SCORING_VERSION,
     reasons: s.reasons,
   });
-  await leads.setScore(lead.id, score);
+  await leads.setScore(lead.id, { id: score.id, total: s.total, grade: s.grade });
   const previousGrade = lead.score_grade;
   const subject = { type: 'lead' as const, id: lead.id };
   await ctx.emit(lead.workspace_id, 'lead.qualified', subject, {

@@ -126,7 +126,7 @@ export const replyToConversation = defineOperation({
     });
     await messages.setStatus(row.id, sent.status);
     // The reply answers the lead's waiting messages.
-    await leadsIn(data).change(lead.id, { needs_attention: false });
+    await leadsIn(data).mark(lead.id, { needs_attention: false });
     ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row.id, channel });
     return { ...messageView({ ...row, status: sent.status }), lead_id: lead.id };
   },

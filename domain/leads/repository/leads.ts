@@ -27,6 +27,11 @@ export const leadsIn = (data: Data) => {
   return {
     change,
 
+    /** Changes a (locked) lead without reading it back; updated_at moves. */
+    mark: async (id: string, values: Changes<Lead>): Promise<void> => {
+      await leads.set({ id }, { ...values, updated_at: now });
+    },
+
     archive: (id: string) => change(id, { archived_at: now }),
 
     /** A lead's record changed without its details (a note was added): updated_at moves. */
@@ -62,7 +67,7 @@ export const leadsIn = (data: Data) => {
 
     /** The new score on the lead; not a change of the lead's own details, so updated_at stays. */
     setScore: async (id: string, score: Pick<Score, 'id' | 'total' | 'grade'>): Promise<void> => {
-      await leads.update({ id }, { score_id: score.id, score_total: score.total, score_grade: score.grade });
+      await leads.set({ id }, { score_id: score.id, score_total: score.total, score_grade: score.grade });
     },
 
     /**
@@ -105,14 +110,14 @@ export const leadsIn = (data: Data) => {
       data.scoped(LeadNoteEntity).insert(values),
 
     addTouch: (values: Pick<Touch, 'lead_id' | 'source_type' | 'source' | 'outcome' | 'contact'>) =>
-      data.scoped(TouchEntity).insert(values),
+      data.scoped(TouchEntity).add(values, ['id']),
 
     addScore: (
       values: Pick<
         Score,
         'lead_id' | 'total' | 'grade' | 'confidence' | 'trigger_event' | 'scoring_version' | 'reasons'
       >,
-    ) => data.scoped(ScoreEntity).insert(values),
+    ) => data.scoped(ScoreEntity).add(values, ['id']),
   };
 };
 
