@@ -6,6 +6,28 @@ const TOOLING_IMPORT = {
   message: 'tooling/ is for dev, tests, fuzzing and benches; production code must not import it.',
 };
 
+/**
+ * Layers point one way: doors (api/, admin/) → domain/ (kernel ← areas) ← activities/ ← worker/;
+ * workflows/ take activity types and pure rule data only; infra/ is runtime plumbing.
+ */
+const layer = (folders, message) => ({
+  group: folders.flatMap((f) => [`**/${f}/*`, `**/${f}`]),
+  message,
+});
+const DOORS = layer(['api', 'admin'], 'The doors call the domain; nothing below them imports a door.');
+const RUNTIME = layer(
+  ['worker', 'workflows'],
+  'Only the worker starts workflows; this layer must not import it.',
+);
+/** What the domain (the core) never imports. */
+const CORE = [
+  TOOLING_IMPORT,
+  DOORS,
+  RUNTIME,
+  layer(['activities'], 'Activities call the domain, not the other way.'),
+  layer(['infra'], 'The domain takes what it needs as services; infra/ is runtime plumbing.'),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'eslint.config.mjs'] },
   js.configs.recommended,
@@ -60,8 +82,80 @@ export default tseslint.config(
   },
   {
     // What production runs never loads dev and test tooling (embedded PostgreSQL is a devDependency).
-    files: ['api/**/*.ts', 'domain/**/*.ts', 'worker/**/*.ts', 'activities/**/*.ts'],
+    files: ['api/**/*.ts', 'admin/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [TOOLING_IMPORT] }] },
+  },
+  {
+    // The domain is the core: no door, no runtime, no activity, no infra.
+    files: ['domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: CORE,
+        },
+      ],
+    },
+  },
+  {
+    // The kernel knows no area: areas plug into it (the gate, channel providers, the registry).
+    files: ['domain/kernel/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...CORE,
+            {
+              group: ['../*', '!../kernel'],
+              message: 'The kernel imports no area (nor the registry); an area plugs into the kernel.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Activities are the workflows' I/O, built from the domain; the worker runs them.
+    files: ['activities/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [TOOLING_IMPORT, DOORS, RUNTIME] }] },
+  },
+  {
+    // Infra is runtime plumbing: it imports no workflow, worker, door or area logic.
+    files: ['infra/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            TOOLING_IMPORT,
+            DOORS,
+            RUNTIME,
+            layer(['activities'], 'Infra is runtime plumbing; it runs no activity.'),
+            {
+              group: ['**/domain/*', '!**/domain/kernel', '**/domain/*/**', '!**/domain/kernel/**'],
+              message: 'Infra is runtime plumbing; it may name kernel types, never area logic.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The doors reach the domain (and infra); never the worker's runtime or dev tooling.
+    files: ['api/**/*.ts', 'admin/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            TOOLING_IMPORT,
+            RUNTIME,
+            layer(['activities'], 'A door calls operations, not activities.'),
+          ],
+        },
+      ],
+    },
   },
   {
     // Workflows are replayed deterministically in a sandbox: no I/O, no Node built-ins.
@@ -73,6 +167,8 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'Workflows must not use Node built-ins; do I/O in activities.' },
             TOOLING_IMPORT,
+            DOORS,
+            layer(['worker', 'infra'], 'Workflows take activity types and pure rule data only.'),
           ],
           paths: [
             'assert',

@@ -1,5 +1,7 @@
 import { expireApproval, recordDecision } from '../domain/approvals/lifecycle';
-import { approvalView, findApproval, type ApprovalView } from '../domain/approvals/rows';
+import { approvalsIn } from '../domain/approvals/repository';
+import { approvalView, type ApprovalView } from '../domain/approvals/views';
+import { Data } from '../domain/kernel/data';
 import { runApproved } from '../domain/approvals/run-approved';
 import { refusalsAsFailures } from '../domain/kernel/failures';
 import type { Decision } from '../domain/kernel/gate';
@@ -20,7 +22,7 @@ export const createApprovalActivities = (services: Services) => ({
     return expireApproval(services.db, approvalId);
   },
   async readApprovalRequest(approvalId: string): Promise<ApprovalView> {
-    const row = await findApproval(services.db, approvalId);
+    const row = await approvalsIn(new Data(services.db.manager, undefined)).find(approvalId);
     if (!row) throw new Error(`approval ${approvalId} does not exist`);
     return approvalView(row);
   },

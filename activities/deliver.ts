@@ -1,9 +1,12 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
+import { Data } from '../domain/kernel/data';
 import { TEST_EVENT_TYPE } from '../domain/kernel/event-catalogue';
 import type { WorkflowCanceller } from '../domain/kernel/operation';
 import { ATTEMPT_TIMEOUT_MS, classify, outcomeOf, type PostResult } from '../domain/webhooks/delivery-rules';
 import { recordAttempt } from '../domain/webhooks/record-attempt';
+import { attemptsIn, type AttemptTarget } from '../domain/webhooks/repository/attempts';
+import { deliveriesIn } from '../domain/webhooks/repository/deliveries';
 import { decryptSecret } from '../domain/webhooks/secrets';
 import { signWebhook } from '../domain/webhooks/signing';
 import { checkTarget } from '../domain/webhooks/url-policy';
@@ -37,20 +40,6 @@ export type AttemptOutcome = {
   errorClass?: string;
 };
 
-type Target = {
-  status: string;
-  endpoint_id: string;
-  generation: number;
-  event_id: string;
-  event_type: string;
-  envelope: string;
-  url: string;
-  endpoint_status: string;
-  event_types: string[];
-  secret_ciphertext: Buffer;
-  already_made: boolean;
-};
-
 const TARGET_ERROR = { blocked: 'blocked_target', dns: 'dns', timeout: 'timeout' } as const;
 
 /** The endpoint's signing secret, or undefined when it no longer decrypts (SECRETS_KEY changed). */
@@ -80,15 +69,9 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
      * later), POST, and record the attempt with the delivery's new state.
      */
     async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
-      const { db } = deps;
-      const [t] = await db.query<Target[]>(
-        `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
-              e.event_types, e.secret_ciphertext, a.number IS NOT NULL AS already_made
-         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
-         LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
-        WHERE d.id = $1`,
-        [input.deliveryId, input.attempt],
-      );
+      // The activity acts on a delivery by id, in whatever workspace it is.
+      const data = new Data(deps.db.manager, undefined);
+      const t = await attemptsIn(data).target(input.deliveryId, input.attempt);
       if (t && t.generation === input.generation && t.already_made) {
         // A re-run of an attempt already made and recorded (the worker died before Temporal heard the
         // result): answer what was recorded instead of sending it again.
@@ -103,10 +86,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         t.event_types.includes('*') ||
         t.event_types.includes(t.event_type);
       if (t.endpoint_status !== 'ACTIVE' || !subscribed) {
-        await db.query(
-          `UPDATE webhook_deliveries SET status = 'CANCELLED', next_attempt_at = NULL WHERE id = $1 AND status IN ('PENDING', 'FAILED')`,
-          [input.deliveryId],
-        );
+        await deliveriesIn(data).cancel(input.deliveryId);
         return { outcome: 'cancelled' };
       }
       // A slow receiver holds at most its endpoint's cap of this worker's attempt slots; the rest of
@@ -121,7 +101,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     },
   };
 
-  async function attempt(t: Target, input: AttemptInput): Promise<AttemptOutcome> {
+  async function attempt(t: AttemptTarget, input: AttemptInput): Promise<AttemptOutcome> {
     const { db } = deps;
     const startedAt = deps.clock();
     // One deadline for DNS, connect, TLS and the whole answer; Temporal's cancellation (the local
@@ -158,6 +138,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     const outcome = outcomeOf(verdict, input.nextDelayMs);
     const recorded = await recordAttempt(db, {
       deliveryId: input.deliveryId,
+      endpointId: t.endpoint_id,
       generation: input.generation,
       attempt: input.attempt,
       startedAt,

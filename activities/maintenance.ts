@@ -1,10 +1,14 @@
 import type { DataSource } from 'typeorm';
-import type { Config } from '../infra/config';
-import { APPROVAL_COLUMNS, approvalWorkflowId, type ApprovalRow } from '../domain/approvals/rows';
+import type { Approval } from '../domain/approvals/entities';
+import { approvalsIn } from '../domain/approvals/repository';
+import { approvalWorkflowId } from '../domain/approvals/views';
 import { writeAudit } from '../domain/kernel/audit';
+import { Data } from '../domain/kernel/data';
+import { purgeAuditRows, purgeIdempotencyKeys } from '../domain/kernel/retention';
 import { ATTEMPTS_PER_LADDER } from '../domain/webhooks/delivery-rules';
+import { deliveryUpkeep } from '../domain/webhooks/repository/upkeep';
+import type { StartDelivery } from '../domain/webhooks/start-delivery';
 import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
-import type { DeliveryToStart, StartDelivery } from '../worker/start-delivery';
 
 /** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
 export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
@@ -12,9 +16,10 @@ export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
 export type MaintenanceDeps = {
   db: DataSource;
   startDelivery: StartDelivery;
-  startApproval: (approval: ApprovalRow) => Promise<void>;
+  startApproval: (approval: Approval) => Promise<void>;
   workflowStatus: WorkflowStatusOf;
-  retention: Config['retention'];
+  /** How long idempotency keys (hours), audit rows and events (days) are kept. */
+  retention: { idempotencyHours: number; auditDays: number; eventDays: number };
 };
 
 /** How long past its due time a waiting delivery (or an unstarted request) must be before it is looked at. */
@@ -30,21 +35,13 @@ export type ReconcileReport = {
 };
 export type RetentionReport = { idempotency_keys: number; audit_rows: number; events: number };
 
-type Stuck = DeliveryToStart & { status: string; rung: number };
-
 export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
   /**
    * Parked requests whose workflow never started. Only the last hour's are looked at (the schedule
    * runs every few minutes), so a workspace's many requests waiting for a person cost nothing here.
    */
   const startOrphanedApprovals = async (): Promise<number> => {
-    const pending = await deps.db.query<ApprovalRow[]>(
-      `SELECT ${APPROVAL_COLUMNS} FROM approvals
-        WHERE status = 'PENDING'
-          AND created_at BETWEEN clock_timestamp() - interval '1 hour' AND clock_timestamp() - make_interval(mins => $1)
-        ORDER BY created_at LIMIT $2`,
-      [GRACE_MINUTES, BATCH],
-    );
+    const pending = await approvalsIn(new Data(deps.db.manager, undefined)).unstarted(GRACE_MINUTES, BATCH);
     let started = 0;
     for (const a of pending) {
       if ((await deps.workflowStatus(approvalWorkflowId(a.id))) !== 'NOT_FOUND') continue;
@@ -72,16 +69,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
      */
     async reconcileDeliveries(): Promise<ReconcileReport> {
       const { db } = deps;
-      const stuck = await db.query<Stuck[]>(
-        `SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.status,
-              (SELECT count(*)::int FROM webhook_attempts a
-                WHERE a.delivery_id = d.id AND a.started_at >= d.workflow_started_at) AS rung
-         FROM webhook_deliveries d
-        WHERE (d.status = 'FAILED' AND d.next_attempt_at < clock_timestamp() - make_interval(mins => $1))
-           OR (d.status = 'PENDING' AND d.created_at < clock_timestamp() - make_interval(mins => $1))
-        ORDER BY d.created_at LIMIT $2`,
-        [GRACE_MINUTES, BATCH],
-      );
+      const stuck = await deliveryUpkeep(new Data(db.manager, undefined)).stuck(GRACE_MINUTES, BATCH);
       const report: ReconcileReport = {
         examined: stuck.length,
         restarted: 0,
@@ -100,13 +88,9 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         };
         if (d.rung >= ATTEMPTS_PER_LADDER) {
           const ended = await db.transaction(async (m) => {
-            const [row] = await m.query<{ id: string }[]>(
-              `UPDATE webhook_deliveries SET status = 'EXHAUSTED', next_attempt_at = NULL
-              WHERE id = $1 AND generation = $2 AND status IN ('PENDING', 'FAILED') RETURNING id`,
-              [d.id, d.generation],
-            );
-            if (row) await audit(m, d.workspace_id, 'ended: its ladder was spent', why);
-            return !!row;
+            const done = await deliveryUpkeep(new Data(m, d.workspace_id)).end(d);
+            if (done) await audit(m, d.workspace_id, 'ended: its ladder was spent', why);
+            return done;
           });
           if (ended) report.ended += 1;
           continue;
@@ -122,38 +106,25 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
     /** Deletes what has outlived its retention, in batches so no statement runs long. */
     async purgeExpired(): Promise<RetentionReport> {
       const { db, retention } = deps;
-      const purge = async (sql: string, params: unknown[]) => {
+      /** Runs a batch (it deletes up to PURGE_BATCH rows and answers how many) until one comes up short. */
+      const inBatches = async (batch: () => Promise<number>) => {
         let total = 0;
         for (;;) {
-          const [{ n }] = await db.query<[{ n: number }]>(
-            `WITH gone AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-            [...params, PURGE_BATCH],
-          );
+          const n = await batch();
           total += n;
           if (n < PURGE_BATCH) return total;
         }
       };
+      const data = new Data(db.manager, undefined);
+      const deliveries = deliveryUpkeep(data);
       return {
         // Never inside the 24-hour replay window (the setting's minimum).
-        idempotency_keys: await purge(
-          `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys
-           WHERE created_at < clock_timestamp() - make_interval(hours => $1) LIMIT $2)`,
-          [retention.idempotencyHours],
+        idempotency_keys: await inBatches(() =>
+          purgeIdempotencyKeys(data, retention.idempotencyHours, PURGE_BATCH),
         ),
-        audit_rows: await purge(
-          `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log
-           WHERE at < clock_timestamp() - make_interval(days => $1) LIMIT $2)`,
-          [retention.auditDays],
-        ),
+        audit_rows: await inBatches(() => purgeAuditRows(data, retention.auditDays, PURGE_BATCH)),
         // An event still being delivered stays until its delivery ends; its deliveries go with it.
-        events: await purge(
-          `DELETE FROM events WHERE id IN (SELECT e.id FROM events e
-           WHERE e.created_at < clock_timestamp() - make_interval(days => $1)
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                              WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED'))
-           LIMIT $2)`,
-          [retention.eventDays],
-        ),
+        events: await inBatches(() => deliveries.purgeEvents(retention.eventDays, PURGE_BATCH)),
       };
     },
   };

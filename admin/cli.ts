@@ -6,7 +6,7 @@ import type { Services, WorkflowCanceller } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
 import { loadConfig } from '../infra/config';
 import { connectClient, workflowCanceller } from '../infra/temporal-client';
-import { envWithDevStack } from '../tooling/dev-stack';
+import { envWithDevStack } from '../infra/dev-stack';
 import { parseArgs } from './args';
 import { commands, usage } from './commands';
 

@@ -6,6 +6,8 @@ import { SearchIndex1763800300000 } from './migrations/1763800300000-search-inde
 import { Assistant1763800400000 } from './migrations/1763800400000-assistant';
 import { Hardening1763800500000 } from './migrations/1763800500000-hardening';
 import { ApprovalTasks1763800600000 } from './migrations/1763800600000-approval-tasks';
+import { Entities1763800700000 } from './migrations/1763800700000-entities';
+import { ENTITIES } from './entities';
 
 const migrations = [
   Identity1763800000000,
@@ -15,11 +17,13 @@ const migrations = [
   Assistant1763800400000,
   Hardening1763800500000,
   ApprovalTasks1763800600000,
+  Entities1763800700000,
 ];
 
 /**
- * TypeORM gives the service its pool, transactions and migrations; rows are read and written with
- * SQL in each area's row module (docs/decisions.md). Schema changes only ever come from migrations.
+ * TypeORM gives the service its pool, transactions, migrations and the entities each area's
+ * repository reads and writes through (docs/decisions.md). Schema changes only ever come from
+ * migrations; `synchronize` stays off, and a test keeps the entities equal to what they create.
  */
 export type DatabaseTimeouts = {
   /** Connecting, and waiting for a free connection in the pool. */
@@ -34,10 +38,14 @@ function createDataSource(url: string, poolSize = 10, timeouts?: DatabaseTimeout
   return new DataSource({
     type: 'postgres',
     url,
-    entities: [],
+    entities: ENTITIES,
+    // gen_random_uuid(), as the migrations write it.
+    uuidExtension: 'pgcrypto',
     migrations,
     synchronize: false,
     migrationsRun: false,
+    // A condition whose value is missing would otherwise be dropped, and match every row.
+    invalidWhereValuesBehavior: { null: 'throw', undefined: 'throw' },
     logging: false,
     extra: {
       max: poolSize,

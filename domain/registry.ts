@@ -18,9 +18,10 @@ import { addMember, removeMember, setMemberRole } from './identity/operations/me
 import { createWorkspace, getWorkspace } from './identity/operations/workspaces';
 import type { AnyOperation } from './kernel/operation';
 import { addLeadNote } from './leads/operations/add-note';
-import { archiveLead, qualifyLead } from './leads/operations/archive';
+import { archiveLead } from './leads/operations/archive';
 import { createLead } from './leads/operations/create';
 import { getLead } from './leads/operations/get';
+import { qualifyLead } from './leads/operations/qualify';
 import { searchLeads } from './leads/operations/search';
 import { setLeadStatus } from './leads/operations/set-status';
 import { suppressContact } from './leads/operations/suppress-contact';

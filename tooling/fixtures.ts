@@ -9,14 +9,7 @@ import type { Role, Scope } from '../domain/kernel/permissions';
 import { runOperation } from '../domain/kernel/runner';
 
 export type WorkspaceFixture = {
-  workspace: {
-    id: string;
-    name: string;
-    timezone: string;
-    industry: string;
-    status: string;
-    created_at: string;
-  };
+  workspace: Awaited<ReturnType<typeof createWorkspace.run>>;
   email: string;
   /** The key record; `key.key` is the key itself, shown this once. */
   key: Awaited<ReturnType<typeof createApiKey.run>>;

@@ -1,9 +1,11 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { Data } from '../domain/kernel/data';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
+import { deliveryUpkeep, runKey } from '../domain/webhooks/repository/upkeep';
 import type { Logger } from '../infra/logger';
-import { deliveryStarter, type DeliveryToStart } from './start-delivery';
+import { deliveryStarter } from './start-delivery';
 
 export type RelayOptions = {
   db: DataSource;
@@ -17,8 +19,6 @@ export type RelayOptions = {
   /** Crash tests only: exit the process at this point of a pass, as a kill -9 would. */
   crashAt?: 'before-start' | 'before-mark';
 };
-
-type Pending = DeliveryToStart;
 
 const START_CONCURRENCY = 32;
 /** After this, a delivery whose first attempt has not recorded is offered for a (refused) restart. */
@@ -44,18 +44,13 @@ export function startRelay(opts: RelayOptions) {
   // Started by this relay, waiting for their first attempt to record (which marks the row started):
   // not started again meanwhile. Lost in a crash, which costs only a refused duplicate start.
   const recentlyStarted = new Map<string, number>();
-  const keyOf = (d: Pick<Pending, 'id' | 'generation'>) => `${d.id}:${d.generation}`;
+  // Every workspace's deliveries.
+  const deliveries = deliveryUpkeep(new Data(db.manager, undefined));
 
   const pass = async (): Promise<number> => {
     const now = Date.now();
     for (const [k, at] of recentlyStarted) if (now - at > RECENTLY_STARTED_MS) recentlyStarted.delete(k);
-    const due = await db.query<Pending[]>(
-      `SELECT id, generation, attempts, event_id, event_type, endpoint_id, workspace_id FROM webhook_deliveries
-        WHERE workflow_started_at IS NULL AND status = 'PENDING'
-          AND NOT ((id::text || ':' || generation) = ANY($2::text[]))
-        ORDER BY created_at LIMIT $1`,
-      [batchSize, [...recentlyStarted.keys()]],
-    );
+    const due = await deliveries.unstarted(batchSize, [...recentlyStarted.keys()]);
     if (due.length === 0) return 0;
     if (opts.crashAt === 'before-start') process.exit(86);
     // A pool rather than chunks: a slow start does not hold up the other slots.
@@ -66,7 +61,7 @@ export function startRelay(opts: RelayOptions) {
         try {
           await start(d);
           if (opts.crashAt === 'before-mark') process.exit(87);
-          recentlyStarted.set(keyOf(d), Date.now());
+          recentlyStarted.set(runKey(d), Date.now());
         } catch (err) {
           log.warn('could not start a delivery workflow; will retry', { error: String(err) });
         }

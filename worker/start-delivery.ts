@@ -1,25 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../domain/kernel/search-attributes';
+import type { StartDelivery } from '../domain/webhooks/start-delivery';
 import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
 import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
-import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../domain/kernel/search-attributes';
-
-/** What starting a delivery's workflow needs to know of it. */
-export type DeliveryToStart = {
-  id: string;
-  generation: number;
-  attempts: number;
-  event_id: string;
-  event_type: string;
-  endpoint_id: string;
-  workspace_id: string;
-};
-
-export type StartDelivery = (
-  d: DeliveryToStart,
-  /** A restart (the reconciler) replaces a closed run and continues the ladder at this rung. */
-  restart?: { rung: number },
-) => Promise<void>;
 
 /**
  * Starts a delivery's workflow under its deterministic id, with a memo and search attributes that

@@ -1,6 +1,6 @@
 import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ApprovalView } from '../domain/approvals/rows';
+import type { ApprovalView } from '../domain/approvals/views';
 import {
   decideUpdate,
   statusQuery,

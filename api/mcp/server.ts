@@ -1,7 +1,7 @@
 import { ProtocolError, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import * as yup from 'yup';
 import { cancelApproval, getApproval } from '../../domain/approvals/operations/approvals';
-import type { ApprovalView } from '../../domain/approvals/rows';
+import type { ApprovalView } from '../../domain/approvals/views';
 import { taskOf, taskOfParked, type TaskState } from '../../domain/approvals/tasks';
 import type { Actor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';

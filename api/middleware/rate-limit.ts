@@ -1,5 +1,7 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
+import { dropOldWindows } from '../../domain/identity/repository';
+import { Data } from '../../domain/kernel/data';
 import { DomainError } from '../../domain/kernel/errors';
 import type { RequestState } from '../context';
 
@@ -30,10 +32,7 @@ export const rateLimit =
     const { hits, reset } = ctx.state.rate;
     if (hits === 1) {
       // A new window: drop this key's old ones. Not awaited; a failure only leaves a stale row behind.
-      db.query(
-        `DELETE FROM rate_limit_windows WHERE key_id = $1 AND window_start < date_trunc('minute', clock_timestamp())`,
-        [principal.keyId],
-      ).catch(() => undefined);
+      dropOldWindows(new Data(db.manager, undefined), principal.keyId).catch(() => undefined);
     }
     ctx.set('RateLimit', `"default";r=${Math.max(0, limit - hits)};t=${reset}`);
     if (hits > limit) {

@@ -7,7 +7,7 @@ import { addLeadNote } from '../../domain/leads/operations/add-note';
 import { setLeadStatus, type Warning } from '../../domain/leads/operations/set-status';
 import { updateLead } from '../../domain/leads/operations/update';
 import { LEAD, WARNING } from '../../domain/leads/outputs';
-import type { LeadView } from '../../domain/leads/rows';
+import type { LeadView } from '../../domain/leads/views';
 import { leadIdField, leadPatchSchema, objectBody, trimStrings } from '../../domain/leads/schemas';
 import type { RestRoute } from './routes';
 import { restActor } from './routes';

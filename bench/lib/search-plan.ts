@@ -1,4 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { Data } from '../../domain/kernel/data';
 import type { OperationContext } from '../../domain/kernel/operation';
 import { searchLeads } from '../../domain/leads/operations/search';
 import { benchOperator } from './bench-database';
@@ -12,20 +13,25 @@ export type SearchPlan = {
 
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of the very statement GET /leads?query= runs: searchLeads itself builds
- * it and hands it to a stand-in DataSource, which explains it instead of running it. The plan
- * follows the code when the search changes; a copy of its SQL here would not.
+ * it and hands it to a stand-in Data, whose SQL explains a search of leads instead of running it
+ * (other reads, such as the workspace's time zone, run). The plan follows the code when the search
+ * changes; a copy of its SQL here would not.
  */
 export async function explainSearch(db: DataSource, workspaceId: string, query: string): Promise<SearchPlan> {
   let plan: string | undefined;
-  const explaining = {
-    query: async (sql: string, args?: unknown[]) => {
-      if (!/\bFROM leads\b/.test(sql)) return db.query<unknown>(sql, args);
-      const rows = await db.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, args);
+  class Explaining extends Data {
+    override async sql<R>(text: string, params: unknown[] = []): Promise<R> {
+      if (!/\bFROM leads\b/.test(text)) return super.sql<R>(text, params);
+      const rows = await db.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params);
       plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-      return [];
-    },
-  } as unknown as EntityManager;
-  const ctx = { m: explaining, actor: benchOperator, workspaceId } as OperationContext;
+      return [] as R;
+    }
+  }
+  const ctx = {
+    data: new Explaining(db.manager, workspaceId),
+    actor: benchOperator,
+    workspaceId,
+  } as OperationContext;
   await searchLeads.run(ctx, { query, limit: 25 });
   if (plan === undefined) throw new Error('searchLeads ran no query against leads');
   const time = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1];

@@ -1,5 +1,5 @@
 import { DomainError } from '../kernel/errors';
-import type { ApprovalStatus } from './rows';
+import type { ApprovalStatus } from './views';
 
 /**
  * Where a request can go from each state. A person decides a PENDING one (or nobody does, and it

@@ -1,11 +1,14 @@
 import type { Actor } from '../kernel/actor';
+import { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
-import { roleRefusal, type Role } from '../kernel/permissions';
+import { roleRefusal } from '../kernel/permissions';
 import { runOperation } from '../kernel/runner';
+import { membersIn } from '../identity/repository';
 import { operationNamed } from '../registry';
 import { lock, move } from './lifecycle';
-import { approvalView, findApproval, type ApprovalView } from './rows';
+import { approvalsIn } from './repository';
+import { approvalView, type ApprovalView } from './views';
 import { APPROVER_ROLE, canMove } from './rules';
 
 /**
@@ -16,18 +19,18 @@ import { APPROVER_ROLE, canMove } from './rules';
  */
 export async function runApproved(services: Services, approvalId: string): Promise<ApprovalView> {
   const { db } = services;
-  const row = await findApproval(db, approvalId);
+  const approvals = approvalsIn(new Data(db.manager, undefined));
+  const row = await approvals.find(approvalId);
   if (!row) throw new Error(`approval ${approvalId} does not exist`);
   if (!canMove(row.status, 'EXECUTED')) return approvalView(row);
-  const [approver] = await db.query<{ role: Role }[]>(
-    'SELECT role FROM memberships WHERE workspace_id = $1 AND user_id = $2',
-    [row.workspace_id, row.decided_by],
-  );
+  const role = row.decided_by
+    ? await membersIn(new Data(db.manager, row.workspace_id)).roleOf(row.decided_by)
+    : null;
   const actor: Actor = {
     type: 'member',
     userId: row.decided_by!,
     workspaceId: row.workspace_id,
-    role: approver?.role ?? null,
+    role,
     ctx: {
       door: 'activity',
       requestId: `approval:${approvalId}`,
@@ -55,20 +58,22 @@ export async function runApproved(services: Services, approvalId: string): Promi
       },
       // Someone else already ran it: the move is refused and this run rolls back.
       alsoInTransaction: async (m, output) => {
-        await move(m, await lock(m, approvalId), 'EXECUTED', { outcome: output ?? null });
+        const data = new Data(m, row.workspace_id);
+        await move(data, await lock(data, approvalId), 'EXECUTED', { outcome: output ?? null });
       },
     });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err; // our own fault: the activity retries
     await db.transaction(async (m) => {
-      const current = await lock(m, approvalId);
+      const data = new Data(m, row.workspace_id);
+      const current = await lock(data, approvalId);
       if (!canMove(current.status, 'FAILED')) return;
       const field = typeof err.details.field === 'string' ? { field: err.details.field } : {};
-      await move(m, current, 'FAILED', {
+      await move(data, current, 'FAILED', {
         reason: err.message,
         error: { code: err.code, message: err.message, ...field },
       });
     });
   }
-  return approvalView((await findApproval(db, approvalId))!);
+  return approvalView((await approvals.find(approvalId))!);
 }

@@ -1,5 +1,5 @@
 import type { Parked } from '../kernel/gate';
-import type { ApprovalView, RecordedError } from './rows';
+import type { ApprovalView, RecordedError } from './views';
 
 /**
  * A parked request seen as a task of the MCP tasks extension (`io.modelcontextprotocol/tasks`): the

@@ -10,7 +10,8 @@ import { refusalOf } from '../kernel/failures';
 import type { Decision, Gate } from '../kernel/gate';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../kernel/search-attributes';
 import { approvalStatus, parkRequest } from './lifecycle';
-import { approvalWorkflowId, type ApprovalRow, type ApprovalView } from './rows';
+import type { Approval } from './entities';
+import { approvalWorkflowId, type ApprovalView } from './views';
 import { requireMove } from './rules';
 import {
   APPROVAL_WORKFLOW_TYPE,
@@ -26,7 +27,7 @@ import {
  */
 export const approvalStarter =
   (client: Client, taskQueue: string) =>
-  async (approval: ApprovalRow): Promise<void> => {
+  async (approval: Approval): Promise<void> => {
     const input: ApprovalInput = {
       approvalId: approval.id,
       // What is left of the wait: a request started late (by the reconciler) still expires on time.
@@ -89,10 +90,10 @@ async function decideThroughWorkflow(
  * `temporal` gives the client when first needed, so a door can start before Temporal is up.
  */
 export function approvalGate(db: DataSource, temporal: () => Promise<Client>, taskQueue: string): Gate {
-  const start = async (row: ApprovalRow) => approvalStarter(await temporal(), taskQueue)(row);
+  const start = async (row: Approval) => approvalStarter(await temporal(), taskQueue)(row);
   return {
-    park: async (m, call) => {
-      const { row, created } = await parkRequest(m, call);
+    park: async (data, call) => {
+      const { row, created } = await parkRequest(data, call);
       return {
         parked: {
           status: 'pending_approval',

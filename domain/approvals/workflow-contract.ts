@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Decision } from '../kernel/gate';
-import type { ApprovalView } from './rows';
+import type { ApprovalView } from './views';
 
 /**
  * What the request's workflow (`workflows/approval.ts`) and those who talk to it share: its type

@@ -1,13 +1,22 @@
 import type { OperationContext } from '../kernel/operation';
-import type { LeadRow } from '../leads/rows';
+import type { Message } from './entities';
+import type { Lead } from '../leads/entities';
+import { leadsIn } from '../leads/repository/leads';
+import { messagesIn, type MessageRecord } from './repository';
 
-export type MessageView = {
-  id: string;
-  lead_id: string;
-  channel: string;
+/** A message as the conversation tools show it. */
+export const messageView = (m: MessageRecord) => ({
+  id: m.id,
+  channel: m.channel,
+  direction: m.direction,
+  status: m.status,
+  body: m.body,
+  at: m.at.toISOString(),
+});
+
+/** An inbound message as recorded for its lead. */
+export type MessageView = Pick<Message, 'id' | 'lead_id' | 'channel' | 'status' | 'body'> & {
   direction: 'inbound';
-  status: string;
-  body: string;
   at: string;
 };
 
@@ -16,18 +25,19 @@ export type MessageView = {
  * (a lead writing back on a channel) also emits reply.received, once per stored message.
  */
 export async function recordInboundMessageIn(
-  { m, emit }: Pick<OperationContext, 'm' | 'emit'>,
-  lead: LeadRow,
+  ctx: Pick<OperationContext, 'data' | 'emit'>,
+  lead: Lead,
   msg: { channel: string; body: string; isReply: boolean },
 ): Promise<MessageView> {
-  const [row] = await m.query<[{ id: string; at: Date }]>(
-    `INSERT INTO messages (workspace_id, lead_id, channel, direction, status, body)
-     VALUES ($1, $2, $3, 'inbound', 'received', $4) RETURNING id, at`,
-    [lead.workspace_id, lead.id, msg.channel, msg.body],
-  );
-  await m.query(`UPDATE leads SET needs_attention = true, updated_at = clock_timestamp() WHERE id = $1`, [
-    lead.id,
-  ]);
+  const data = ctx.data.in(lead.workspace_id);
+  const row = await messagesIn(data).record({
+    lead_id: lead.id,
+    channel: msg.channel,
+    direction: 'inbound',
+    status: 'received',
+    body: msg.body,
+  });
+  await leadsIn(data).mark(lead.id, { needs_attention: true });
   const subject = { type: 'lead' as const, id: lead.id };
   const view: MessageView = {
     id: row.id,
@@ -38,7 +48,7 @@ export async function recordInboundMessageIn(
     body: msg.body,
     at: row.at.toISOString(),
   };
-  await emit(lead.workspace_id, 'message.received', subject, {
+  await ctx.emit(lead.workspace_id, 'message.received', subject, {
     message_id: row.id,
     lead_id: lead.id,
     channel: msg.channel,
@@ -47,7 +57,7 @@ export async function recordInboundMessageIn(
     received_at: view.at,
   });
   if (msg.isReply) {
-    await emit(lead.workspace_id, 'reply.received', subject, {
+    await ctx.emit(lead.workspace_id, 'reply.received', subject, {
       message_id: row.id,
       lead_id: lead.id,
       channel: msg.channel,

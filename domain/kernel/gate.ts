@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Data } from './data';
 import type { Principal } from './permissions';
 import { dateTime, object, oneOf, string, uuid } from './shapes';
 
@@ -30,7 +30,7 @@ export type Parked = {
  * `withdrawn` tells it that the key which parked it took it back.
  */
 export type Gate = {
-  park: (m: EntityManager, call: GatedCall) => Promise<{ parked: Parked; start: () => Promise<void> }>;
+  park: (data: Data, call: GatedCall) => Promise<{ parked: Parked; start: () => Promise<void> }>;
   decide: (approvalId: string, decision: Decision) => Promise<unknown>;
   withdrawn: (approvalId: string) => Promise<void>;
 };

@@ -1,7 +1,8 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
-import type { ChannelProvider } from '../conversations/provider';
+import type { ChannelProvider } from './channels';
 import type { Actor } from './actor';
+import type { Data } from './data';
 import type { DomainError } from './errors';
 import type { EventData, EventType } from './event-catalogue';
 import type { Subject } from './events';
@@ -40,8 +41,11 @@ export type Reach = 'workspace' | 'record' | 'none';
 
 /** What an operation sees while it runs: the transaction, the actor, and how to record effects. */
 export type OperationContext = {
-  /** The transaction (a plain manager for read-only operations). */
-  m: EntityManager;
+  /**
+   * The rows the call may reach: its transaction (a plain manager for reads), confined to its
+   * workspace. Areas read and write through their repositories, built from it.
+   */
+  data: Data;
   actor: Actor;
   /** The workspace the call is confined to; undefined only for the operator acting on a record by id. */
   workspaceId: string | undefined;
@@ -58,9 +62,6 @@ export type OperationContext = {
   /** Runs after commit, never on rollback (for example cancelling workflows of cancelled deliveries). */
   afterCommit: (effect: () => Promise<void>) => void;
 };
-
-/** What a summary may read to name things: the call's transaction and workspace. */
-export type SummaryLookup = { m: Pick<EntityManager, 'query'>; workspaceId: string | undefined };
 
 /**
  * The operation as a REST route under `/api/v1`. Path parameters and, for GET, the query string fill
@@ -159,14 +160,20 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   refusal?: (output: O) => DomainError | undefined;
   /**
    * A plain-language sentence for one call, as an approver reads it ("Disconnect Google Calendar from
-   * Acme"); `look` lets it name records rather than ids.
+   * Acme"); `look` (the call's data) lets it name records rather than ids.
    */
-  summary: (input: yup.InferType<S>, look?: SummaryLookup) => string | Promise<string>;
+  summary: (input: yup.InferType<S>, look?: Data) => string | Promise<string>;
   run: (ctx: OperationContext, input: yup.InferType<S>) => Promise<O>;
 };
 
 /** What every read says about itself: it changes nothing, so it destroys nothing, repeats safely and needs no approval. */
 export const READ_ONLY = { changes: false, destructive: false, idempotent: true, gated: false } as const;
+
+/**
+ * What a change says about itself unless it says otherwise: nothing a person cannot undo, not safe to
+ * repeat blindly, no approval. Spread it, then state what differs (`...WRITE, idempotent: true`).
+ */
+export const WRITE = { changes: true, destructive: false, idempotent: false, gated: false } as const;
 
 /** Typed identity: infers the input and output types of a definition. */
 export const defineOperation = <S extends yup.AnyObjectSchema, O>(op: Operation<S, O>): Operation<S, O> => op;

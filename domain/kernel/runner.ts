@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
 import type { Actor } from './actor';
+import { Data } from './data';
 import { writeAudit, type AuditOutcome } from './audit';
 import { DomainError, invalid, notFound } from './errors';
 import { emitEvent } from './events';
@@ -14,9 +15,7 @@ import {
   type Services,
 } from './operation';
 import { refusalReason, roleRefusal } from './permissions';
-import { validate } from './validate';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_PATTERN, validate } from './validate';
 
 export type RunOptions = {
   /** The workspace the operator names (`--workspace`); a key's or a member's is always their own. */
@@ -61,7 +60,9 @@ async function confine(
   }
   if (op.reach === 'none') return undefined;
   if (named === undefined && op.reach === 'record') return undefined;
-  if (!named || !UUID.test(named)) throw invalid('workspace', 'workspace is required and must be a UUID');
+  if (!named || !UUID_PATTERN.test(named))
+    throw invalid('workspace', 'workspace is required and must be a UUID');
+  // SQL: the kernel names no area's entity, and a workspace is the root every area hangs from.
   const rows: unknown[] = await m.query('SELECT 1 FROM workspaces WHERE id = $1', [named]);
   if (rows.length === 0) throw notFound('workspace');
   return named.toLowerCase();
@@ -95,7 +96,7 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   const { input, prepared } = admit(op, actor, raw);
   if (op.gated && actor.type === 'key') {
     const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
-    const effect = await op.summary(input, { m: services.db.manager, workspaceId });
+    const effect = await op.summary(input, new Data(services.db.manager, workspaceId));
     throw new DomainError(
       'needs_confirmation',
       'A person must approve this, so it cannot be done through this door; nothing has happened.',
@@ -136,8 +137,8 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
   if (!gate) throw new Error(`${op.name} is gated, and this door has no approval gate to park it in`);
   const { parked, start } = await services.db.transaction(async (m) => {
     const workspaceId = (await confine(m, op, actor, opts.workspaceId))!;
-    const summary = await op.summary(input, { m, workspaceId });
-    const result = await gate.park(m, {
+    const summary = await op.summary(input, new Data(m, workspaceId));
+    const result = await gate.park(new Data(m, workspaceId), {
       operation: op.name,
       input,
       summary,
@@ -252,7 +253,7 @@ function context(
   state: AuditState,
 ): OperationContext {
   return {
-    m,
+    data: new Data(m, workspaceId),
     actor,
     workspaceId,
     services,

@@ -52,12 +52,21 @@ function withDefaults(schema: yup.AnySchema, value: unknown): unknown {
   return out;
 }
 
+/** An email address: something, an @, and a domain with a dot. The one rule for every email here. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A UUID, in any case (ids are stored lower-case). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How many records a list answers unless told otherwise, everywhere. */
+export const DEFAULT_PAGE_SIZE = 25;
+
 export const emailSchema = yup
   .string()
   .trim()
   .lowercase()
   .max(254)
-  .matches(/^[^\s@]+@[^\s@]+$/, '${path} must be an email address');
+  .matches(EMAIL_PATTERN, '${path} must be an email address');
 
 /**
  * A length limit in characters (code points), as JSON Schema's maxLength and PostgreSQL's length()
@@ -71,8 +80,14 @@ export const maxChars = (max: number, message: string) => ({
   test: (v: string | null | undefined) => v == null || [...v].length <= max,
 });
 
-/** A page size for JSON doors: a whole number from 1 to `max`, `fallback` when not given. */
-export const pageSize = (max: number, fallback: number) => {
+/** A page size: a whole number from 1 to `max`, 25 when not given. */
+export const pageSize = (max: number) => {
   const message = `limit must be an integer from 1 to ${max}`;
-  return yup.number().typeError(message).integer(message).min(1, message).max(max, message).default(fallback);
+  return yup
+    .number()
+    .typeError(message)
+    .integer(message)
+    .min(1, message)
+    .max(max, message)
+    .default(DEFAULT_PAGE_SIZE);
 };

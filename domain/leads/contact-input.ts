@@ -1,5 +1,7 @@
+import { workspaceNamed } from '../identity/repository';
+import type { Data } from '../kernel/data';
 import { invalid } from '../kernel/errors';
-import { CONTACT_FIELDS, type Contact } from './rows';
+import { CONTACT_FIELDS, type Contact } from './views';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from './normalise';
 
 /**
@@ -26,12 +28,6 @@ export function normaliseContact(input: Contact, timezone: string): Contact {
   return out;
 }
 
-export async function workspaceTimezone(
-  m: { query: <T>(sql: string, params: unknown[]) => Promise<T> },
-  workspaceId: string,
-): Promise<string> {
-  const rows = await m.query<{ timezone: string }[]>('SELECT timezone FROM workspaces WHERE id = $1', [
-    workspaceId,
-  ]);
-  return rows[0]?.timezone ?? 'UTC';
-}
+/** The workspace's time zone, which says how national phone numbers are read. */
+export const workspaceTimezone = async (data: Data, workspaceId: string): Promise<string> =>
+  (await workspaceNamed(data, workspaceId))?.timezone ?? 'UTC';

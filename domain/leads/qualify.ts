@@ -1,5 +1,7 @@
+import { messagesIn } from '../conversations/repository';
 import type { OperationContext } from '../kernel/operation';
-import type { LeadRow } from './rows';
+import type { Lead } from './entities';
+import { leadsIn } from './repository/leads';
 import { SCORING_VERSION, scoreLead } from './scoring';
 
 /**
@@ -7,39 +9,26 @@ import { SCORING_VERSION, scoreLead } from './scoring';
  * lead.scored and, when an earlier grade exists and the new one differs, score.changed.
  */
 export async function qualifyLeadIn(
-  { m, emit }: Pick<OperationContext, 'm' | 'emit'>,
-  lead: LeadRow,
+  ctx: Pick<OperationContext, 'data' | 'emit'>,
+  lead: Lead,
   trigger: string,
-): Promise<LeadRow> {
-  const [{ inbound }] = await m.query<[{ inbound: boolean }]>(
-    `SELECT EXISTS (SELECT 1 FROM messages WHERE lead_id = $1 AND direction = 'inbound') AS inbound`,
-    [lead.id],
-  );
-  const s = scoreLead(lead, inbound);
-  const [{ id: scoreId }] = await m.query<[{ id: string }]>(
-    `INSERT INTO scores (workspace_id, lead_id, total, grade, confidence, trigger_event, scoring_version, reasons)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-    [
-      lead.workspace_id,
-      lead.id,
-      s.total,
-      s.grade,
-      s.confidence,
-      trigger,
-      SCORING_VERSION,
-      JSON.stringify(s.reasons),
-    ],
-  );
+): Promise<Lead> {
+  const data = ctx.data.in(lead.workspace_id);
+  const leads = leadsIn(data);
+  const s = scoreLead(lead, await messagesIn(data).hasInbound(lead.id));
+  const score = await leads.addScore({
+    lead_id: lead.id,
+    total: s.total,
+    grade: s.grade,
+    confidence: String(s.confidence),
+    trigger_event: trigger,
+    scoring_version: SCORING_VERSION,
+    reasons: s.reasons,
+  });
+  await leads.setScore(lead.id, { id: score.id, total: s.total, grade: s.grade });
   const previousGrade = lead.score_grade;
-  const updated = { ...lead, score_id: scoreId, score_total: s.total, score_grade: s.grade };
-  await m.query(`UPDATE leads SET score_id = $2, score_total = $3, score_grade = $4 WHERE id = $1`, [
-    lead.id,
-    scoreId,
-    s.total,
-    s.grade,
-  ]);
   const subject = { type: 'lead' as const, id: lead.id };
-  await emit(lead.workspace_id, 'lead.qualified', subject, {
+  await ctx.emit(lead.workspace_id, 'lead.qualified', subject, {
     lead_id: lead.id,
     result: s.result,
     status: lead.status,
@@ -48,7 +37,7 @@ export async function qualifyLeadIn(
   });
   const scored = {
     lead_id: lead.id,
-    score_id: scoreId,
+    score_id: score.id,
     total: s.total,
     grade: s.grade,
     previous_grade: previousGrade,
@@ -56,9 +45,9 @@ export async function qualifyLeadIn(
     trigger_event: trigger,
     scoring_version: SCORING_VERSION,
   };
-  await emit(lead.workspace_id, 'lead.scored', subject, scored);
+  await ctx.emit(lead.workspace_id, 'lead.scored', subject, scored);
   if (previousGrade !== null && previousGrade !== s.grade) {
-    await emit(lead.workspace_id, 'score.changed', subject, scored);
+    await ctx.emit(lead.workspace_id, 'score.changed', subject, scored);
   }
-  return updated;
+  return { ...lead, score_id: score.id, score_total: s.total, score_grade: s.grade };
 }

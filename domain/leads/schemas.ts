@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { DomainError } from '../kernel/errors';
 import { describe } from '../kernel/json-schema';
-import { maxChars, pageSize } from '../kernel/validate';
+import { EMAIL_PATTERN, maxChars, pageSize } from '../kernel/validate';
 import { PHONE_PATTERN } from './normalise';
 import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
@@ -40,7 +40,7 @@ export const contactFields = {
       .string()
       .typeError('email must be a string or null')
       .test(maxChars(254, 'email must be at most 254 characters'))
-      .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'email must be an email address')
+      .matches(EMAIL_PATTERN, 'email must be an email address')
       .nullable(),
     'Email address; stored trimmed and lower-cased. Leads are matched on it.',
   ),
@@ -79,6 +79,11 @@ export const leadIdField = describe(
     .meta({ jsonSchema: { 'x-mcp-header': 'Lead-Id' } }),
   'The lead id (UUID).',
 );
+
+/** The input of a call that names only a lead. */
+export const byLeadId = yup
+  .object({ leadId: leadIdField })
+  .noUnknown('${unknown} is not a parameter of this call');
 
 export const statusField = describe(
   yup
@@ -235,7 +240,7 @@ export const searchParamsSchema = yup
       yup.boolean().typeError('needs_attention must be true or false'),
       'true: only leads with an unanswered message, an open handover or a meeting to confirm; false: only the others.',
     ),
-    limit: describe(pageSize(50, 25), 'How many leads, 1 to 50 (default 25).'),
+    limit: describe(pageSize(50), 'How many leads, 1 to 50 (default 25).'),
   })
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a search parameter`);

@@ -1,9 +1,9 @@
-import type { LeadRow } from './rows';
+import type { GRADES, Lead } from './entities';
 
 /** Bump when any rule or weight below changes; every score records the version that made it. */
 export const SCORING_VERSION = 'rules-2026-11-v1';
 
-export type Grade = 'A' | 'B' | 'C' | 'D';
+export type Grade = (typeof GRADES)[number];
 export type ScoreResult = {
   total: number;
   grade: Grade;
@@ -27,7 +27,10 @@ const gradeOf = (total: number): Grade => (total >= 75 ? 'A' : total >= 50 ? 'B'
  * Deterministic, rule-based qualification: the same lead and answers always give the same score.
  * Points for being reachable, for a stated timeline and budget, and for an actual message.
  */
-export function scoreLead(lead: LeadRow, hasInboundMessage: boolean): ScoreResult {
+export function scoreLead(
+  lead: Pick<Lead, 'first_name' | 'last_name' | 'email' | 'phone' | 'postcode' | 'consent_at' | 'answers'>,
+  hasInboundMessage: boolean,
+): ScoreResult {
   const reasons: { code: string; points: number }[] = [];
   const add = (code: string, points: number) => reasons.push({ code, points });
   if (lead.email) add('HAS_EMAIL', 15);

@@ -10,7 +10,7 @@ import {
   string,
   uuid,
 } from '../kernel/shapes';
-import { DELIVERY_STATUSES } from './rows';
+import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from './entities';
 
 /** What every webhook body is: `{ id, type, created_at, data }`. */
 const ENVELOPE = object(
@@ -70,7 +70,7 @@ export const ENDPOINT = object(
     url: string(),
     events: arrayOf(string()),
     owner_user_id: nullable(uuid),
-    status: oneOf(['ACTIVE', 'DISABLED', 'DELETED']),
+    status: oneOf(ENDPOINT_STATUSES),
     disabled_reason: nullable(string()),
     consecutive_failures: integer({ minimum: 0 }),
     created_at: dateTime,

@@ -1,20 +1,12 @@
 import type { DataSource } from 'typeorm';
-import { returning } from '../kernel/sql';
-import { cancelWaitingDeliveries } from './cancel';
+import { Data } from '../kernel/data';
 import { FAILURES_BEFORE_DISABLE } from './delivery-rules';
+import { attemptsIn, type AttemptRecord, type FailureCount } from './repository/attempts';
+import { deliveriesIn } from './repository/deliveries';
+import { endpointsIn } from './repository/endpoints';
+import { notificationsIn } from './repository/notifications';
 
-export type AttemptRecord = {
-  deliveryId: string;
-  generation: number;
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  responseStatus: number | null;
-  errorClass: string | null;
-  /** The delivery's state after this attempt. */
-  outcome: 'succeeded' | 'retry' | 'exhausted';
-  nextAttemptAt: Date | null;
-};
+export type { AttemptRecord };
 
 export type RecordResult = {
   /** False when the delivery was cancelled (or resent) while the attempt ran: nothing was recorded. */
@@ -23,86 +15,58 @@ export type RecordResult = {
   cancelWorkflows: string[];
 };
 
+/** Rolls back what the attempt changed before it found its delivery no longer waiting. */
+class NotRecorded extends Error {}
+
+const STATUS = { succeeded: 'SUCCEEDED', retry: 'FAILED', exhausted: 'EXHAUSTED' } as const;
+
 /**
  * Records one attempt and the delivery's new state in one transaction, and keeps the endpoint's count
  * of deliveries failed in a row: EXHAUSTED adds one, SUCCEEDED resets it; the 20th disables the
  * endpoint with a reason, cancels its waiting deliveries and tells the owner.
+ *
+ * Locks go endpoint first, then deliveries, as in every change to an endpoint (disabling one cancels
+ * its waiting deliveries while it holds the endpoint). An attempt that held its delivery while it
+ * waited for the endpoint deadlocked with one whose 20th failure was disabling that endpoint. So the
+ * count changes before the delivery does, in the same statements as before, and a delivery found no
+ * longer waiting rolls the count back.
  */
 export async function recordAttempt(db: DataSource, r: AttemptRecord): Promise<RecordResult> {
-  return db.transaction(async (m) => {
-    const status =
-      r.outcome === 'succeeded' ? 'SUCCEEDED' : r.outcome === 'exhausted' ? 'EXHAUSTED' : 'FAILED';
-    const [delivery] = await returning<{ endpoint_id: string; workspace_id: string }>(
-      m,
-      `UPDATE webhook_deliveries SET status = $3, attempts = $4, response_status = $5, next_attempt_at = $6,
-              workflow_started_at = coalesce(workflow_started_at, $7),
-              delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $7::timestamptz + make_interval(secs => $8 / 1000.0) END
-        WHERE id = $1 AND generation = $2 AND status IN ('PENDING', 'FAILED')
-        RETURNING endpoint_id, workspace_id`,
-      [
-        r.deliveryId,
-        r.generation,
-        status,
-        r.attempt,
-        r.responseStatus,
-        r.nextAttemptAt,
-        r.startedAt,
-        r.durationMs,
-      ],
-    );
-    if (!delivery) return { recorded: false, cancelWorkflows: [] };
-    await m.query(
-      `INSERT INTO webhook_attempts (delivery_id, number, started_at, duration_ms, response_status, error_class)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, number) DO NOTHING`,
-      [r.deliveryId, r.attempt, r.startedAt, r.durationMs, r.responseStatus, r.errorClass],
-    );
-    if (r.outcome === 'retry') return { recorded: true, cancelWorkflows: [] };
-    if (r.outcome === 'succeeded') {
-      await m.query(
-        `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`,
-        [delivery.endpoint_id],
-      );
-      return { recorded: true, cancelWorkflows: [] };
-    }
-    const [endpoint] = await returning<{
-      consecutive_failures: number;
-      status: string;
-      owner_user_id: string | null;
-      url: string;
-    }>(
-      m,
-      `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = $1
-       RETURNING consecutive_failures, status, owner_user_id, url`,
-      [delivery.endpoint_id],
-    );
-    if (
-      !endpoint ||
-      endpoint.status !== 'ACTIVE' ||
-      endpoint.consecutive_failures < FAILURES_BEFORE_DISABLE
-    ) {
-      return { recorded: true, cancelWorkflows: [] };
-    }
-    const reason = `${FAILURES_BEFORE_DISABLE} deliveries in a row failed (the last answered ${
-      r.responseStatus ?? r.errorClass ?? 'nothing'
-    })`;
-    await m.query(
-      `UPDATE webhook_endpoints SET status = 'DISABLED', disabled_reason = $2, updated_at = clock_timestamp() WHERE id = $1`,
-      [delivery.endpoint_id, reason],
-    );
-    const cancelWorkflows = await cancelWaitingDeliveries(m, delivery.endpoint_id);
-    await m.query(
-      `INSERT INTO notifications (workspace_id, user_id, kind, message, data) VALUES ($1, $2, 'webhook_endpoint.disabled', $3, $4)`,
-      [
-        delivery.workspace_id,
-        endpoint.owner_user_id,
-        `Webhook endpoint ${endpoint.url} was disabled: ${reason}. Fix the receiver, then enable the endpoint again.`,
-        JSON.stringify({
-          endpoint_id: delivery.endpoint_id,
-          reason,
-          cancelled_deliveries: cancelWorkflows.length,
-        }),
-      ],
-    );
-    return { recorded: true, cancelWorkflows };
+  try {
+    return await db.transaction(async (m) => {
+      const data = new Data(m, undefined);
+      const attempts = attemptsIn(data);
+      let failures: FailureCount | undefined;
+      if (r.outcome === 'exhausted') failures = await attempts.countFailure(r.endpointId);
+      if (r.outcome === 'succeeded') await attempts.resetFailures(r.endpointId);
+      if (!(await attempts.settle(r, STATUS[r.outcome]))) throw new NotRecorded();
+      await attempts.log(r);
+      if (
+        !failures ||
+        failures.status !== 'ACTIVE' ||
+        failures.consecutive_failures < FAILURES_BEFORE_DISABLE
+      )
+        return { recorded: true, cancelWorkflows: [] };
+      return { recorded: true, cancelWorkflows: await disable(data.in(failures.workspace_id), r, failures) };
+    });
+  } catch (err) {
+    if (err instanceof NotRecorded) return { recorded: false, cancelWorkflows: [] };
+    throw err;
+  }
+}
+
+/** Disables the endpoint, cancels its waiting deliveries, and tells its owner; answers the workflows to cancel. */
+async function disable(data: Data, r: AttemptRecord, endpoint: FailureCount): Promise<string[]> {
+  const reason = `${FAILURES_BEFORE_DISABLE} deliveries in a row failed (the last answered ${
+    r.responseStatus ?? r.errorClass ?? 'nothing'
+  })`;
+  await endpointsIn(data).change(r.endpointId, { status: 'DISABLED', disabled_reason: reason });
+  const cancelWorkflows = await deliveriesIn(data).cancelWaiting(r.endpointId);
+  await notificationsIn(data).add({
+    user_id: endpoint.owner_user_id,
+    kind: 'webhook_endpoint.disabled',
+    message: `Webhook endpoint ${endpoint.url} was disabled: ${reason}. Fix the receiver, then enable the endpoint again.`,
+    data: { endpoint_id: r.endpointId, reason, cancelled_deliveries: cancelWorkflows.length },
   });
+  return cancelWorkflows;
 }

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { approveApproval } from '../../domain/approvals/operations/approvals';
-import type { ApprovalView } from '../../domain/approvals/rows';
+import type { ApprovalView } from '../../domain/approvals/views';
 import { approvalGate } from '../../domain/approvals/temporal';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { revokeApiKey } from '../../domain/identity/operations/keys';

@@ -9,7 +9,7 @@ import {
   listApprovals,
   rejectApproval,
 } from '../../domain/approvals/operations/approvals';
-import { approvalWorkflowId, type ApprovalView } from '../../domain/approvals/rows';
+import { approvalWorkflowId, type ApprovalView } from '../../domain/approvals/views';
 import { runApproved } from '../../domain/approvals/run-approved';
 import { taskOf } from '../../domain/approvals/tasks';
 import { disconnectConnection, addConnection } from '../../domain/connections/operations/connections';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createMaintenanceActivities, type MaintenanceDeps } from '../../activities/maintenance';
-import type { ApprovalRow } from '../../domain/approvals/rows';
+import type { Approval } from '../../domain/approvals/entities';
 import { emitEvent } from '../../domain/kernel/events';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { workspaceWithKey } from '../helpers/fixtures';
@@ -117,7 +117,7 @@ describe('maintenance: retention and requests whose workflow never started', () 
          FROM api_keys WHERE id = $2 RETURNING id`,
       [workspace.id, key.id],
     );
-    const started: ApprovalRow[] = [];
+    const started: Approval[] = [];
     const maintenance = activities({
       startApproval: async (a) => {
         started.push(a);

@@ -9,7 +9,6 @@ import { emitEvent } from '../../domain/kernel/events';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { SCOPES } from '../../domain/kernel/permissions';
 import { runOperation, type RunOptions } from '../../domain/kernel/runner';
-import { returning } from '../../domain/kernel/sql';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
@@ -90,9 +89,10 @@ async function populated(db: DataSource, services: Services) {
       { lead_id: lead.data!.id, result: 'QUALIFIED', status: 'NEW', reasons: [], answers: {} },
     ),
   );
-  const [delivery] = await returning<{ id: string }>(
-    db,
-    `UPDATE webhook_deliveries SET status = 'EXHAUSTED', workflow_started_at = now() WHERE event_id = $1 RETURNING id`,
+  const [delivery] = await db.query<{ id: string }[]>(
+    `WITH ended AS (UPDATE webhook_deliveries SET status = 'EXHAUSTED', workflow_started_at = now()
+                     WHERE event_id = $1 RETURNING id)
+     SELECT id FROM ended`,
     [eventId],
   );
   await db.query(`UPDATE webhook_deliveries SET workflow_started_at = now() WHERE workspace_id = $1`, [

@@ -6,7 +6,8 @@ import type { Requirement } from '../../kernel/permissions';
 import { anyJson, dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
 import { emailSchema, pageSize } from '../../kernel/validate';
 import { withdrawApproval } from '../lifecycle';
-import { APPROVAL_COLUMNS, APPROVAL_STATUSES, approvalView, findApproval, type ApprovalRow } from '../rows';
+import { approvalsIn } from '../repository';
+import { APPROVAL_STATUSES, approvalView } from '../views';
 
 /** Any key may follow what it parked; only its own requests are visible to it. */
 const READ: Requirement = { scope: 'business:read', minRole: 'viewer' };
@@ -54,7 +55,7 @@ export const getApproval = defineOperation({
   doors: { mcp: true },
   summary: (i) => `Check approval request ${i.approvalId}`,
   run: async (ctx, i) => {
-    const row = await findApproval(ctx.m, i.approvalId, { workspaceId: ctx.workspaceId, key: ownKey(ctx) });
+    const row = await approvalsIn(ctx.data).find(i.approvalId, { key: ownKey(ctx) });
     if (!row) throw notFound('approval request');
     return approvalView(row);
   },
@@ -74,7 +75,7 @@ export const listApprovals = defineOperation({
       yup.string().oneOf([...APPROVAL_STATUSES], `status must be one of ${APPROVAL_STATUSES.join(', ')}`),
       'Only requests with this status.',
     ),
-    limit: describe(pageSize(100, 25), 'How many, 1 to 100 (default 25).'),
+    limit: describe(pageSize(100), 'How many, 1 to 100 (default 25).'),
   }),
   output: page(APPROVAL, { title: 'ApprovalList', max: 100 }),
   doors: {
@@ -87,12 +88,7 @@ export const listApprovals = defineOperation({
   },
   summary: () => 'List approval requests',
   run: async (ctx, { status, limit }) => {
-    const rows = await ctx.m.query<ApprovalRow[]>(
-      `SELECT ${APPROVAL_COLUMNS} FROM approvals
-        WHERE workspace_id = $1 AND ($2::uuid IS NULL OR requested_by_key = $2) AND ($3::text IS NULL OR status = $3)
-        ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [ctx.workspaceId, ownKey(ctx) ?? null, status ?? null, limit],
-    );
+    const rows = await approvalsIn(ctx.data).list({ key: ownKey(ctx), status, limit });
     return { data: rows.map(approvalView), count: rows.length };
   },
 });
@@ -115,14 +111,10 @@ export const cancelApproval = defineOperation({
   doors: { mcp: true },
   summary: (i) => `Withdraw approval request ${i.approvalId}`,
   run: async (ctx, i) => {
-    const row = await findApproval(ctx.m, i.approvalId, {
-      lock: true,
-      workspaceId: ctx.workspaceId,
-      key: ownKey(ctx),
-    });
+    const row = await approvalsIn(ctx.data).find(i.approvalId, { lock: true, key: ownKey(ctx) });
     if (!row) throw notFound('approval request');
     ctx.audit(row.workspace_id, { approval_id: row.id, operation: row.operation });
-    const withdrawn = await withdrawApproval(ctx.m, row);
+    const withdrawn = await withdrawApproval(ctx.data, row);
     const gate = ctx.services.approvals;
     if (gate) ctx.afterCommit(() => gate.withdrawn(row.id));
     return withdrawn;
@@ -167,8 +159,7 @@ const decide = (decision: 'approve' | 'reject') =>
     },
     summary: (i) => `${decision === 'approve' ? 'Approve' : 'Reject'} approval request ${i.id} as ${i.as}`,
     run: async (ctx, i) => {
-      if (!(await findApproval(ctx.m, i.id, { workspaceId: ctx.workspaceId })))
-        throw notFound('approval request');
+      if (!(await approvalsIn(ctx.data).find(i.id))) throw notFound('approval request');
       const gate = ctx.services.approvals;
       if (!gate) throw new Error('deciding needs the approval gate at this door');
       return gate.decide(i.id, { decision, approverEmail: i.as, reason: i.reason });

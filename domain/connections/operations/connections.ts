@@ -4,22 +4,15 @@ import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
+import { workspaceNamed } from '../../identity/repository';
+import type { Connection } from '../entities';
+import { connectionsIn } from '../repository';
 import { displayName, SYSTEM_IDS, systemId } from '../systems';
 
 const READ: Requirement = { scope: 'business:read', minRole: 'viewer' };
 const CHANGE: Requirement = { scope: 'business:write', minRole: 'admin' };
 
-type ConnectionRow = {
-  id: string;
-  workspace_id: string;
-  system: string;
-  status: 'CONNECTED' | 'DISCONNECTED';
-  created_at: Date;
-  disconnected_at: Date | null;
-};
-const COLUMNS = 'id, workspace_id, system, status, created_at, disconnected_at';
-
-const connectionView = (c: ConnectionRow) => ({
+const connectionView = (c: Connection) => ({
   id: c.id,
   system: c.system,
   name: displayName(c.system),
@@ -71,11 +64,7 @@ export const addConnection = defineOperation({
   summary: (i) => `Connect ${displayName(i.system)}`,
   run: async (ctx, input) => {
     const system = systemId(input.system)!;
-    const [row] = await ctx.m.query<ConnectionRow[]>(
-      `INSERT INTO connections (workspace_id, system) VALUES ($1, $2)
-       ON CONFLICT (workspace_id, lower(system)) WHERE status = 'CONNECTED' DO NOTHING RETURNING ${COLUMNS}`,
-      [ctx.workspaceId, system],
-    );
+    const row = await connectionsIn(ctx.data).connect(system);
     if (!row) throw new DomainError('conflict', `${displayName(system)} is already connected.`);
     ctx.audit(ctx.workspaceId!, { connection_id: row.id, system });
     return connectionView(row);
@@ -95,10 +84,7 @@ export const listConnections = defineOperation({
   doors: { mcp: true },
   summary: () => 'List connected systems',
   run: async (ctx) => {
-    const rows = await ctx.m.query<ConnectionRow[]>(
-      `SELECT ${COLUMNS} FROM connections WHERE workspace_id = $1 ORDER BY status, created_at DESC, id`,
-      [ctx.workspaceId],
-    );
+    const rows = await connectionsIn(ctx.data).list();
     return { data: rows.map(connectionView), count: rows.length };
   },
 });
@@ -125,29 +111,18 @@ export const disconnectConnection = defineOperation({
   output: CONNECTION,
   doors: { mcp: true },
   summary: async (i, look) => {
-    const [row] = look
-      ? await look.m.query<{ system: string; workspace: string }[]>(
-          `SELECT c.system, w.name AS workspace FROM connections c JOIN workspaces w ON w.id = c.workspace_id
-            WHERE c.id = $1 AND ($2::uuid IS NULL OR c.workspace_id = $2)`,
-          [i.connectionId, look.workspaceId ?? null],
-        )
-      : [];
-    return row
-      ? `Disconnect ${displayName(row.system)} from ${row.workspace}`
+    const row = look && (await connectionsIn(look).find(i.connectionId));
+    const workspace = row && (await workspaceNamed(look, row.workspace_id));
+    return row && workspace
+      ? `Disconnect ${displayName(row.system)} from ${workspace.name}`
       : `Disconnect connection ${i.connectionId}`;
   },
   run: async (ctx, { connectionId }) => {
-    const [row] = await ctx.m.query<ConnectionRow[]>(
-      `SELECT ${COLUMNS} FROM connections WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2) FOR UPDATE`,
-      [connectionId, ctx.workspaceId ?? null],
-    );
+    const connections = connectionsIn(ctx.data);
+    const row = await connections.lock(connectionId);
     if (!row) throw notFound('connection');
     ctx.audit(row.workspace_id, { connection_id: row.id, system: row.system });
     if (row.status === 'DISCONNECTED') return connectionView(row);
-    const [[updated]] = await ctx.m.query<[ConnectionRow[], number]>(
-      `UPDATE connections SET status = 'DISCONNECTED', disconnected_at = clock_timestamp() WHERE id = $1 RETURNING ${COLUMNS}`,
-      [row.id],
-    );
-    return connectionView(updated!);
+    return connectionView(await connections.disconnect(row.id));
   },
 });

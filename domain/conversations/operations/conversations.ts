@@ -1,14 +1,17 @@
 import * as yup from 'yup';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
-import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
 import { LEADS_READ, LEADS_WRITE } from '../../leads/requirements';
-import { LEAD_COLUMNS, lockLead, requireLead, type LeadRow } from '../../leads/rows';
+import { leadsIn, lockLead } from '../../leads/repository/leads';
+import { suppressionsIn } from '../../leads/repository/suppressions';
 import { leadIdField } from '../../leads/schemas';
 import { CHANNELS, OUTBOUND_CHANNELS, messageBody, type OutboundChannel } from '../channels';
+import { messageView } from '../messages';
 import { LEAD_MESSAGE, THREAD, THREADS } from '../outputs';
 import { builtInProvider } from '../provider';
+import { messagesIn } from '../repository';
 
 const channelOf = (channels: readonly string[], what: string) =>
   describe(
@@ -21,15 +24,7 @@ const channelOf = (channels: readonly string[], what: string) =>
 const channel = channelOf(CHANNELS, 'The channel of the thread');
 const OUTBOUND = Object.keys(OUTBOUND_CHANNELS) as OutboundChannel[];
 
-type MessageRow = { id: string; channel: string; direction: string; status: string; body: string; at: Date };
-const messageView = (m: MessageRow) => ({
-  id: m.id,
-  channel: m.channel,
-  direction: m.direction,
-  status: m.status,
-  body: m.body,
-  at: m.at.toISOString(),
-});
+const LAST_MESSAGE_BODY_LIMIT = 500;
 
 /** A lead's conversations: one thread per channel, most recent first. */
 export const listConversations = defineOperation({
@@ -46,13 +41,8 @@ export const listConversations = defineOperation({
   doors: { mcp: true },
   summary: (i) => `List the conversations of lead ${i.leadId}`,
   run: async (ctx, { leadId }) => {
-    await requireLead(ctx.m, leadId, ctx.workspaceId);
-    const threads = await ctx.m.query<(MessageRow & { messages: number })[]>(
-      `SELECT DISTINCT ON (channel) channel, id, direction, status, left(body, 500) AS body, at,
-              count(*) OVER (PARTITION BY channel)::int AS messages
-         FROM messages WHERE lead_id = $1 ORDER BY channel, at DESC, id DESC`,
-      [leadId],
-    );
+    await leadsIn(ctx.data).mustExist(leadId);
+    const threads = await messagesIn(ctx.data).threads(leadId, LAST_MESSAGE_BODY_LIMIT);
     threads.sort((a, b) => b.at.getTime() - a.at.getTime());
     const data = threads.map((t) => ({
       channel: t.channel,
@@ -74,18 +64,14 @@ export const getConversation = defineOperation({
   input: yup.object({
     leadId: leadIdField,
     channel,
-    limit: describe(pageSize(100, 50), 'How many messages, 1 to 100 (default 50).'),
+    limit: describe(pageSize(100), 'How many messages, 1 to 100 (default 25).'),
   }),
   output: THREAD,
   doors: { mcp: true },
   summary: (i) => `Read the ${i.channel} conversation of lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, limit }) => {
-    await requireLead(ctx.m, leadId, ctx.workspaceId);
-    const rows = await ctx.m.query<MessageRow[]>(
-      `SELECT id, channel, direction, status, body, at FROM messages WHERE lead_id = $1 AND channel = $2
-        ORDER BY at DESC, id DESC LIMIT $3`,
-      [leadId, channel, limit],
-    );
+    await leadsIn(ctx.data).mustExist(leadId);
+    const rows = await messagesIn(ctx.data).thread(leadId, channel, limit);
     return { lead_id: leadId, channel, data: rows.map(messageView), count: rows.length };
   },
 });
@@ -102,11 +88,8 @@ export const replyToConversation = defineOperation({
   returns: 'The outbound message, with its status from the channel provider.',
   requirement: LEADS_WRITE,
   reach: 'record',
-  changes: true,
-  destructive: false,
-  idempotent: false,
+  ...WRITE,
   openWorld: true,
-  gated: false,
   input: yup.object({
     leadId: leadIdField,
     channel: channelOf(OUTBOUND, 'The channel to send on'),
@@ -116,38 +99,35 @@ export const replyToConversation = defineOperation({
   doors: { mcp: true },
   summary: (i) => `Send a ${i.channel} message to lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, body }) => {
-    const lead: LeadRow = await lockLead(ctx.m, leadId, ctx.workspaceId);
+    const { lead, data } = await lockLead(ctx.data, leadId);
     const field = OUTBOUND_CHANNELS[channel as OutboundChannel];
     const to = lead[field];
     if (!to) throw new DomainError('conflict', `The lead has no ${field} to reach on ${channel}.`);
-    const blocked = await ctx.m.query<{ reason: string }[]>(
-      `SELECT reason FROM suppressions WHERE workspace_id = $1 AND address = $2 AND channel IN ('ALL', $3) LIMIT 1`,
-      [lead.workspace_id, to, channel],
-    );
-    if (blocked[0]) {
+    const blocked = await suppressionsIn(data).blockedOn(to, channel);
+    if (blocked !== undefined) {
       throw new DomainError(
         'suppressed',
-        `This contact ${blocked[0].reason === 'unsubscribed' ? 'opted out of' : 'is blocked on'} ${channel}; nothing was sent.`,
+        `This contact ${blocked === 'unsubscribed' ? 'opted out of' : 'is blocked on'} ${channel}; nothing was sent.`,
       );
     }
-    const [row] = await ctx.m.query<MessageRow[]>(
-      `INSERT INTO messages (workspace_id, lead_id, channel, direction, status, body)
-       VALUES ($1, $2, $3, 'outbound', 'sending', $4) RETURNING id, channel, direction, status, body, at`,
-      [lead.workspace_id, lead.id, channel, body],
-    );
+    const messages = messagesIn(data);
+    const row = await messages.record({
+      lead_id: lead.id,
+      channel,
+      direction: 'outbound',
+      status: 'sending',
+      body,
+    });
     const sent = await (ctx.services.channels ?? builtInProvider).send({
-      messageId: row!.id,
+      messageId: row.id,
       channel,
       to,
       body,
     });
-    await ctx.m.query(`UPDATE messages SET status = $2 WHERE id = $1`, [row!.id, sent.status]);
+    await messages.setStatus(row.id, sent.status);
     // The reply answers the lead's waiting messages.
-    await ctx.m.query(
-      `UPDATE leads SET needs_attention = false, updated_at = clock_timestamp() WHERE id = $1 RETURNING ${LEAD_COLUMNS}`,
-      [lead.id],
-    );
-    ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row!.id, channel });
-    return { ...messageView({ ...row!, status: sent.status }), lead_id: lead.id };
+    await leadsIn(data).mark(lead.id, { needs_attention: false });
+    ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row.id, channel });
+    return { ...messageView({ ...row, status: sent.status }), lead_id: lead.id };
   },
 });

@@ -1,8 +1,8 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
-import { defineOperation } from '../../kernel/operation';
+import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../../leads/requirements';
-import { lockLead } from '../../leads/rows';
+import { lockLead } from '../../leads/repository/leads';
 import { leadIdField } from '../../leads/schemas';
 import { CHANNELS, messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
@@ -18,10 +18,7 @@ export const recordInboundMessage = defineOperation({
   requirement: LEADS_WRITE,
   reach: 'record',
   operatorOnly: true,
-  changes: true,
-  destructive: false,
-  idempotent: false,
-  gated: false,
+  ...WRITE,
   input: yup.object({
     leadId: leadIdField,
     channel: describe(
@@ -42,7 +39,7 @@ export const recordInboundMessage = defineOperation({
   },
   summary: (i) => `Record a ${i.channel} message from lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, body }) => {
-    const lead = await lockLead(ctx.m, leadId, ctx.workspaceId);
+    const { lead } = await lockLead(ctx.data, leadId);
     const message = await recordInboundMessageIn(ctx, lead, { channel, body, isReply: true });
     ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: message.id });
     return message;

@@ -1,7 +1,9 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { pageSize } from '../../kernel/validate';
 import { AUDIT_ROWS } from '../outputs';
+import { auditOf } from '../repository';
 
 /** Audit rows of a workspace, newest first, including the real reason for each refusal. */
 export const listAudit = defineOperation({
@@ -15,25 +17,10 @@ export const listAudit = defineOperation({
   operatorOnly: true,
   ...READ_ONLY,
   input: yup.object({
-    limit: describe(
-      yup
-        .number()
-        .typeError('limit must be a number')
-        .integer('limit must be a whole number')
-        .min(1, 'limit must be between 1 and 1000')
-        .max(1000, 'limit must be between 1 and 1000')
-        .default(50),
-      'How many rows, 1 to 1000 (default 50).',
-    ),
+    limit: describe(pageSize(1000), 'How many rows, 1 to 1000 (default 25).'),
   }),
   output: AUDIT_ROWS,
   doors: { admin: { command: 'audit list', flags: (f) => ({ limit: f.limit }) } },
   summary: (i) => `Read the last ${i.limit} audit rows`,
-  run: (ctx, i) =>
-    ctx.m.query<Record<string, unknown>[]>(
-      `SELECT id::text, at, door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
-              actor_user_id, request_id, client_ip, details
-         FROM audit_log WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2`,
-      [ctx.workspaceId, i.limit],
-    ),
+  run: (ctx, i) => auditOf(ctx.data, i.limit),
 });

@@ -1,14 +1,16 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { notFound } from '../../kernel/errors';
-import { READ_ONLY, defineOperation, flagList as list } from '../../kernel/operation';
+import { READ_ONLY, WRITE, defineOperation, flagList as list } from '../../kernel/operation';
 import { SCOPES, type Requirement, type Scope } from '../../kernel/permissions';
 import { emailSchema } from '../../kernel/validate';
 import { normaliseCidr, parseCidr } from '../ip-allowlist';
 import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
 import { arrayOf } from '../../kernel/shapes';
 import { API_KEY } from '../outputs';
-import { API_KEY_COLUMNS, apiKeyView, memberIdByEmail, type ApiKeyRow } from '../rows';
+import { keysIn } from '../repository';
+import { apiKeyView } from '../views';
+import { ownerIdByEmail } from '../repository';
 
 /** Keys are made in the application's settings (here, the operator door); no key mints keys. */
 const MANAGE_KEYS: Requirement = { scope: 'business:write', minRole: 'admin' };
@@ -24,10 +26,7 @@ export const createApiKey = defineOperation({
   requirement: MANAGE_KEYS,
   reach: 'workspace',
   operatorOnly: true,
-  changes: true,
-  destructive: false,
-  idempotent: false,
-  gated: false,
+  ...WRITE,
   input: yup.object({
     ownerEmail: describe(emailSchema.required('owner is required'), 'The member the key belongs to.'),
     name: describe(yup.string().trim().required('name is required').max(200), 'A label to recognise it by.'),
@@ -81,25 +80,20 @@ export const createApiKey = defineOperation({
   summary: (i) => `Create the key ${i.name} for ${i.ownerEmail} with ${i.scopes.join(', ')}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
-    const ownerId = await memberIdByEmail(ctx.m, workspaceId, i.ownerEmail, 'owner');
+    const ownerId = await ownerIdByEmail(ctx.data, i.ownerEmail, 'owner');
     const key = generateApiKey();
     const now = ctx.services.clock?.() ?? new Date();
-    const [record] = await ctx.m.query<ApiKeyRow[]>(
-      `INSERT INTO api_keys (workspace_id, owner_user_id, name, environment, prefix, fingerprint, scopes, allowed_cidrs, expires_at)
-       VALUES ($1, $2, $3, 'live', $4, $5, $6, $7::cidr[], $8) RETURNING ${API_KEY_COLUMNS}`,
-      [
-        workspaceId,
-        ownerId,
-        i.name,
-        displayPrefix(key),
-        fingerprintKey(key),
-        [...new Set(i.scopes)],
-        [...new Set(i.allowedCidrs.map((c) => normaliseCidr(c)!))],
-        new Date(now.getTime() + i.expiresInDays * 86_400_000),
-      ],
-    );
-    ctx.audit(workspaceId, { key_id: record!.id, prefix: record!.prefix, scopes: record!.scopes });
-    return { ...apiKeyView(record!, i.ownerEmail), key };
+    const record = await keysIn(ctx.data).create({
+      owner_user_id: ownerId,
+      name: i.name,
+      prefix: displayPrefix(key),
+      fingerprint: fingerprintKey(key),
+      scopes: [...new Set(i.scopes)],
+      allowed_cidrs: [...new Set(i.allowedCidrs.map((c) => normaliseCidr(c)!))],
+      expires_at: new Date(now.getTime() + i.expiresInDays * 86_400_000),
+    });
+    ctx.audit(workspaceId, { key_id: record.id, prefix: record.prefix, scopes: record.scopes });
+    return { ...apiKeyView(record, i.ownerEmail), key };
   },
 });
 
@@ -112,27 +106,20 @@ export const revokeApiKey = defineOperation({
   requirement: MANAGE_KEYS,
   reach: 'record',
   operatorOnly: true,
-  changes: true,
+  ...WRITE,
   destructive: true,
   idempotent: true,
-  gated: false,
   input: yup.object({ id }),
   output: API_KEY,
   doors: { admin: { command: 'key revoke', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Revoke the key ${i.id}`,
   run: async (ctx, i) => {
-    const [record] = await ctx.m.query<ApiKeyRow[]>(
-      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2) FOR UPDATE`,
-      [i.id, ctx.workspaceId ?? null],
-    );
+    const keys = keysIn(ctx.data);
+    const record = await keys.lock(i.id);
     if (!record) throw notFound('key');
     ctx.audit(record.workspace_id, { key_id: i.id, prefix: record.prefix });
     if (record.revoked_at) return apiKeyView(record);
-    const [revoked] = await ctx.m.query<[ApiKeyRow[], number]>(
-      `UPDATE api_keys SET revoked_at = clock_timestamp() WHERE id = $1 RETURNING ${API_KEY_COLUMNS}`,
-      [i.id],
-    );
-    return apiKeyView(revoked[0]!);
+    return apiKeyView(await keys.revoke(record.id));
   },
 });
 
@@ -150,10 +137,7 @@ export const listApiKeys = defineOperation({
   doors: { admin: { command: 'key list' } },
   summary: () => 'List the API keys',
   run: async (ctx) => {
-    const rows = await ctx.m.query<ApiKeyRow[]>(
-      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE workspace_id = $1 ORDER BY created_at DESC`,
-      [ctx.workspaceId],
-    );
+    const rows = await keysIn(ctx.data).list();
     return rows.map((k) => apiKeyView(k));
   },
 });

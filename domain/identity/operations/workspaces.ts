@@ -1,9 +1,10 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { notFound } from '../../kernel/errors';
-import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { ME, WORKSPACE } from '../outputs';
-import { WORKSPACE_COLUMNS, workspaceView, type WorkspaceRow } from '../rows';
+import { workspacesIn } from '../repository';
+import { workspaceView } from '../views';
 
 const isTimeZone = (tz: string) => {
   try {
@@ -22,10 +23,7 @@ export const createWorkspace = defineOperation({
   requirement: { scope: 'business:write', minRole: 'owner' },
   reach: 'none',
   operatorOnly: true,
-  changes: true,
-  destructive: false,
-  idempotent: false,
-  gated: false,
+  ...WRITE,
   input: yup
     .object({
       name: describe(yup.string().trim().required('name is required').max(200), 'The business name.'),
@@ -49,12 +47,13 @@ export const createWorkspace = defineOperation({
   },
   summary: (i) => `Create the workspace ${i.name}`,
   run: async (ctx, i) => {
-    const [w] = await ctx.m.query<WorkspaceRow[]>(
-      `INSERT INTO workspaces (name, timezone, industry, status) VALUES ($1, $2, $3, 'active') RETURNING ${WORKSPACE_COLUMNS}`,
-      [i.name, i.timezone, i.industry],
-    );
-    ctx.audit(w!.id, { name: w!.name });
-    return workspaceView(w!);
+    const w = await workspacesIn(ctx.data).create({
+      name: i.name,
+      timezone: i.timezone,
+      industry: i.industry,
+    });
+    ctx.audit(w.id, { name: w.name });
+    return workspaceView(w);
   },
 });
 
@@ -73,10 +72,7 @@ export const getWorkspace = defineOperation({
   doors: { rest: { method: 'get', path: '/me', operationId: 'getMe' }, mcp: true },
   summary: () => 'Show the workspace and this key',
   run: async (ctx) => {
-    const [w] = await ctx.m.query<WorkspaceRow[]>(
-      `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = $1`,
-      [ctx.workspaceId],
-    );
+    const w = await workspacesIn(ctx.data).named(ctx.workspaceId!);
     if (!w) throw notFound('workspace');
     const p = ctx.actor.type === 'key' ? ctx.actor.principal : undefined;
     return {

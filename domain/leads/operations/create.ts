@@ -1,27 +1,21 @@
 import * as yup from 'yup';
-import type { EntityManager } from 'typeorm';
+import { recordInboundMessageIn } from '../../conversations/messages';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
-import { defineOperation, type OperationContext } from '../../kernel/operation';
-import { recordInboundMessageIn } from '../../conversations/messages';
+import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { normaliseContact, workspaceTimezone } from '../contact-input';
-import { qualifyLeadIn } from '../qualify';
-import { LEADS_WRITE } from '../requirements';
-import { CONTACT_FIELDS, LEAD_COLUMNS, leadView, type Contact, type LeadRow, type LeadView } from '../rows';
+import type { Lead, Touch } from '../entities';
 import { INTAKE_RESULT } from '../outputs';
+import { qualifyLeadIn } from '../qualify';
+import { leadsIn } from '../repository/leads';
+import { suppressionsIn } from '../repository/suppressions';
+import { LEADS_WRITE } from '../requirements';
+import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
-import { returningOne } from '../../kernel/sql';
 
-export type IntakeOutcome = 'CREATED' | 'MERGED' | 'DUPLICATE' | 'SUPPRESSED';
+export type IntakeOutcome = Touch['outcome'];
 /** The answer (`{ data, outcome }`); a suppressed contact has no lead to show, and is a refusal. */
 export type IntakeResult = { data: LeadView | null; outcome: IntakeOutcome };
-
-// Serialises intakes of the same address in a workspace, so two at once cannot both create a lead.
-async function lockAddresses(m: EntityManager, workspaceId: string, addresses: string[]) {
-  for (const a of [...addresses].sort()) {
-    await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 17))', [`${workspaceId}:${a}`]);
-  }
-}
 
 /**
  * The ad-form intake: dedupe on normalised email or phone, refuse suppressed contacts, attribute the
@@ -37,10 +31,8 @@ export const createLead = defineOperation({
     '{ data: lead, outcome: CREATED | MERGED | DUPLICATE }; a suppressed contact is refused (suppressed) and nothing is stored.',
   requirement: LEADS_WRITE,
   reach: 'workspace',
-  changes: true,
-  destructive: false,
+  ...WRITE,
   idempotent: true,
-  gated: false,
   input: intakeSchema.shape({
     idempotency_key: describe(
       yup
@@ -98,31 +90,24 @@ type ParsedIntake = {
 };
 
 async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promise<IntakeResult> {
-  const { m } = ctx;
   const workspaceId = ctx.workspaceId!;
-  const contact = normaliseContact(intake.contact, await workspaceTimezone(m, workspaceId));
+  const leads = leadsIn(ctx.data);
+  const contact = normaliseContact(intake.contact, await workspaceTimezone(ctx.data, workspaceId));
   const addresses = [contact.email, contact.phone].filter((a): a is string => !!a);
-  await lockAddresses(m, workspaceId, addresses);
+  await leads.lockAddresses(addresses);
 
-  const matches = await m.query<LeadRow[]>(
-    `SELECT ${LEAD_COLUMNS} FROM leads
-      WHERE workspace_id = $1 AND archived_at IS NULL AND (email = $2 OR phone = $3)
-      ORDER BY (email = $2) IS TRUE DESC, created_at LIMIT 2 FOR UPDATE`,
-    [workspaceId, contact.email ?? null, contact.phone ?? null],
-  );
-  const match = matches[0];
-  const suppressed = await m.query<{ id: string }[]>(
-    `SELECT id FROM suppressions WHERE workspace_id = $1 AND address = ANY($2::text[]) LIMIT 1`,
-    [workspaceId, addresses],
-  );
+  const [match, other] = await leads.withAddresses(contact.email ?? null, contact.phone ?? null);
+  const suppressed = await suppressionsIn(ctx.data).anyBlocked(addresses);
   const touch = async (leadId: string, outcome: IntakeOutcome, changed: string[]) => {
     // A suppressed submission leaves its outcome only: none of what was submitted is kept or sent.
     const kept = outcome === 'SUPPRESSED' ? {} : contact;
-    const [{ id }] = await m.query<[{ id: string }]>(
-      `INSERT INTO touches (workspace_id, lead_id, source_type, source, outcome, contact)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-      [workspaceId, leadId, intake.sourceType, intake.source, outcome, JSON.stringify(kept)],
-    );
+    const { id } = await leads.addTouch({
+      lead_id: leadId,
+      source_type: intake.sourceType,
+      source: intake.source,
+      outcome,
+      contact: kept,
+    });
     await ctx.emit(
       workspaceId,
       'lead.touched',
@@ -142,18 +127,17 @@ async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promis
   const audit = (leadId: string | null, outcome: IntakeOutcome) =>
     ctx.audit(workspaceId, { lead_id: leadId, outcome, source: intake.source });
 
-  if (suppressed.length > 0) {
+  if (suppressed) {
     // Nothing about the submission is stored; an existing lead only learns that it was touched.
     if (match) await touch(match.id, 'SUPPRESSED', []);
     audit(match?.id ?? null, 'SUPPRESSED');
     return { data: null, outcome: 'SUPPRESSED' };
   }
 
-  let lead: LeadRow;
+  let lead: Lead;
   let outcome: IntakeOutcome;
   if (match) {
     // Fill gaps only: details the lead already has are kept, and an address owned by another lead is not taken.
-    const other = matches[1];
     const changes: Contact = {};
     for (const f of CONTACT_FIELDS) {
       const value = contact[f];
@@ -166,43 +150,35 @@ async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promis
     );
     const changed = [...Object.keys(changes), ...(Object.keys(newAnswers).length ? ['answers'] : [])];
     outcome = changed.length > 0 ? 'MERGED' : 'DUPLICATE';
-    const fields = Object.keys(changes) as (keyof Contact)[];
-    lead = await returningOne<LeadRow>(
-      m,
-      `UPDATE leads SET ${fields.map((f, i) => `${f} = $${i + 3}`).join(', ')}${fields.length ? ',' : ''}
-         answers = answers || $2::jsonb, consent_at = coalesce(consent_at, $${fields.length + 3}),
-         updated_at = CASE WHEN $${fields.length + 4}::boolean THEN clock_timestamp() ELSE updated_at END
-       WHERE id = $1 RETURNING ${LEAD_COLUMNS}`,
-      [
-        match.id,
-        JSON.stringify(newAnswers),
-        ...fields.map((f) => changes[f]),
-        intake.consentAt,
-        outcome === 'MERGED',
-      ],
+    lead = await leads.fill(
+      match,
+      {
+        ...changes,
+        ...(Object.keys(newAnswers).length ? { answers: { ...match.answers, ...newAnswers } } : {}),
+        ...(match.consent_at === null ? { consent_at: intake.consentAt } : {}),
+      },
+      outcome === 'MERGED',
     );
     await touch(lead.id, outcome, changed);
   } else {
-    [lead] = await m.query<[LeadRow]>(
-      `INSERT INTO leads (workspace_id, first_name, last_name, email, phone, postcode, source, consent_at, answers)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${LEAD_COLUMNS}`,
-      [
-        workspaceId,
-        contact.first_name ?? null,
-        contact.last_name ?? null,
-        contact.email ?? null,
-        contact.phone ?? null,
-        contact.postcode ?? null,
-        intake.source,
-        intake.consentAt,
-        JSON.stringify(intake.answers),
-      ],
-    );
+    lead = await leads.create({
+      first_name: contact.first_name ?? null,
+      last_name: contact.last_name ?? null,
+      email: contact.email ?? null,
+      phone: contact.phone ?? null,
+      postcode: contact.postcode ?? null,
+      source: intake.source,
+      consent_at: intake.consentAt,
+      answers: intake.answers,
+    });
     outcome = 'CREATED';
-    await m.query(
-      `INSERT INTO touches (workspace_id, lead_id, source_type, source, outcome, contact) VALUES ($1, $2, $3, $4, 'CREATED', $5)`,
-      [workspaceId, lead.id, intake.sourceType, intake.source, JSON.stringify(contact)],
-    );
+    await leads.addTouch({
+      lead_id: lead.id,
+      source_type: intake.sourceType,
+      source: intake.source,
+      outcome,
+      contact,
+    });
     await ctx.emit(
       workspaceId,
       'lead.created',

@@ -1,11 +1,11 @@
 import * as yup from 'yup';
 import { actorRef } from '../../kernel/actor';
 import { DomainError } from '../../kernel/errors';
-import { defineOperation } from '../../kernel/operation';
-import { returningOne } from '../../kernel/sql';
+import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../requirements';
-import { LEAD_COLUMNS, leadView, lockLead, type LeadRow } from '../rows';
 import { STATUS_RESULT } from '../outputs';
+import { leadsIn, lockLead } from '../repository/leads';
+import { leadView } from '../views';
 import { leadIdField, statusField } from '../schemas';
 import { canMove, CLOSED, type LeadStatus } from '../status-rules';
 
@@ -23,10 +23,8 @@ export const setLeadStatus = defineOperation({
   returns: '{ lead, warnings: [{ code, message }] }.',
   requirement: LEADS_WRITE,
   reach: 'record',
-  changes: true,
-  destructive: false,
+  ...WRITE,
   idempotent: true,
-  gated: false,
   input: yup
     .object({ leadId: leadIdField, status: statusField.required('status is required') })
     .strict(true)
@@ -36,7 +34,7 @@ export const setLeadStatus = defineOperation({
   summary: (i) => `Set lead ${i.leadId} to ${i.status}`,
   run: async (ctx, input) => {
     const status = input.status as LeadStatus;
-    const lead = await lockLead(ctx.m, input.leadId, ctx.workspaceId);
+    const { lead, data } = await lockLead(ctx.data, input.leadId);
     const warnings: Warning[] = [];
     ctx.audit(lead.workspace_id, { lead_id: lead.id, from: lead.status, to: status });
     if (lead.status === status) {
@@ -50,12 +48,10 @@ export const setLeadStatus = defineOperation({
       });
     }
     const closing = CLOSED.includes(status);
-    const updated = await returningOne<LeadRow>(
-      ctx.m,
-      `UPDATE leads SET status = $2, follow_up = CASE WHEN $3::boolean THEN 'STOPPED' ELSE follow_up END,
-         updated_at = clock_timestamp() WHERE id = $1 RETURNING ${LEAD_COLUMNS}`,
-      [lead.id, status, closing],
-    );
+    const updated = await leadsIn(data).change(lead.id, {
+      status,
+      ...(closing ? { follow_up: 'STOPPED' } : {}),
+    });
     if (closing) {
       warnings.push({
         code: 'follow_up_stopped',

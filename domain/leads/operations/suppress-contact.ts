@@ -1,9 +1,11 @@
 import * as yup from 'yup';
 import { CHANNELS } from '../../conversations/channels';
 import { describe } from '../../kernel/json-schema';
-import { defineOperation } from '../../kernel/operation';
+import { WRITE, defineOperation } from '../../kernel/operation';
 import { normaliseContact, workspaceTimezone } from '../contact-input';
 import { SUPPRESSION } from '../outputs';
+import { leadsIn } from '../repository/leads';
+import { suppressionsIn } from '../repository/suppressions';
 import { LEADS_WRITE } from '../requirements';
 
 const REASONS = ['unsubscribed', 'bounce', 'complaint', 'invalid_number', 'manual'] as const;
@@ -20,10 +22,8 @@ export const suppressContact = defineOperation({
   returns: 'The suppression.',
   requirement: LEADS_WRITE,
   reach: 'workspace',
-  changes: true,
-  destructive: false,
+  ...WRITE,
   idempotent: true,
-  gated: false,
   input: yup.object({
     address: describe(
       yup.string().trim().required('address is required (an email or a phone number)'),
@@ -54,36 +54,28 @@ export const suppressContact = defineOperation({
   },
   summary: (i) => `Suppress ${i.address} on ${i.channel} (${i.reason})`,
   run: async (ctx, f) => {
-    const { m } = ctx;
     const workspaceId = ctx.workspaceId!;
-    const tz = await workspaceTimezone(m, workspaceId);
+    const tz = await workspaceTimezone(ctx.data, workspaceId);
     const address = f.address.includes('@')
       ? normaliseContact({ email: f.address }, tz).email!
       : normaliseContact({ phone: f.address }, tz).phone!;
-    const [row] = await m.query<[{ id: string }]>(
-      `INSERT INTO suppressions (workspace_id, address, channel, reason, source) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (workspace_id, address, channel) DO UPDATE SET reason = EXCLUDED.reason RETURNING id`,
-      [workspaceId, address, f.channel, f.reason, f.source],
-    );
-    const [lead] = await m.query<{ id: string }[]>(
-      `SELECT id FROM leads WHERE workspace_id = $1 AND (email = $2 OR phone = $2) AND archived_at IS NULL LIMIT 1`,
-      [workspaceId, address],
-    );
+    const suppressionId = await suppressionsIn(ctx.data).suppress({ ...f, address });
+    const leadId = await leadsIn(ctx.data).liveWithAddress(address);
     await ctx.emit(
       workspaceId,
       f.reason === 'unsubscribed' ? 'contact.unsubscribed' : 'contact.suppressed',
-      { type: 'lead', id: lead?.id ?? row.id },
+      { type: 'lead', id: leadId ?? suppressionId },
       {
-        lead_id: lead?.id ?? null,
-        suppression_id: row.id,
+        lead_id: leadId ?? null,
+        suppression_id: suppressionId,
         channel: f.channel,
         reason: f.reason,
         source: f.source,
       },
     );
-    ctx.audit(workspaceId, { suppression_id: row.id });
+    ctx.audit(workspaceId, { suppression_id: suppressionId });
     return {
-      id: row.id,
+      id: suppressionId,
       workspace_id: workspaceId,
       address,
       channel: f.channel,

@@ -1,14 +1,16 @@
 import * as yup from 'yup';
 import { actorUserId } from '../../kernel/actor';
 import { DomainError, notFound } from '../../kernel/errors';
-import { notifyRelay } from '../../kernel/events';
 import { describe } from '../../kernel/json-schema';
-import { READ_ONLY, defineOperation, type OperationContext } from '../../kernel/operation';
+import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
-import { returning } from '../../kernel/sql';
 import { pageSize } from '../../kernel/validate';
+import { DELIVERY_STATUSES } from '../entities';
 import { DELIVERY_LIST, NOTIFICATIONS, RECOVERED, RESENT } from '../outputs';
-import { DELIVERY_STATUSES, deliveryView, type DeliveryRow } from '../rows';
+import { deliveriesIn } from '../repository/deliveries';
+import { endpointsIn } from '../repository/endpoints';
+import { notificationsIn } from '../repository/notifications';
+import { deliveryView, notificationView } from '../views';
 
 const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
 /** Endpoints are managed in the application's settings (here, the operator door); a key would need this. */
@@ -28,19 +30,10 @@ export const deliveryParamsSchema = yup
       yup.string().oneOf([...DELIVERY_STATUSES], `status must be one of ${DELIVERY_STATUSES.join(', ')}`),
       'PENDING (queued), FAILED (retrying), SUCCEEDED, EXHAUSTED (gave up) or CANCELLED.',
     ),
-    limit: describe(pageSize(100, 25), 'How many, 1 to 100 (default 25).'),
+    limit: describe(pageSize(100), 'How many, 1 to 100 (default 25).'),
   })
   .strict(true)
   .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a parameter of this list`);
-
-type Attempt = {
-  delivery_id: string;
-  number: number;
-  started_at: Date;
-  duration_ms: number;
-  response_status: number | null;
-  error_class: string | null;
-};
 
 /** Deliveries of a workspace, newest first; the operator also sees the endpoint and every attempt. */
 export const listDeliveries = defineOperation({
@@ -64,23 +57,13 @@ export const listDeliveries = defineOperation({
   },
   summary: () => 'List webhook deliveries',
   run: async (ctx, p) => {
-    const rows = await ctx.m.query<DeliveryRow[]>(
-      `SELECT d.id, d.event_id, d.event_type, d.status, d.attempts, d.response_status, d.next_attempt_at,
-              d.delivered_at, d.created_at, ev.envelope, d.endpoint_id
-         FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
-        WHERE d.workspace_id = $1 AND ($2::text IS NULL OR d.event_type = $2) AND ($3::text IS NULL OR d.status = $3)
-        ORDER BY d.created_at DESC, d.id DESC LIMIT $4`,
-      [ctx.workspaceId, p.type ?? null, p.status ?? null, p.limit],
-    );
+    const deliveries = deliveriesIn(ctx.data);
+    const rows = await deliveries.list(p);
     // Lead contact details inside payloads are for keys that may read leads; the rest see ids, types, times.
     const redact = ctx.actor.type === 'key' && !ctx.actor.principal.scopes.includes('leads:read');
     const data = rows.map((r) => (redact ? withoutContact(deliveryView(r)) : deliveryView(r)));
     if (ctx.actor.type !== 'operator') return { data, count: data.length };
-    const attempts = await ctx.m.query<Attempt[]>(
-      `SELECT delivery_id, number, started_at, duration_ms, response_status, error_class FROM webhook_attempts
-        WHERE delivery_id = ANY($1::uuid[]) ORDER BY delivery_id, number`,
-      [rows.map((r) => r.id)],
-    );
+    const attempts = await deliveries.attemptsOf(rows.map((r) => r.id));
     return {
       data: data.map((d, i) => ({
         ...d,
@@ -112,22 +95,11 @@ function withoutContact(record: ReturnType<typeof deliveryView>) {
 }
 
 /**
- * Requeues deliveries that gave up or were cancelled, as new attempts of the same event id: a new
- * generation (its own workflow) that continues the attempt count. The relay starts them.
+ * What the two requeues share: an operator's change on a record. A requeued delivery is a new ladder
+ * of attempts of the same event id: a new generation (its own workflow) that continues the attempt
+ * count. The relay starts it.
  */
-async function requeue(ctx: OperationContext, where: string, params: unknown[]) {
-  const rows = await returning<{ id: string; workspace_id: string; generation: number }>(
-    ctx.m,
-    `UPDATE webhook_deliveries d SET status = 'PENDING', generation = generation + 1, workflow_started_at = NULL,
-            next_attempt_at = NULL
-      WHERE ${where} AND d.status IN ('EXHAUSTED', 'CANCELLED')
-        AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.status = 'ACTIVE')
-      RETURNING id, workspace_id, generation`,
-    params,
-  );
-  if (rows.length > 0) await notifyRelay(ctx.m);
-  return rows;
-}
+const requeue = { ...WRITE, requirement: MANAGE_ENDPOINTS, reach: 'record', operatorOnly: true } as const;
 
 const id = (what: string) =>
   describe(yup.string().uuid('id must be a UUID').required('id is required'), `The ${what} id.`);
@@ -138,24 +110,16 @@ export const resendDelivery = defineOperation({
   description:
     'Sends a delivery that gave up or was cancelled again, as a new ladder of attempts of the same event id (receivers dedupe on it).',
   returns: '{ id, status: PENDING, generation }.',
-  requirement: MANAGE_ENDPOINTS,
-  reach: 'record',
-  operatorOnly: true,
-  changes: true,
-  destructive: false,
-  idempotent: false,
-  gated: false,
+  ...requeue,
   input: yup.object({ id: id('delivery') }),
   output: RESENT,
   doors: { admin: { command: 'delivery resend', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Resend delivery ${i.id}`,
   run: async (ctx, { id }) => {
-    const [current] = await ctx.m.query<{ status: string; workspace_id: string }[]>(
-      'SELECT status, workspace_id FROM webhook_deliveries WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2) FOR UPDATE',
-      [id, ctx.workspaceId ?? null],
-    );
+    const deliveries = deliveriesIn(ctx.data);
+    const current = await deliveries.lock(id);
     if (!current) throw notFound('delivery');
-    const rows = await requeue(ctx, 'd.id = $1', [id]);
+    const rows = await deliveries.resend(id);
     if (rows.length === 0) {
       throw new DomainError(
         'conflict',
@@ -173,13 +137,8 @@ export const recoverEndpoint = defineOperation({
   description:
     'Requeues every delivery to the endpoint that gave up or was cancelled since a time, for example after its receiver was fixed.',
   returns: '{ endpoint_id, since, requeued, delivery_ids }.',
-  requirement: MANAGE_ENDPOINTS,
-  reach: 'record',
-  operatorOnly: true,
-  changes: true,
-  destructive: false,
+  ...requeue,
   idempotent: true,
-  gated: false,
   input: yup.object({
     id: id('endpoint'),
     since: describe(
@@ -191,15 +150,11 @@ export const recoverEndpoint = defineOperation({
   doors: { admin: { command: 'endpoint recover', flags: (f) => ({ id: f.id, since: f.since }) } },
   summary: (i) => `Requeue the failed deliveries of endpoint ${i.id} since ${i.since.toISOString()}`,
   run: async (ctx, { id, since }) => {
-    const [endpoint] = await ctx.m.query<{ workspace_id: string; status: string }[]>(
-      `SELECT workspace_id, status FROM webhook_endpoints WHERE id = $1 AND status <> 'DELETED'
-          AND ($2::uuid IS NULL OR workspace_id = $2)`,
-      [id, ctx.workspaceId ?? null],
-    );
+    const endpoint = await endpointsIn(ctx.data).find(id);
     if (!endpoint) throw notFound('endpoint');
     if (endpoint.status !== 'ACTIVE')
       throw new DomainError('conflict', 'The endpoint is disabled; enable it before recovering deliveries.');
-    const rows = await requeue(ctx, 'd.endpoint_id = $1 AND d.created_at >= $2', [id, since]);
+    const rows = await deliveriesIn(ctx.data).recover(id, since);
     ctx.audit(endpoint.workspace_id, { endpoint_id: id, requeued: rows.length });
     return {
       endpoint_id: id,
@@ -223,15 +178,6 @@ export const listNotifications = defineOperation({
   output: NOTIFICATIONS,
   doors: { admin: { command: 'notification list' } },
   summary: () => 'List notifications',
-  run: async (ctx) => {
-    const rows = await ctx.m.query<
-      { id: string; user_id: string | null; kind: string; message: string; data: unknown; created_at: Date }[]
-    >(
-      `SELECT id, user_id, kind, message, data, created_at FROM notifications
-        WHERE workspace_id = $1 AND ($2::uuid IS NULL OR user_id IS NULL OR user_id = $2)
-        ORDER BY created_at DESC LIMIT 100`,
-      [ctx.workspaceId, actorUserId(ctx.actor)],
-    );
-    return rows.map((n) => ({ ...n, created_at: n.created_at.toISOString() }));
-  },
+  run: async (ctx) =>
+    (await notificationsIn(ctx.data).visibleTo(actorUserId(ctx.actor))).map(notificationView),
 });

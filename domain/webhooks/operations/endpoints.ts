@@ -1,25 +1,27 @@
 import * as yup from 'yup';
-import { memberIdByEmail } from '../../identity/rows';
+import { ownerIdByEmail } from '../../identity/repository';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../kernel/event-catalogue';
-import { emitEvent } from '../../kernel/events';
 import { DomainError, invalid, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import {
   READ_ONLY,
+  WRITE,
   defineOperation,
   flagList as list,
   type OperationContext,
   type Services,
 } from '../../kernel/operation';
 import { arrayOf } from '../../kernel/shapes';
-import { returning } from '../../kernel/sql';
 import { emailSchema } from '../../kernel/validate';
-import { cancelWaitingDeliveries } from '../cancel';
+import type { Changes } from '../../kernel/data';
+import type { Endpoint } from '../entities';
 import { ENDPOINT, QUEUED_DELIVERY } from '../outputs';
-import { ENDPOINT_COLUMNS, endpointView, type EndpointRow } from '../rows';
+import { deliveriesIn } from '../repository/deliveries';
+import { endpointsIn, type EndpointRecord } from '../repository/endpoints';
 import { encryptSecret, generateSigningSecret } from '../secrets';
 import { checkTarget } from '../url-policy';
 import { ATTEMPT_TIMEOUT_MS } from '../delivery-rules';
+import { endpointView } from '../views';
 import { MANAGE_ENDPOINTS } from './deliveries';
 
 const events = describe(
@@ -41,11 +43,10 @@ const id = describe(yup.string().uuid('id must be a UUID').required('id is requi
 
 /** Endpoint management, all from the operator door (the application's settings). */
 const common = {
+  ...WRITE,
   requirement: MANAGE_ENDPOINTS,
   reach: 'record',
   operatorOnly: true,
-  changes: true,
-  gated: false,
 } as const;
 
 function webhookServices(services: Services) {
@@ -55,24 +56,15 @@ function webhookServices(services: Services) {
 }
 
 /** Locks an endpoint of the caller's workspace (any, for the operator) for a change. */
-async function lockEndpoint(ctx: OperationContext, endpointId: string): Promise<EndpointRow> {
-  const [row] = await ctx.m.query<EndpointRow[]>(
-    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
-      WHERE id = $1 AND status <> 'DELETED' AND ($2::uuid IS NULL OR workspace_id = $2) FOR UPDATE`,
-    [endpointId, ctx.workspaceId ?? null],
-  );
+async function lockEndpoint(ctx: OperationContext, endpointId: string): Promise<EndpointRecord> {
+  const row = await endpointsIn(ctx.data).lock(endpointId);
   if (!row) throw notFound('endpoint');
   return row;
 }
 
-async function update(ctx: OperationContext, endpointId: string, sql: string, params: unknown[]) {
+async function update(ctx: OperationContext, endpointId: string, changes: Changes<Endpoint>) {
   await lockEndpoint(ctx, endpointId);
-  const [row] = await returning<EndpointRow>(
-    ctx.m,
-    `UPDATE webhook_endpoints SET ${sql}, updated_at = clock_timestamp() WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
-    [endpointId, ...params],
-  );
-  return row!;
+  return endpointsIn(ctx.data).change(endpointId, changes);
 }
 
 /** Cancels the waiting deliveries' workflows once the rows saying so have committed. */
@@ -89,8 +81,6 @@ export const createEndpoint = defineOperation({
     'Adds an https endpoint that receives signed POSTs for the chosen event types; its target must resolve to public addresses.',
   returns: 'The endpoint and, this once, its signing secret (`secret`).',
   reach: 'workspace',
-  destructive: false,
-  idempotent: false,
   input: yup.object({
     url: describe(
       yup.string().trim().required('url is required').max(2000, 'url must be at most 2000 characters'),
@@ -114,15 +104,16 @@ export const createEndpoint = defineOperation({
     });
     if (!verdict.ok) throw invalid('url', `url is not allowed: ${verdict.reason}`);
     const workspaceId = ctx.workspaceId!;
-    const ownerId = f.ownerEmail ? await memberIdByEmail(ctx.m, workspaceId, f.ownerEmail, 'owner') : null;
+    const ownerId = f.ownerEmail ? await ownerIdByEmail(ctx.data, f.ownerEmail, 'owner') : null;
     const secret = generateSigningSecret();
-    const [row] = await ctx.m.query<EndpointRow[]>(
-      `INSERT INTO webhook_endpoints (workspace_id, url, event_types, owner_user_id, secret_ciphertext)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${ENDPOINT_COLUMNS}`,
-      [workspaceId, f.url, [...new Set(f.events)], ownerId, encryptSecret(secret, deps.secretsKey)],
-    );
-    ctx.audit(workspaceId, { endpoint_id: row!.id, url: f.url });
-    return { ...endpointView(row!), secret };
+    const row = await endpointsIn(ctx.data).create({
+      url: f.url,
+      event_types: [...new Set(f.events)],
+      owner_user_id: ownerId,
+      secret_ciphertext: encryptSecret(secret, deps.secretsKey),
+    });
+    ctx.audit(workspaceId, { endpoint_id: row.id, url: f.url });
+    return { ...endpointView(row), secret };
   },
 });
 
@@ -134,16 +125,15 @@ export const rotateEndpointSecret = defineOperation({
   description: 'Replaces the signing secret at once, with no overlap period.',
   returns: 'The endpoint and, this once, the new secret (`secret`).',
   destructive: true,
-  idempotent: false,
   input: yup.object({ id }),
   output: ENDPOINT,
   doors: { admin: { command: 'endpoint rotate-secret', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Rotate the signing secret of endpoint ${i.id}`,
   run: async (ctx, { id }) => {
     const secret = generateSigningSecret();
-    const row = await update(ctx, id, 'secret_ciphertext = $2', [
-      encryptSecret(secret, webhookServices(ctx.services).secretsKey),
-    ]);
+    const row = await update(ctx, id, {
+      secret_ciphertext: encryptSecret(secret, webhookServices(ctx.services).secretsKey),
+    });
     ctx.audit(row.workspace_id, { endpoint_id: id });
     return { ...endpointView(row), secret };
   },
@@ -157,19 +147,13 @@ export const enableEndpoint = defineOperation({
   description:
     'Switches an endpoint on again (after its receiver was fixed) and resets its count of failures in a row.',
   returns: 'The endpoint.',
-  destructive: false,
   idempotent: true,
   input: yup.object({ id }),
   output: ENDPOINT,
   doors: { admin: { command: 'endpoint enable', flags: (f) => ({ id: f.id }) } },
   summary: (i) => `Enable endpoint ${i.id}`,
   run: async (ctx, { id }) => {
-    const row = await update(
-      ctx,
-      id,
-      `status = 'ACTIVE', disabled_reason = NULL, consecutive_failures = 0`,
-      [],
-    );
+    const row = await update(ctx, id, { status: 'ACTIVE', disabled_reason: null, consecutive_failures: 0 });
     ctx.audit(row.workspace_id, { endpoint_id: id });
     return endpointView(row);
   },
@@ -186,7 +170,6 @@ const switchOff = (deleted: boolean) =>
       : 'Switches an endpoint off with a reason; its waiting deliveries are cancelled.',
     returns: 'The endpoint, with cancelled_deliveries.',
     destructive: true,
-    idempotent: false,
     input: yup.object({ id, reason: describe(yup.string().max(500).optional(), 'Why, for its owner.') }),
     output: ENDPOINT,
     doors: {
@@ -197,11 +180,11 @@ const switchOff = (deleted: boolean) =>
     },
     summary: (i) => `${deleted ? 'Delete' : 'Disable'} endpoint ${i.id}`,
     run: async (ctx, { id, reason }) => {
-      const row = await update(ctx, id, 'status = $2, disabled_reason = $3', [
-        deleted ? 'DELETED' : 'DISABLED',
-        reason ?? (deleted ? 'deleted by an operator' : 'disabled by an operator'),
-      ]);
-      const workflows = await cancelWaitingDeliveries(ctx.m, id);
+      const row = await update(ctx, id, {
+        status: deleted ? 'DELETED' : 'DISABLED',
+        disabled_reason: reason ?? (deleted ? 'deleted by an operator' : 'disabled by an operator'),
+      });
+      const workflows = await deliveriesIn(ctx.data).cancelWaiting(id);
       cancelAfterCommit(ctx, workflows);
       ctx.audit(row.workspace_id, { endpoint_id: id, cancelled: workflows.length });
       return { ...endpointView(row), cancelled_deliveries: workflows.length };
@@ -218,7 +201,6 @@ export const setEndpointEvents = defineOperation({
   description:
     'Replaces the event types an endpoint receives; waiting deliveries of a dropped type are cancelled.',
   returns: 'The endpoint, with cancelled_deliveries.',
-  destructive: false,
   idempotent: true,
   input: yup.object({ id, events }),
   output: ENDPOINT,
@@ -227,18 +209,11 @@ export const setEndpointEvents = defineOperation({
   },
   summary: (i) => `Send ${i.events.join(', ')} to endpoint ${i.id}`,
   run: async (ctx, { id, events }) => {
-    const row = await update(ctx, id, 'event_types = $2', [[...new Set(events)]]);
-    let workflows: string[] = [];
-    if (!events.includes('*')) {
-      const waitingTypes = await ctx.m.query<{ event_type: string }[]>(
-        `SELECT DISTINCT event_type FROM webhook_deliveries WHERE endpoint_id = $1 AND status IN ('PENDING', 'FAILED')`,
-        [id],
-      );
-      const dropped = waitingTypes
-        .map((t) => t.event_type)
-        .filter((t) => t !== TEST_EVENT_TYPE && !events.includes(t));
-      if (dropped.length > 0) workflows = await cancelWaitingDeliveries(ctx.m, id, dropped);
-    }
+    const row = await update(ctx, id, { event_types: [...new Set(events)] });
+    // A test goes to the endpoint whatever it subscribes to.
+    const workflows = events.includes('*')
+      ? []
+      : await deliveriesIn(ctx.data).cancelWaiting(id, [...events, TEST_EVENT_TYPE]);
     cancelAfterCommit(ctx, workflows);
     ctx.audit(row.workspace_id, { endpoint_id: id, events });
     return { ...endpointView(row), cancelled_deliveries: workflows.length };
@@ -257,13 +232,7 @@ export const listEndpoints = defineOperation({
   output: arrayOf(ENDPOINT),
   doors: { admin: { command: 'endpoint list' } },
   summary: () => 'List webhook endpoints',
-  run: async (ctx) => {
-    const rows = await ctx.m.query<EndpointRow[]>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND status <> 'DELETED' ORDER BY created_at DESC`,
-      [ctx.workspaceId],
-    );
-    return rows.map(endpointView);
-  },
+  run: async (ctx) => (await endpointsIn(ctx.data).list()).map(endpointView),
 });
 
 /** Sends `endpoint.test` to this endpoint only, through the same outbox, relay and workflow as every event. */
@@ -273,8 +242,6 @@ export const testEndpoint = defineOperation({
   title: 'Send a test event',
   description: 'Queues the separate event type endpoint.test to this endpoint only, never a fake real event.',
   returns: 'The queued delivery.',
-  destructive: false,
-  idempotent: false,
   input: yup.object({ id }),
   output: QUEUED_DELIVERY,
   doors: { admin: { command: 'endpoint test', flags: (f) => ({ id: f.id }) } },
@@ -283,27 +250,15 @@ export const testEndpoint = defineOperation({
     const endpoint = await lockEndpoint(ctx, id);
     if (endpoint.status !== 'ACTIVE')
       throw new DomainError('conflict', 'The endpoint is disabled; enable it before testing.');
-    // The runner's emit fans out to every subscriber; a test goes to this endpoint alone.
-    const eventId = await emitEvent(
-      ctx.m,
-      endpoint.workspace_id,
-      TEST_EVENT_TYPE,
-      { type: 'endpoint', id },
-      { endpoint_id: id },
-      { endpointId: id },
-    );
-    const [delivery] = await ctx.m.query<{ id: string; status: string; created_at: Date }[]>(
-      `SELECT id, status, created_at FROM webhook_deliveries WHERE event_id = $1`,
-      [eventId],
-    );
+    const { eventId, delivery } = await deliveriesIn(ctx.data).queueTest(endpoint.workspace_id, id);
     ctx.audit(endpoint.workspace_id, { endpoint_id: id, event_id: eventId });
     return {
-      id: delivery!.id,
+      id: delivery.id,
       event_id: eventId,
       type: TEST_EVENT_TYPE,
       endpoint_id: id,
-      status: delivery!.status,
-      created_at: delivery!.created_at.toISOString(),
+      status: delivery.status,
+      created_at: delivery.created_at.toISOString(),
     };
   },
 });

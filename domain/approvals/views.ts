@@ -1,0 +1,29 @@
+import type { Approval } from './entities';
+
+export { APPROVAL_STATUSES, type ApprovalStatus, type RecordedError } from './entities';
+
+/** How long a parked request waits for a person before it ends EXPIRED. */
+export const APPROVAL_TTL_DAYS = 7;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** An approval request as every door shows it. */
+export const approvalView = (a: Approval) => ({
+  id: a.id,
+  status: a.status,
+  operation: a.operation,
+  summary: a.summary,
+  requested_by: { key_id: a.requested_by_key, user_id: a.requested_by_user },
+  decided_by: a.decided_by,
+  decided_at: iso(a.decided_at),
+  reason: a.reason,
+  outcome: a.outcome ?? null,
+  error: a.error,
+  expires_at: a.expires_at.toISOString(),
+  created_at: a.created_at.toISOString(),
+  finished_at: iso(a.finished_at),
+});
+export type ApprovalView = ReturnType<typeof approvalView>;
+
+/** Temporal's id for the request's workflow: readable in the Web UI, refused if started twice. */
+export const approvalWorkflowId = (approvalId: string) => `approval:${approvalId}`;

@@ -1,0 +1,37 @@
+import { ApprovalEntity } from './approvals/entities';
+import { ConnectionEntity } from './connections/entities';
+import { MessageEntity } from './conversations/entities';
+import {
+  ApiKeyEntity,
+  MembershipEntity,
+  RateLimitWindowEntity,
+  UserEntity,
+  WorkspaceEntity,
+} from './identity/entities';
+import { AuditEntity, EventEntity, IdempotencyEntity } from './kernel/entities';
+import { LeadEntity, LeadNoteEntity, ScoreEntity, SuppressionEntity, TouchEntity } from './leads/entities';
+import { AttemptEntity, DeliveryEntity, EndpointEntity, NotificationEntity } from './webhooks/entities';
+
+/** Every table, as the entity its area declares (`domain/<area>/entities.ts`). */
+export const ENTITIES = [
+  WorkspaceEntity,
+  UserEntity,
+  MembershipEntity,
+  ApiKeyEntity,
+  RateLimitWindowEntity,
+  AuditEntity,
+  EventEntity,
+  IdempotencyEntity,
+  LeadEntity,
+  LeadNoteEntity,
+  TouchEntity,
+  SuppressionEntity,
+  ScoreEntity,
+  MessageEntity,
+  EndpointEntity,
+  DeliveryEntity,
+  AttemptEntity,
+  NotificationEntity,
+  ConnectionEntity,
+  ApprovalEntity,
+];

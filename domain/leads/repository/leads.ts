@@ -1,0 +1,133 @@
+import { IsNull } from 'typeorm';
+import type { Changes, Data } from '../../kernel/data';
+import { notFound } from '../../kernel/errors';
+import {
+  LeadEntity,
+  LeadNoteEntity,
+  ScoreEntity,
+  TouchEntity,
+  type Lead,
+  type LeadNote,
+  type Score,
+  type Touch,
+} from '../entities';
+import { LEAD_COLUMNS } from './reads';
+
+const now = () => 'clock_timestamp()';
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+/** A workspace's leads, and the notes, touches and scores recorded on them. */
+export const leadsIn = (data: Data) => {
+  const leads = data.scoped(LeadEntity);
+  /** Changes a (locked) lead and answers it as now stored; every change but a score moves updated_at. */
+  const change = async (id: string, values: Changes<Lead>): Promise<Lead> =>
+    (await leads.update({ id }, { ...values, updated_at: now }))[0]!;
+
+  return {
+    change,
+
+    /** Changes a (locked) lead without reading it back; updated_at moves. */
+    mark: async (id: string, values: Changes<Lead>): Promise<void> => {
+      await leads.set({ id }, { ...values, updated_at: now });
+    },
+
+    archive: (id: string) => change(id, { archived_at: now }),
+
+    /** A lead's record changed without its details (a note was added): updated_at moves. */
+    markChanged: (id: string) => change(id, {}),
+
+    /** Refuses a lead that is not in the workspace (another workspace's is "not found"). */
+    mustExist: async (id: string): Promise<void> => {
+      if (!(await leads.exists({ id }))) throw notFound('lead');
+    },
+
+    create: (values: Changes<Lead>) => leads.insert(values),
+
+    /**
+     * Fills a (locked) lead's gaps from another submission; updated_at moves only when the lead
+     * `learned` something (a consent date alone does not count). Nothing to fill writes nothing.
+     */
+    fill: async (lead: Lead, values: Changes<Lead>, learned: boolean): Promise<Lead> => {
+      if (learned) return change(lead.id, values);
+      if (Object.keys(values).length === 0) return lead;
+      return (await leads.update({ id: lead.id }, values))[0]!;
+    },
+
+    /** Changes contact details, or answers undefined when another live lead has the email or phone. */
+    changeContact: async (id: string, values: Changes<Lead>): Promise<Lead | undefined> => {
+      try {
+        // A nested transaction is a savepoint: the unique violation leaves the call's transaction usable.
+        return await data.manager.transaction(() => change(id, values));
+      } catch (err) {
+        if (isUniqueViolation(err)) return undefined;
+        throw err;
+      }
+    },
+
+    /** The new score on the lead; not a change of the lead's own details, so updated_at stays. */
+    setScore: async (id: string, score: Pick<Score, 'id' | 'total' | 'grade'>): Promise<void> => {
+      await leads.set({ id }, { score_id: score.id, score_total: score.total, score_grade: score.grade });
+    },
+
+    /**
+     * Serialises intakes of the same addresses in the workspace, so two at once cannot both create a
+     * lead. SQL: transaction-scoped advisory locks, which TypeORM has no call for; taken in a fixed order.
+     */
+    lockAddresses: async (addresses: string[]): Promise<void> => {
+      for (const a of [...addresses].sort()) {
+        await data.sql('SELECT pg_advisory_xact_lock(hashtextextended($1, 17))', [
+          `${data.workspaceId}:${a}`,
+        ]);
+      }
+    },
+
+    /**
+     * The live leads with this email or phone, locked: the one with the email first, then the oldest;
+     * at most two (the email's and the phone's). SQL: the order is an expression TypeORM's find cannot say.
+     */
+    withAddresses: (email: string | null, phone: string | null): Promise<Lead[]> =>
+      data.sql<Lead[]>(
+        `SELECT ${LEAD_COLUMNS.join(', ')} FROM leads
+          WHERE workspace_id = $1 AND archived_at IS NULL AND (email = $2 OR phone = $3)
+          ORDER BY (email = $2) IS TRUE DESC, created_at LIMIT 2 FOR UPDATE`,
+        [data.workspaceId, email, phone],
+      ),
+
+    /** The id of a live lead with this address (email or phone), if any. */
+    liveWithAddress: async (address: string): Promise<string | undefined> => {
+      const [lead] = await leads.find(
+        [
+          { email: address, archived_at: IsNull() },
+          { phone: address, archived_at: IsNull() },
+        ],
+        { take: 1, select: { id: true } },
+      );
+      return lead?.id;
+    },
+
+    addNote: (values: Pick<LeadNote, 'lead_id' | 'body' | 'author_user_id'>) =>
+      data.scoped(LeadNoteEntity).insert(values),
+
+    addTouch: (values: Pick<Touch, 'lead_id' | 'source_type' | 'source' | 'outcome' | 'contact'>) =>
+      data.scoped(TouchEntity).add(values, ['id']),
+
+    addScore: (
+      values: Pick<
+        Score,
+        'lead_id' | 'total' | 'grade' | 'confidence' | 'trigger_event' | 'scoring_version' | 'reasons'
+      >,
+    ) => data.scoped(ScoreEntity).add(values, ['id']),
+  };
+};
+
+/**
+ * A lead, row-locked until the transaction ends (another workspace's is "not found"), and the call's
+ * data confined to the lead's workspace: the operator's call learns it here, and what follows on the
+ * lead's behalf (its suppressions, its messages) cannot reach another.
+ */
+export async function lockLead(data: Data, id: string): Promise<{ lead: Lead; data: Data }> {
+  const lead = await data.scoped(LeadEntity).findOne({ id }, { lock: true });
+  if (!lead) throw notFound('lead');
+  return { lead, data: data.in(lead.workspace_id) };
+}

@@ -1,0 +1,84 @@
+import type { Message } from '../../conversations/entities';
+import type { Data } from '../../kernel/data';
+import { LeadEntity, type Lead } from '../entities';
+import type { LeadStatus } from '../status-rules';
+
+/** A lead's columns as a read answers them: all but the generated search text, as TypeORM selects. */
+export const LEAD_COLUMNS = Object.entries(LeadEntity.options.columns)
+  .filter(([, column]) => column?.select !== false)
+  .map(([name]) => name);
+
+export type RecentMessage = Pick<Message, 'id' | 'direction' | 'channel' | 'status' | 'body' | 'at'>;
+
+export type LeadFilter = {
+  status?: LeadStatus;
+  needsAttention?: boolean;
+  limit: number;
+  /** A whole email address (normalised), looked up on the unique email index. */
+  email?: string;
+  /** Parts of a name, email or phone, any of which matches, case-insensitively. */
+  fragments?: string[];
+};
+
+/** How many of the newest leads a fragment search walks before it asks the trigram index. */
+const RECENT_WINDOW = 5000;
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The hot reads of leads, in SQL: each is one statement whose plan the benchmarks watch. */
+export const leadReadsIn = (data: Data) => ({
+  /**
+   * A lead (archived too) with its newest messages, bodies cut short, or null. SQL: GET /leads/{id}
+   * answers in one round trip, the messages gathered by a subquery on the lead's newest-first index.
+   */
+  withRecentMessages: async (
+    id: string,
+    messages: number,
+    bodyChars: number,
+  ): Promise<{ lead: Lead; messages: RecentMessage[] } | null> => {
+    const [row] = await data.sql<(Lead & { activity: (Omit<RecentMessage, 'at'> & { at: string })[] })[]>(
+      `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')},
+              coalesce((SELECT json_agg(m ORDER BY m.at DESC, m.id DESC) FROM (
+                SELECT id, direction, channel, status, left(body, $3) AS body, at FROM messages
+                 WHERE lead_id = l.id ORDER BY at DESC, id DESC LIMIT $4) m), '[]') AS activity
+         FROM leads l WHERE l.id = $1 AND ($2::uuid IS NULL OR l.workspace_id = $2)`,
+      [id, data.workspaceId ?? null, bodyChars, messages],
+    );
+    if (!row) return null;
+    const { activity, ...lead } = row;
+    return { lead, messages: activity.map((m) => ({ ...m, at: new Date(m.at) })) };
+  },
+
+  /**
+   * The workspace's live leads matching the filter, newest first. SQL: fragments are matched with
+   * LIKE on the trigram-indexed search text, first over a bounded window of the newest leads (see
+   * below), which TypeORM's find cannot say; bench/lib/search-plan.ts explains these very statements.
+   */
+  search: async (f: LeadFilter): Promise<Lead[]> => {
+    const where = ['workspace_id = $1', 'archived_at IS NULL'];
+    const args: unknown[] = [data.workspaceId];
+    if (f.email !== undefined) where.push(`email = $${args.push(f.email)}`);
+    if (f.fragments) {
+      const patterns = [...new Set(f.fragments.map(likePattern))];
+      where.push(`(${patterns.map((p) => `search_text LIKE $${args.push(p)}`).join(' OR ')})`);
+    }
+    if (f.status) where.push(`status = $${args.push(f.status)}`);
+    if (f.needsAttention !== undefined) where.push(`needs_attention = $${args.push(f.needsAttention)}`);
+    const limitArg = `$${args.push(f.limit)}`;
+    const select = (from: string) =>
+      data.sql<Lead[]>(
+        `SELECT ${LEAD_COLUMNS.join(', ')} FROM ${from} WHERE ${where.join(' AND ')}
+          ORDER BY created_at DESC, id DESC LIMIT ${limitArg}`,
+        args,
+      );
+    if (f.fragments) {
+      // A common fragment (a surname) matches thousands of leads: walking the newest leads finds a page at
+      // once, where the trigram index would gather every match and sort them. A rare one is not in the
+      // newest leads, and the index finds it. So walk a bounded window first; it answers only if full.
+      const recent = await select(`(SELECT * FROM leads WHERE workspace_id = $1 AND archived_at IS NULL
+                                     ORDER BY created_at DESC, id DESC LIMIT ${RECENT_WINDOW}) recent`);
+      if (recent.length === f.limit) return recent;
+    }
+    return select('leads');
+  },
+});

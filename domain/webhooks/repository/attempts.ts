@@ -1,0 +1,110 @@
+import type { Data } from '../../kernel/data';
+import type { EventRow } from '../../kernel/entities';
+import type { Delivery, DeliveryStatus, Endpoint } from '../entities';
+
+/** What one attempt needs to know, read in one round trip at its start. */
+export type AttemptTarget = Pick<
+  Delivery,
+  'status' | 'endpoint_id' | 'generation' | 'event_id' | 'event_type'
+> &
+  Pick<Endpoint, 'url' | 'event_types' | 'secret_ciphertext'> & {
+    envelope: NonNullable<EventRow['envelope']>;
+    endpoint_status: Endpoint['status'];
+    /** This attempt is already recorded: a re-run after the worker died before Temporal heard. */
+    already_made: boolean;
+  };
+
+export type AttemptRecord = {
+  deliveryId: string;
+  endpointId: string;
+  generation: number;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  errorClass: string | null;
+  /** The delivery's state after this attempt. */
+  outcome: 'succeeded' | 'retry' | 'exhausted';
+  nextAttemptAt: Date | null;
+};
+
+/** The endpoint as a failure in a row leaves it. */
+export type FailureCount = Pick<
+  Endpoint,
+  'workspace_id' | 'consecutive_failures' | 'status' | 'owner_user_id' | 'url'
+>;
+
+/**
+ * The statements of a delivery attempt, which every delivery makes at least once (the hot path). SQL:
+ * each is one round trip with its guard and its arithmetic in the statement (the generation and status
+ * that say the attempt is still wanted, the delivered time, the failure count), where a read and a
+ * write would be two. The activity acts on a delivery by id, in whatever workspace it is. Updates that
+ * answer rows are wrapped in a WITH, so the driver answers the rows (a bare UPDATE answers [rows, count]).
+ */
+export const attemptsIn = (data: Data) => ({
+  /** The delivery, its endpoint, its event's bytes, and whether this attempt was already made. */
+  target: async (deliveryId: string, attempt: number): Promise<AttemptTarget | undefined> =>
+    (
+      await data.sql<AttemptTarget[]>(
+        `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
+                e.event_types, e.secret_ciphertext, a.number IS NOT NULL AS already_made
+           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
+           LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
+          WHERE d.id = $1`,
+        [deliveryId, attempt],
+      )
+    )[0],
+
+  /** The delivery's new state, if this generation still waits; answers whether it did. */
+  settle: async (r: AttemptRecord, status: DeliveryStatus): Promise<boolean> => {
+    const settled = await data.sql<{ id: string }[]>(
+      `WITH settled AS (
+         UPDATE webhook_deliveries SET status = $3, attempts = $4, response_status = $5, next_attempt_at = $6,
+                workflow_started_at = coalesce(workflow_started_at, $7),
+                delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $7::timestamptz + make_interval(secs => $8 / 1000.0) END
+          WHERE id = $1 AND generation = $2 AND status IN ('PENDING', 'FAILED')
+          RETURNING id)
+       SELECT id FROM settled`,
+      [
+        r.deliveryId,
+        r.generation,
+        status,
+        r.attempt,
+        r.responseStatus,
+        r.nextAttemptAt,
+        r.startedAt,
+        r.durationMs,
+      ],
+    );
+    return settled.length > 0;
+  },
+
+  /** The attempt's row; a re-run of a recorded attempt leaves the first record as it was. */
+  log: async (r: AttemptRecord): Promise<void> => {
+    await data.sql(
+      `INSERT INTO webhook_attempts (delivery_id, number, started_at, duration_ms, response_status, error_class)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, number) DO NOTHING`,
+      [r.deliveryId, r.attempt, r.startedAt, r.durationMs, r.responseStatus, r.errorClass],
+    );
+  },
+
+  /** A delivery succeeded: the count of failures in a row restarts (no write when it is already 0). */
+  resetFailures: async (endpointId: string): Promise<void> => {
+    await data.sql(
+      `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`,
+      [endpointId],
+    );
+  },
+
+  /** A delivery gave up: one more failure in a row, counted atomically under concurrent attempts. */
+  countFailure: async (endpointId: string): Promise<FailureCount | undefined> =>
+    (
+      await data.sql<FailureCount[]>(
+        `WITH counted AS (
+           UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = $1
+           RETURNING workspace_id, consecutive_failures, status, owner_user_id, url)
+         SELECT * FROM counted`,
+        [endpointId],
+      )
+    )[0],
+});

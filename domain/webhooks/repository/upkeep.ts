@@ -1,0 +1,76 @@
+import { In } from 'typeorm';
+import type { Data } from '../../kernel/data';
+import { purgeBatch } from '../../kernel/retention';
+import { DeliveryEntity, type Delivery } from '../entities';
+import type { DeliveryToStart } from '../start-delivery';
+import { WAITING } from './deliveries';
+
+/** Names a generation of a delivery, as the relay remembers what it started. */
+export const runKey = (d: Pick<Delivery, 'id' | 'generation'>) => `${d.id}:${d.generation}`;
+
+/** A delivery nothing will move again, and how many attempts its current run made. */
+export type Stuck = DeliveryToStart & Pick<Delivery, 'status'> & { rung: number };
+
+/**
+ * The background work on deliveries, across workspaces: the relay, the reconciler and the retention
+ * purge act on every workspace's rows.
+ */
+export const deliveryUpkeep = (data: Data) => ({
+  /**
+   * Deliveries whose workflow has not started, oldest first, but for those started a moment ago
+   * (their `runKey`s).
+   * SQL: the scan follows the partial index of unstarted rows, and leaves out (id, generation) pairs,
+   * a composite key TypeORM's find cannot match against a list.
+   */
+  unstarted: (limit: number, startedMeanwhile: string[]) =>
+    data.sql<DeliveryToStart[]>(
+      `SELECT id, generation, attempts, event_id, event_type, endpoint_id, workspace_id FROM webhook_deliveries
+        WHERE workflow_started_at IS NULL AND status = 'PENDING'
+          AND NOT ((id::text || ':' || generation) = ANY($2::text[]))
+        ORDER BY created_at LIMIT $1`,
+      [limit, startedMeanwhile],
+    ),
+
+  /**
+   * A FAILED delivery well past its next attempt, or a PENDING one long unstarted, with the attempts
+   * its current run made. SQL: a count per row (a correlated aggregate) and times by the database's clock.
+   */
+  stuck: (graceMinutes: number, limit: number) =>
+    data.sql<Stuck[]>(
+      `SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.status,
+              (SELECT count(*)::int FROM webhook_attempts a
+                WHERE a.delivery_id = d.id AND a.started_at >= d.workflow_started_at) AS rung
+         FROM webhook_deliveries d
+        WHERE (d.status = 'FAILED' AND d.next_attempt_at < clock_timestamp() - make_interval(mins => $1))
+           OR (d.status = 'PENDING' AND d.created_at < clock_timestamp() - make_interval(mins => $1))
+        ORDER BY d.created_at LIMIT $2`,
+      [graceMinutes, limit],
+    ),
+
+  /** Ends a delivery whose ladder was spent, unless it moved meanwhile; answers whether it did. */
+  end: async (d: Pick<Delivery, 'id' | 'generation'>): Promise<boolean> => {
+    const ended = await data
+      .scoped(DeliveryEntity)
+      .update(
+        { id: d.id, generation: d.generation, status: In(WAITING) },
+        { status: 'EXHAUSTED', next_attempt_at: null },
+      );
+    return ended.length > 0;
+  },
+
+  /**
+   * Deletes up to `limit` events older than `days` whose deliveries have all ended (theirs go with
+   * them), answering how many. SQL: a bounded batch so no statement runs long, guarded by a NOT EXISTS
+   * over the deliveries.
+   */
+  purgeEvents: (days: number, limit: number): Promise<number> =>
+    purgeBatch(
+      data,
+      `DELETE FROM events WHERE id IN (SELECT e.id FROM events e
+        WHERE e.created_at < clock_timestamp() - make_interval(days => $1)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                           WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED'))
+        LIMIT $2)`,
+      [days, limit],
+    ),
+});

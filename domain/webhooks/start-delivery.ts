@@ -1,0 +1,17 @@
+import type { Delivery } from './entities';
+
+/** What starting a delivery's workflow needs to know of it. */
+export type DeliveryToStart = Pick<
+  Delivery,
+  'id' | 'generation' | 'attempts' | 'event_id' | 'event_type' | 'endpoint_id' | 'workspace_id'
+>;
+
+/**
+ * Starts a delivery's workflow (the worker implements it on its Temporal client): the relay starts
+ * new deliveries, the reconciler restarts lost ones.
+ */
+export type StartDelivery = (
+  d: DeliveryToStart,
+  /** A restart (the reconciler) replaces a closed run and continues the ladder at this rung. */
+  restart?: { rung: number },
+) => Promise<void>;

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { emitEvent } from '../../domain/kernel/events';
+import { FAILURES_BEFORE_DISABLE } from '../../domain/webhooks/delivery-rules';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { recordAttempt } from '../../domain/webhooks/record-attempt';
+import { noCanceller } from '../../domain/webhooks/workflow-ids';
+import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { asOperator, workspaceWithKey } from '../helpers/fixtures';
+
+const LEAD = '00000000-0000-4000-8000-000000000001';
+
+/**
+ * Attempts that give up at once on an endpoint about to reach its 20th failure in a row: one of them
+ * disables the endpoint and cancels the others' deliveries while they wait for the endpoint's lock.
+ * Locking the endpoint before the delivery, as every endpoint change does, leaves no deadlock.
+ */
+describe('deliveries giving up together on one endpoint', () => {
+  let t: TestDatabase;
+  let workspaceId: string;
+  before(async () => {
+    t = await freshDatabase();
+    workspaceId = (await workspaceWithKey(t.db)).workspace.id;
+  });
+  after(() => t.drop());
+
+  const endpointWithWaitingDeliveries = async (count: number) => {
+    const webhooks = {
+      secretsKey: Buffer.alloc(32, 9),
+      allowPrivateTargets: true,
+      cancelWorkflows: noCanceller,
+    };
+    const endpoint = await asOperator(
+      { db: t.db, webhooks },
+      createEndpoint,
+      { url: 'https://127.0.0.1/hook', events: ['lead.created'] },
+      { workspaceId },
+    );
+    await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = $2 WHERE id = $1`, [
+      endpoint.id,
+      FAILURES_BEFORE_DISABLE - 1,
+    ]);
+    const deliveries: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const eventId = await t.db.transaction((m) =>
+        emitEvent(
+          m,
+          workspaceId,
+          'lead.created',
+          { type: 'lead', id: LEAD },
+          { lead_id: LEAD, status: 'NEW', source_type: 'form', source: 'test' },
+        ),
+      );
+      const [d] = await t.db.query<{ id: string }[]>(
+        `SELECT id FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
+        [eventId, endpoint.id],
+      );
+      deliveries.push(d!.id);
+    }
+    return { endpointId: endpoint.id, deliveries };
+  };
+
+  it('record every attempt or find its delivery cancelled, disable the endpoint once, and never deadlock', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { endpointId, deliveries } = await endpointWithWaitingDeliveries(8);
+      const results = await Promise.all(
+        deliveries.map((deliveryId) =>
+          recordAttempt(t.db, {
+            deliveryId,
+            endpointId,
+            generation: 0,
+            attempt: 1,
+            startedAt: new Date(),
+            durationMs: 1,
+            responseStatus: 500,
+            errorClass: 'http_500',
+            outcome: 'exhausted',
+            nextAttemptAt: null,
+          }),
+        ),
+      );
+      const [endpoint] = await t.db.query<{ status: string }[]>(
+        `SELECT status FROM webhook_endpoints WHERE id = $1`,
+        [endpointId],
+      );
+      assert.equal(endpoint?.status, 'DISABLED');
+      const statuses = await t.db.query<{ status: string }[]>(
+        `SELECT status FROM webhook_deliveries WHERE id = ANY($1)`,
+        [deliveries],
+      );
+      assert.ok(statuses.every((d) => d.status === 'EXHAUSTED' || d.status === 'CANCELLED'));
+      assert.equal(
+        results.filter((r) => r.recorded).length,
+        statuses.filter((d) => d.status === 'EXHAUSTED').length,
+      );
+      const [notices] = await t.db.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM notifications WHERE data->>'endpoint_id' = $1`,
+        [endpointId],
+      );
+      assert.equal(notices?.n, 1);
+    }
+  });
+});
