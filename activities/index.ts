@@ -1,16 +1,19 @@
+import type { Services } from '../domain/kernel/operation';
 import { createApprovalActivities } from './approval';
 import { createDeliveryActivities, type DeliveryDeps } from './deliver';
 import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance';
 import { createPingActivities } from './ping';
+import { createSendActivities, type SendDeps } from './send-message';
 
-export type ActivityDeps = DeliveryDeps & { maintenance: Omit<MaintenanceDeps, 'db'> };
+export type ActivityDeps = DeliveryDeps & {
+  maintenance: Omit<MaintenanceDeps, 'db'>;
+  channels: Omit<SendDeps, 'db' | 'services' | 'secretsKey'>;
+};
 
 /** All activities, built from their dependencies so tests can pass fakes. */
-export const createActivities = (deps: ActivityDeps) => ({
-  ...createPingActivities(deps),
-  ...createDeliveryActivities(deps),
-  ...createMaintenanceActivities({ db: deps.db, ...deps.maintenance }),
-  ...createApprovalActivities({
+export const createActivities = (deps: ActivityDeps) => {
+  // What an operation run by the worker (an approved request, a bounce) sees, as at every door.
+  const services: Services = {
     db: deps.db,
     clock: deps.clock,
     webhooks: {
@@ -18,7 +21,14 @@ export const createActivities = (deps: ActivityDeps) => ({
       allowPrivateTargets: deps.allowPrivateTargets,
       cancelWorkflows: deps.cancelWorkflows,
     },
-  }),
-});
+  };
+  return {
+    ...createPingActivities(deps),
+    ...createDeliveryActivities(deps),
+    ...createMaintenanceActivities({ db: deps.db, ...deps.maintenance }),
+    ...createApprovalActivities(services),
+    ...createSendActivities({ db: deps.db, services, secretsKey: deps.secretsKey, ...deps.channels }),
+  };
+};
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -13,6 +13,7 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
+import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
 import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
@@ -23,7 +24,7 @@ export type AppDeps = {
     Config,
     'trustProxy' | 'rateLimitPerMinute' | 'requestTimeoutMs' | 'auditQueueLimit' | 'refusedPerMinute'
   > &
-    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops'>>;
+    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops' | 'secretsKey' | 'publicUrl' | 'sms'>>;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
   log: Logger;
@@ -47,8 +48,12 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
   app.silent = true;
-  const services: Services = { db, approvals };
+  const services: Services = { db, approvals, secretsKey: config.secretsKey };
   const routes = v1Router(services);
+  const publicDoor = publicRouter(services, {
+    publicUrl: config.publicUrl ?? 'http://localhost',
+    ...(config.sms && { sms: { authToken: config.sms.authToken } }),
+  });
   app
     .use(requestId())
     .use(mcpDoor())
@@ -57,6 +62,7 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
     .use(audit(createAuditWriter(db, config.auditQueueLimit), log))
     .use(errors(log))
     .use(openApiRoute())
+    .use(publicDoor.routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())

@@ -12,10 +12,12 @@ import {
   replyToConversation,
 } from './conversations/operations/conversations';
 import { recordInboundMessage } from './conversations/operations/record-inbound';
+import { receiveMessage } from './conversations/operations/receive';
+import { unsubscribeByLink } from './conversations/operations/unsubscribe';
 import { listAudit } from './identity/operations/audit';
 import { createApiKey, listApiKeys, revokeApiKey } from './identity/operations/keys';
 import { addMember, removeMember, setMemberRole } from './identity/operations/members';
-import { createWorkspace, getWorkspace } from './identity/operations/workspaces';
+import { createWorkspace, getWorkspace, issueInboundEmailSecret } from './identity/operations/workspaces';
 import type { AnyOperation } from './kernel/operation';
 import { addLeadNote } from './leads/operations/add-note';
 import { archiveLead } from './leads/operations/archive';
@@ -48,6 +50,7 @@ export const operations = {
   // identity
   createWorkspace,
   getWorkspace,
+  issueInboundEmailSecret,
   addMember,
   setMemberRole,
   removeMember,
@@ -70,6 +73,8 @@ export const operations = {
   listConversations,
   getConversation,
   replyToConversation,
+  receiveMessage,
+  unsubscribeByLink,
   // connections
   addConnection,
   listConnections,

@@ -2,3 +2,4 @@ export { approvalWorkflow } from './approval';
 export { deliverWebhookWorkflow } from './deliver-webhook';
 export { reconcileDeliveriesWorkflow, retentionWorkflow } from './maintenance';
 export { pingWorkflow } from './ping';
+export { sendMessageWorkflow } from './send-message';

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
-import type { ChannelProvider } from './channels';
 import type { Actor } from './actor';
 import type { Data } from './data';
 import type { DomainError } from './errors';
@@ -18,8 +17,8 @@ export type Services = {
   db: DataSource;
   /** Where a key's gated call waits for a person; absent at doors that never park. */
   approvals?: Gate;
-  /** Sends outbound messages; the built-in provider marks them sent. */
-  channels?: ChannelProvider;
+  /** Keys unsubscribe links (derived from SECRETS_KEY); absent at doors that serve none. */
+  secretsKey?: Buffer;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */
