@@ -4,10 +4,17 @@ import { createDeliveryActivities, type DeliveryDeps } from './deliver';
 import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance';
 import { createPingActivities } from './ping';
 import { createSendActivities, type SendDeps } from './send-message';
+import { createCampaignActivities } from './campaign';
 
 export type ActivityDeps = DeliveryDeps & {
+  /** Wakes a campaign's workflow when an approved resume runs here. */
+  campaigns?: Services['campaigns'];
   maintenance: Omit<MaintenanceDeps, 'db'>;
-  channels: Omit<SendDeps, 'db' | 'services' | 'secretsKey'>;
+  channels: Omit<SendDeps, 'db' | 'services' | 'secretsKey'> & {
+    /** Campaign batches: recipients per batch and messages handed over at once. */
+    campaignBatchSize?: number;
+    campaignConcurrency?: number;
+  };
 };
 
 /** All activities, built from their dependencies so tests can pass fakes. */
@@ -16,6 +23,8 @@ export const createActivities = (deps: ActivityDeps) => {
   const services: Services = {
     db: deps.db,
     clock: deps.clock,
+    campaigns: deps.campaigns,
+    secretsKey: deps.secretsKey,
     webhooks: {
       secretsKey: deps.secretsKey,
       allowPrivateTargets: deps.allowPrivateTargets,
@@ -28,6 +37,13 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createMaintenanceActivities({ db: deps.db, ...deps.maintenance }),
     ...createApprovalActivities(services),
     ...createSendActivities({ db: deps.db, services, secretsKey: deps.secretsKey, ...deps.channels }),
+    ...createCampaignActivities({
+      services,
+      secretsKey: deps.secretsKey,
+      ...deps.channels,
+      batchSize: deps.channels.campaignBatchSize,
+      concurrency: deps.channels.campaignConcurrency,
+    }),
   };
 };
 

@@ -1,4 +1,5 @@
 import { approvalGate } from '../domain/approvals/temporal';
+import { campaignWaker } from '../domain/campaigns/temporal';
 import { openDatabase } from '../domain/data-source';
 import { operatorActor } from '../domain/kernel/actor';
 import { DomainError } from '../domain/kernel/errors';
@@ -30,6 +31,8 @@ async function main(argv: string[]): Promise<unknown> {
     const services: Services = {
       db,
       approvals: approvalGate(db, client, config.temporalTaskQueue),
+      campaigns: campaignWaker(client),
+      secretsKey: config.secretsKey,
       webhooks: {
         secretsKey: config.secretsKey,
         allowPrivateTargets: config.webhookAllowPrivateTargets,

@@ -5,6 +5,7 @@ import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
 import { approvalGate } from '../domain/approvals/temporal';
+import { campaignWaker } from '../domain/campaigns/temporal';
 import { connectClient } from '../infra/temporal-client';
 
 export type RunningApi = { url: string; server: Server; close: () => Promise<void> };
@@ -27,7 +28,8 @@ export async function listenApi(
     return (await temporal).client;
   };
   const approvals = approvalGate(db, client, config.temporalTaskQueue);
-  const app = buildApp({ db, config, log, approvals, crashAfterCommit: opts.crashAfterCommit });
+  const campaigns = campaignWaker(client);
+  const app = buildApp({ db, config, log, approvals, campaigns, crashAfterCommit: opts.crashAfterCommit });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;

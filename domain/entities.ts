@@ -1,4 +1,5 @@
 import { ApprovalEntity } from './approvals/entities';
+import { CampaignEntity, RecipientEntity } from './campaigns/entities';
 import { ConnectionEntity } from './connections/entities';
 import { MessageEntity } from './conversations/entities';
 import {
@@ -34,4 +35,6 @@ export const ENTITIES = [
   NotificationEntity,
   ConnectionEntity,
   ApprovalEntity,
+  CampaignEntity,
+  RecipientEntity,
 ];

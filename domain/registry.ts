@@ -5,6 +5,19 @@ import {
   listApprovals,
   rejectApproval,
 } from './approvals/operations/approvals';
+import {
+  createCampaign,
+  getCampaign,
+  listCampaigns,
+  previewCampaign,
+  updateCampaign,
+} from './campaigns/operations/drafts';
+import {
+  launchCampaign,
+  pauseCampaign,
+  resumeCampaign,
+  sendCampaign,
+} from './campaigns/operations/lifecycle';
 import { addConnection, disconnectConnection, listConnections } from './connections/operations/connections';
 import {
   getConversation,
@@ -75,6 +88,16 @@ export const operations = {
   replyToConversation,
   receiveMessage,
   unsubscribeByLink,
+  // campaigns
+  createCampaign,
+  updateCampaign,
+  previewCampaign,
+  listCampaigns,
+  getCampaign,
+  sendCampaign,
+  launchCampaign,
+  pauseCampaign,
+  resumeCampaign,
   // connections
   addConnection,
   listConnections,

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { campaignUpkeep } from '../domain/campaigns/repository';
+import { campaignStarter } from '../domain/campaigns/temporal';
 import { messageUpkeep } from '../domain/conversations/repository';
 import { Data } from '../domain/kernel/data';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
@@ -25,12 +27,13 @@ const source = <T>(s: {
   start: (row: T) => Promise<void>;
 }): OutboxSource => s as OutboxSource;
 
-/** The service's outboxes: webhook deliveries and outbound messages. */
+/** The service's outboxes: webhook deliveries, outbound messages and launched campaigns. */
 export function outboxSources(db: DataSource, client: Client, taskQueue: string): OutboxSource[] {
   // Every workspace's rows.
   const all = new Data(db.manager, undefined);
   const deliveries = deliveryUpkeep(all);
   const messages = messageUpkeep(all);
+  const campaigns = campaignUpkeep(all);
   return [
     source({
       name: 'webhook delivery',
@@ -43,6 +46,12 @@ export function outboxSources(db: DataSource, client: Client, taskQueue: string)
       unstarted: messages.unstarted,
       key: (m) => m.id,
       start: messageStarter(client, taskQueue),
+    }),
+    source({
+      name: 'campaign',
+      unstarted: campaigns.unstarted,
+      key: (c) => c.id,
+      start: campaignStarter(client, taskQueue),
     }),
   ];
 }

@@ -8,6 +8,7 @@ import { twilioShapedProvider } from '../activities/providers/sms';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { approvalStarter } from '../domain/approvals/temporal';
+import { campaignWaker } from '../domain/campaigns/temporal';
 import { workflowCanceller, workflowStatus } from '../infra/temporal-client';
 import { ensureSchedules } from './schedules';
 import { deliveryStarter } from './start-delivery';
@@ -44,6 +45,7 @@ export async function runWorker(
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       cancelWorkflows: workflowCanceller(client),
       endpointConcurrency: config.webhookEndpointConcurrency,
+      campaigns: campaignWaker(() => Promise.resolve(client)),
       channels: {
         publicUrl: config.publicUrl,
         ...(config.smtp && { email: smtpProvider(config.smtp) }),

@@ -3,3 +3,4 @@ export { deliverWebhookWorkflow } from './deliver-webhook';
 export { reconcileDeliveriesWorkflow, retentionWorkflow } from './maintenance';
 export { pingWorkflow } from './ping';
 export { sendMessageWorkflow } from './send-message';
+export { campaignWorkflow } from './campaign';

@@ -25,6 +25,7 @@ export type EmailProvider = {
 // Answers that say the mailbox or domain does not exist or will never accept mail: a hard bounce.
 // Other 5xx (a message refused for its content, a policy) fail the message but keep the address.
 const HARD_BOUNCE_CODES = new Set([550, 551, 553, 556]);
+const NOT_CONNECTED = new Set(['ECONNECTION', 'EDNS', 'ECONNREFUSED', 'ETLS', 'EAUTH', 'ENOTFOUND']);
 const HARD_BOUNCE_STATUS = /\b5\.1\.[0-9]\b/; // RFC 3463: bad destination mailbox or system address
 
 /**
@@ -71,11 +72,25 @@ export function smtpProvider(opts: { url: string; from: string; pool?: number })
 
 /** What an SMTP failure means: 5xx is permanent (and a hard bounce blocks the address); the rest is transient. */
 function classify(err: unknown): ProviderResult {
-  const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
+  const e = err as {
+    responseCode?: number;
+    response?: string;
+    code?: string;
+    command?: string;
+    message?: string;
+  };
   const said = (e.response ?? e.message ?? String(err)).slice(0, 300);
   const code = e.responseCode;
-  if (code === undefined || code < 500)
-    return { kind: 'transient', error: code ? `SMTP ${code}: ${said}` : `${e.code ?? 'error'}: ${said}` };
+  if (code !== undefined && code < 500) return { kind: 'transient', error: `SMTP ${code}: ${said}` };
+  if (code === undefined) {
+    // Cut off with no answer: before the server had the message (connecting, greeting, envelope) it
+    // is safe to try again; once the message was on its way, it may have been taken.
+    const before =
+      e.command === 'CONN' ||
+      NOT_CONNECTED.has(e.code ?? '') ||
+      /^(EHLO|HELO|MAIL|RCPT)/.test(e.command ?? '');
+    return { kind: 'transient', error: `${e.code ?? 'error'}: ${said}`, ...(!before && { maybeSent: true }) };
+  }
   const bounce = HARD_BOUNCE_CODES.has(code) || HARD_BOUNCE_STATUS.test(said);
   return { kind: 'permanent', error: `SMTP ${code}: ${said}`, ...(bounce && { block: 'bounce' as const }) };
 }

@@ -39,7 +39,14 @@ export function twilioShapedProvider(opts: {
           signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
         });
       } catch (err) {
-        return { kind: 'transient', error: `no answer from the SMS provider: ${String(err).slice(0, 200)}` };
+        // Refused before the request left: safe to send again; a timeout may have been taken.
+        const cause = (err as { cause?: { code?: string } }).cause?.code ?? '';
+        const before = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET'].includes(cause);
+        return {
+          kind: 'transient',
+          error: `no answer from the SMS provider: ${String(err).slice(0, 200)}`,
+          ...(!before && { maybeSent: true }),
+        };
       }
       const answer = (await res.json().catch(() => ({}))) as {
         sid?: string;

@@ -27,6 +27,9 @@ export type Message = {
   /** Outbound: when its sending workflow was started; null while it waits for the relay. */
   started_at: Date | null;
   sent_at: Date | null;
+  /** A campaign's send: (campaign, lead, step) is unique, so no step reaches a lead twice. */
+  campaign_id: string | null;
+  campaign_step: number | null;
 };
 export const MessageEntity = entity<Message>({
   name: 'Message',
@@ -49,14 +52,32 @@ export const MessageEntity = entity<Message>({
     marketing: { type: 'boolean', default: false },
     started_at: { type: 'timestamptz', nullable: true },
     sent_at: { type: 'timestamptz', nullable: true },
+    campaign_id: { type: 'uuid', nullable: true },
+    campaign_step: { type: 'integer', nullable: true },
   },
-  relations: { ...inWorkspace('messages'), lead: references('messages', 'lead_id', 'Lead') },
+  relations: {
+    ...inWorkspace('messages'),
+    lead: references('messages', 'lead_id', 'Lead'),
+    campaign: {
+      type: 'many-to-one',
+      target: 'Campaign',
+      joinColumn: { name: 'campaign_id', foreignKeyConstraintName: 'messages_campaign_id_fkey' },
+      onDelete: 'SET NULL',
+      nullable: true,
+    },
+  },
   checks: [oneOfCheck('messages', 'direction', DIRECTIONS)],
   // A lead's newest first (DESC; the migration made it).
   indices: [
     { name: 'messages_lead_recent', columns: ['lead_id', 'at', 'id'], synchronize: false },
     // Partial indexes (the relay's queue, inbound replays), which the migration made.
     { name: 'messages_unstarted', columns: ['at'], synchronize: false },
+    {
+      name: 'messages_campaign_send',
+      columns: ['campaign_id', 'lead_id', 'campaign_step'],
+      unique: true,
+      synchronize: false,
+    },
     {
       name: 'messages_provider_id',
       columns: ['workspace_id', 'channel', 'provider_message_id'],

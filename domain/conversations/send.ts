@@ -91,13 +91,15 @@ export async function settleSend(
     });
     return 'sent';
   }
-  if (result.kind === 'transient' && !lastAttempt) {
+  if (result.kind === 'transient' && !lastAttempt && !result.maybeSent) {
     await messages().change(msg.id, { status: 'retrying', error: result.error });
     return 'retry';
   }
   const error =
     result.kind === 'transient'
-      ? `gave up after ${msg.attempt} attempts; the last said: ${result.error}`
+      ? result.maybeSent
+        ? `interrupted: the provider may have taken it before the failure (${result.error}); it is not sent again, so it is never sent twice`
+        : `gave up after ${msg.attempt} attempts; the last said: ${result.error}`
       : result.error;
   if (result.kind === 'permanent' && result.block) {
     await runOperation(

@@ -29,7 +29,11 @@ export type OutboundStatus = (typeof OUTBOUND_STATUSES)[number];
 /** What a provider said of one hand-over. */
 export type ProviderResult =
   | { kind: 'sent'; providerMessageId: string }
-  | { kind: 'transient'; error: string }
+  /**
+   * Refused for now (SMTP 4xx, HTTP 5xx, no connection). `maybeSent`: the provider may have taken it
+   * before the failure (a timeout mid-hand-over), so sending it again could send it twice: it is failed.
+   */
+  | { kind: 'transient'; error: string; maybeSent?: boolean }
   /** `block`: the address itself is dead (a hard bounce, an invalid number): it is suppressed. */
   | { kind: 'permanent'; error: string; block?: 'bounce' | 'invalid_number' };
 

@@ -17,6 +17,11 @@ export type Services = {
   db: DataSource;
   /** Where a key's gated call waits for a person; absent at doors that never park. */
   approvals?: Gate;
+  /**
+   * Wakes a campaign's workflow after its status changed (a pause, a resume) so it acts at once; without
+   * it the workflow notices on its own at its next batch or check.
+   */
+  campaigns?: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
   /** Keys unsubscribe links (derived from SECRETS_KEY); absent at doors that serve none. */
   secretsKey?: Buffer;
   /** The process clock, unless a test dates things in the past or future. */
