@@ -1,3 +1,4 @@
+import { createAppointmentActivities } from './appointment';
 import { createApprovalActivities } from './approval';
 import { createDeliveryActivities, type DeliveryDeps } from './deliver';
 import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance';
@@ -19,6 +20,7 @@ export const createActivities = (deps: ActivityDeps) => ({
       cancelWorkflows: deps.cancelWorkflows,
     },
   }),
+  ...createAppointmentActivities({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

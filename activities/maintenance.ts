@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Approval } from '../domain/approvals/entities';
+import { appointmentsIn } from '../domain/appointments/repository';
+import { appointmentWorkflowId } from '../domain/appointments/views';
 import { approvalsIn } from '../domain/approvals/repository';
 import { approvalWorkflowId } from '../domain/approvals/views';
 import { writeAudit } from '../domain/kernel/audit';
@@ -17,6 +19,8 @@ export type MaintenanceDeps = {
   db: DataSource;
   startDelivery: StartDelivery;
   startApproval: (approval: Approval) => Promise<void>;
+  /** Starts a booking's workflow (`appointment:<id>`); absent where no booking is ever made. */
+  startAppointment?: (appointmentId: string) => Promise<void>;
   workflowStatus: WorkflowStatusOf;
   /** How long idempotency keys (hours), audit rows and events (days) are kept. */
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };
@@ -32,6 +36,7 @@ export type ReconcileReport = {
   restarted: number;
   ended: number;
   approvals_started: number;
+  appointments_started: number;
 };
 export type RetentionReport = { idempotency_keys: number; audit_rows: number; events: number };
 
@@ -59,6 +64,28 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
     return started;
   };
 
+  /** Bookings whose workflow never started (Temporal was down, or the API died, after the commit). */
+  const startOrphanedAppointments = async (): Promise<number> => {
+    const start = deps.startAppointment;
+    if (!start) return 0;
+    const open = await appointmentsIn(new Data(deps.db.manager, undefined)).unstarted(GRACE_MINUTES, BATCH);
+    let started = 0;
+    for (const a of open) {
+      if ((await deps.workflowStatus(appointmentWorkflowId(a.id))) !== 'NOT_FOUND') continue;
+      await start(a.id);
+      await writeAudit(deps.db.manager, {
+        door: 'activity',
+        action: 'appointment.reconcile',
+        outcome: 'allowed',
+        reason: 'started: its workflow had not started',
+        workspaceId: a.workspace_id,
+        details: { appointment_id: a.id, workflow_id: appointmentWorkflowId(a.id) },
+      });
+      started += 1;
+    }
+    return started;
+  };
+
   return {
     /**
      * Finds deliveries that nothing will move again and moves them: a FAILED one well past its
@@ -75,6 +102,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         restarted: 0,
         ended: 0,
         approvals_started: 0,
+        appointments_started: 0,
       };
       for (const d of stuck) {
         const workflowId = deliveryWorkflowId(d.id, d.generation);
@@ -100,6 +128,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         report.restarted += 1;
       }
       report.approvals_started = await startOrphanedApprovals();
+      report.appointments_started = await startOrphanedAppointments();
       return report;
     },
 

@@ -1,3 +1,4 @@
+import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalGate } from '../domain/approvals/temporal';
 import { openDatabase } from '../domain/data-source';
 import { operatorActor } from '../domain/kernel/actor';
@@ -30,6 +31,7 @@ async function main(argv: string[]): Promise<unknown> {
     const services: Services = {
       db,
       approvals: approvalGate(db, client, config.temporalTaskQueue),
+      appointments: bookingDesk(db, client, config.temporalTaskQueue),
       webhooks: {
         secretsKey: config.secretsKey,
         allowPrivateTargets: config.webhookAllowPrivateTargets,

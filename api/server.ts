@@ -26,6 +26,8 @@ export type AppDeps = {
     Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops'>>;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
+  /** Starts bookings' workflows and carries decisions to them; without it bookings wait for the sweep. */
+  appointments?: Services['appointments'];
   log: Logger;
   /**
    * Fault injection for the crash-safety suite only (API_CRASH_AFTER_COMMIT): the process kills
@@ -39,7 +41,7 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDeps) {
+export function buildApp({ db, config, log, approvals, appointments, crashAfterCommit }: AppDeps) {
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
   // entries. Anything left of them was written by the client and proves nothing.
@@ -47,7 +49,7 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
   app.silent = true;
-  const services: Services = { db, approvals };
+  const services: Services = { db, approvals, appointments };
   const routes = v1Router(services);
   app
     .use(requestId())

@@ -7,6 +7,7 @@ import { Assistant1763800400000 } from './migrations/1763800400000-assistant';
 import { Hardening1763800500000 } from './migrations/1763800500000-hardening';
 import { ApprovalTasks1763800600000 } from './migrations/1763800600000-approval-tasks';
 import { Entities1763800700000 } from './migrations/1763800700000-entities';
+import { Appointments1763800900000 } from './migrations/1763800900000-appointments';
 import { ENTITIES } from './entities';
 
 const migrations = [
@@ -18,6 +19,7 @@ const migrations = [
   Hardening1763800500000,
   ApprovalTasks1763800600000,
   Entities1763800700000,
+  Appointments1763800900000,
 ];
 
 /**

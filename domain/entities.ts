@@ -1,3 +1,4 @@
+import { AppointmentEntity } from './appointments/entities';
 import { ApprovalEntity } from './approvals/entities';
 import { ConnectionEntity } from './connections/entities';
 import { MessageEntity } from './conversations/entities';
@@ -34,4 +35,5 @@ export const ENTITIES = [
   NotificationEntity,
   ConnectionEntity,
   ApprovalEntity,
+  AppointmentEntity,
 ];

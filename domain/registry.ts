@@ -1,3 +1,7 @@
+import { bookAppointment } from './appointments/operations/book';
+import { cancelAppointment, confirmAppointment, declineAppointment } from './appointments/operations/decide';
+import { markNoShow } from './appointments/operations/no-show';
+import { getAppointment, listAppointments } from './appointments/operations/read';
 import {
   approveApproval,
   cancelApproval,
@@ -70,6 +74,14 @@ export const operations = {
   listConversations,
   getConversation,
   replyToConversation,
+  // appointments
+  listAppointments,
+  getAppointment,
+  bookAppointment,
+  confirmAppointment,
+  declineAppointment,
+  cancelAppointment,
+  markNoShow,
   // connections
   addConnection,
   listConnections,

@@ -5,6 +5,7 @@ import { createActivities } from '../activities';
 import { httpPost } from '../activities/http-post';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
+import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalStarter } from '../domain/approvals/temporal';
 import { workflowCanceller, workflowStatus } from '../infra/temporal-client';
 import { ensureSchedules } from './schedules';
@@ -45,6 +46,7 @@ export async function runWorker(
       maintenance: {
         startDelivery: deliveryStarter(client, config.temporalTaskQueue),
         startApproval: approvalStarter(client, config.temporalTaskQueue),
+        startAppointment: bookingDesk(db, () => Promise.resolve(client), config.temporalTaskQueue).start,
         workflowStatus: workflowStatus(client),
         retention: config.retention,
       },
