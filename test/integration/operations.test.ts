@@ -36,6 +36,8 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'notifications',
+  'connections',
+  'appointments',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -112,9 +114,17 @@ async function populated(db: DataSource, services: Services) {
      VALUES ($1, 'connection.disconnect', '{}', '\\x00', 'Disconnect', $2, $3, now() + interval '7 days') RETURNING id`,
     [workspaceId, w.key.id, w.key.owner_user_id],
   );
+  // A confirmed meeting that has started, so it can be marked a no-show (or named, and refused).
+  const [appointment] = await db.query<{ id: string }[]>(
+    `INSERT INTO appointments (workspace_id, lead_id, status, starts_at, ends_at, timezone, title, provider)
+     VALUES ($1, $2, 'CONFIRMED', now() - interval '2 hours', now() - interval '1 hour', 'UTC', 'Intro', 'manual')
+     RETURNING id`,
+    [workspaceId, lead.data!.id],
+  );
   return {
     ...w,
     workspaceId,
+    appointmentId: appointment!.id,
     leadId: lead.data!.id,
     endpointId: endpoint.id,
     deliveryId: delivery!.id,
@@ -164,6 +174,17 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'conversation.get': (w) => ({ leadId: w.leadId, channel: 'email' }),
   'conversation.reply': (w) => ({ leadId: w.leadId, channel: 'email', body: 'Thanks, we will call you.' }),
   'connection.add': () => ({ system: 'hubspot' }),
+  'appointment.list': () => ({}),
+  'appointment.get': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.book': (w) => ({
+    leadId: w.leadId,
+    starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+    ends_at: new Date(Date.now() + 90_000_000).toISOString(),
+  }),
+  'appointment.confirm': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.decline': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.cancel': (w) => ({ appointmentId: w.appointmentId, reason: 'The lead asked to move it.' }),
+  'appointment.mark_no_show': (w) => ({ appointmentId: w.appointmentId }),
   'connection.list': () => ({}),
   'connection.disconnect': (w) => ({ connectionId: w.connectionId }),
   'approval.get': (w) => ({ approvalId: w.approvalId }),

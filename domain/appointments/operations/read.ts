@@ -5,7 +5,7 @@ import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { DEFAULT_PAGE_SIZE } from '../../kernel/validate';
 import { LEADS_READ } from '../../leads/requirements';
 import { appointmentsIn } from '../repository';
-import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../rules';
+import { APPOINTMENT_STATUSES } from '../rules';
 import { APPOINTMENT, APPOINTMENT_LIST, appointmentView } from '../views';
 
 export const appointmentIdField = describe(
