@@ -13,15 +13,14 @@ import {
 import { markNoShow } from '../../domain/appointments/operations/no-show';
 import { getAppointment, listAppointments } from '../../domain/appointments/operations/read';
 import { bookingDesk } from '../../domain/appointments/temporal';
-import { appointmentWorkflowId, type AppointmentView } from '../../domain/appointments/views';
+import { appointmentWorkflowId } from '../../domain/appointments/views';
 import { addConnection } from '../../domain/connections/operations/connections';
-import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
 import { createLead } from '../../domain/leads/operations/create';
 import { createLogger } from '../../infra/logger';
 import { startRadicale, type RadicaleServer } from '../../tooling/radicale';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { asOperator, workspaceWithKey } from '../helpers/fixtures';
+import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 
@@ -46,16 +45,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-
-const refusal = async (work: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  assert.fail('expected a refusal');
-};
 
 describe('appointments against a real CalDAV server (Radicale) and Temporal (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
@@ -180,10 +169,10 @@ describe('appointments against a real CalDAV server (Radicale) and Temporal (tim
     assert.equal((await eventOf(leadId, 'lead.status_changed')).status, 'BOOKED');
 
     // Cancelled by a person: recorded with its reason, then the event leaves the calendar.
-    const cancelled = (await asOperator(services, cancelAppointment, {
+    const cancelled = await asOperator(services, cancelAppointment, {
       appointmentId: booked.id,
       reason: 'The lead asked to move it.',
-    })) as AppointmentView;
+    });
     assert.equal(cancelled.status, 'CANCELLED');
     await until('the event removed', async () => ((await onCalendar(booked.id)) ? undefined : true));
     const gone = await eventOf(leadId, 'meeting.cancelled');
@@ -206,9 +195,9 @@ describe('appointments against a real CalDAV server (Radicale) and Temporal (tim
     const meeting = await eventOf(leadId, 'meeting.pending');
     assert.deepEqual([meeting.status, meeting.previous_status], ['PENDING', 'REQUESTED']);
 
-    const confirmed = (await asOperator(services, confirmAppointment, {
+    const confirmed = await asOperator(services, confirmAppointment, {
       appointmentId: booked.id,
-    })) as AppointmentView;
+    });
     assert.equal(confirmed.status, 'CONFIRMED');
     assert.ok(await onCalendar(booked.id), 'confirmed only once the event is on the calendar');
     assert.deepEqual(await lead(leadId), { status: 'BOOKED', needs_attention: false });
@@ -222,10 +211,10 @@ describe('appointments against a real CalDAV server (Radicale) and Temporal (tim
     await blockSlot(at(96), at(97));
     const booked = await book(withCalendar, { leadId, starts_at: at(96), ends_at: at(97) });
     await settled(booked.id, 'PENDING');
-    const declined = (await asOperator(services, declineAppointment, {
+    const declined = await asOperator(services, declineAppointment, {
       appointmentId: booked.id,
       reason: 'Fully booked that day.',
-    })) as AppointmentView;
+    });
     assert.equal(declined.status, 'DECLINED');
     const e = await eventOf(leadId, 'meeting.cancelled');
     assert.deepEqual(

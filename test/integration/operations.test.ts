@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
 import { authenticateKey } from '../../domain/identity/authenticate';
 import { keyActor, operatorActor } from '../../domain/kernel/actor';
-import { DomainError } from '../../domain/kernel/errors';
 import { emitEvent } from '../../domain/kernel/events';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { SCOPES } from '../../domain/kernel/permissions';
@@ -14,7 +13,7 @@ import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { operator, workspaceWithKey } from '../helpers/fixtures';
+import { operator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody } from '../helpers/leads';
 
 /** Every table a change can touch; a digest of their rows says whether anything changed. */
@@ -51,16 +50,6 @@ const snapshot = async (db: DataSource) =>
       }),
     ),
   );
-
-const refusal = async (work: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  assert.fail('expected a refusal');
-};
 
 /** A workspace with one of everything an operation can name: a lead, an endpoint, a delivery, a key, a member. */
 async function populated(db: DataSource, services: Services) {
