@@ -1,4 +1,5 @@
 import type { Services } from '../domain/kernel/operation';
+import { createAppointmentActivities } from './appointment';
 import { createApprovalActivities } from './approval';
 import { createDeliveryActivities, type DeliveryDeps } from './deliver';
 import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance';
@@ -44,6 +45,7 @@ export const createActivities = (deps: ActivityDeps) => {
       batchSize: deps.channels.campaignBatchSize,
       concurrency: deps.channels.campaignConcurrency,
     }),
+    ...createAppointmentActivities({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
   };
 };
 

@@ -1,3 +1,4 @@
+import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalGate } from '../domain/approvals/temporal';
 import { campaignWaker } from '../domain/campaigns/temporal';
 import { openDatabase } from '../domain/data-source';
@@ -33,6 +34,7 @@ async function main(argv: string[]): Promise<unknown> {
       approvals: approvalGate(db, client, config.temporalTaskQueue),
       campaigns: campaignWaker(client),
       secretsKey: config.secretsKey,
+      appointments: bookingDesk(db, client, config.temporalTaskQueue),
       webhooks: {
         secretsKey: config.secretsKey,
         allowPrivateTargets: config.webhookAllowPrivateTargets,

@@ -6,6 +6,7 @@ import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
 import { approvalGate } from '../domain/approvals/temporal';
 import { campaignWaker } from '../domain/campaigns/temporal';
+import { bookingDesk } from '../domain/appointments/temporal';
 import { connectClient } from '../infra/temporal-client';
 
 export type RunningApi = { url: string; server: Server; close: () => Promise<void> };
@@ -17,7 +18,7 @@ export async function listenApi(
   log: Logger,
   opts: { crashAfterCommit?: number } = {},
 ): Promise<RunningApi> {
-  // Temporal is dialled on the first parked approval request, so the API starts (and serves REST)
+  // Temporal is dialled on the first parked approval request (or booking), so the API starts (and serves REST)
   // whether or not Temporal is up yet.
   let temporal: Promise<Awaited<ReturnType<typeof connectClient>>> | undefined;
   const client = async () => {
@@ -29,7 +30,16 @@ export async function listenApi(
   };
   const approvals = approvalGate(db, client, config.temporalTaskQueue);
   const campaigns = campaignWaker(client);
-  const app = buildApp({ db, config, log, approvals, campaigns, crashAfterCommit: opts.crashAfterCommit });
+  const appointments = bookingDesk(db, client, config.temporalTaskQueue);
+  const app = buildApp({
+    db,
+    config,
+    log,
+    approvals,
+    campaigns,
+    appointments,
+    crashAfterCommit: opts.crashAfterCommit,
+  });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;

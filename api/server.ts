@@ -29,6 +29,8 @@ export type AppDeps = {
   approvals?: Services['approvals'];
   /** Wakes a campaign's workflow after a pause; without it the workflow notices at its next batch. */
   campaigns?: Services['campaigns'];
+  /** Starts bookings' workflows and carries decisions to them; without it bookings wait for the sweep. */
+  appointments?: Services['appointments'];
   log: Logger;
   /**
    * Fault injection for the crash-safety suite only (API_CRASH_AFTER_COMMIT): the process kills
@@ -42,7 +44,7 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({ db, config, log, approvals, campaigns, crashAfterCommit }: AppDeps) {
+export function buildApp({ db, config, log, approvals, campaigns, appointments, crashAfterCommit }: AppDeps) {
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
   // entries. Anything left of them was written by the client and proves nothing.
@@ -50,7 +52,7 @@ export function buildApp({ db, config, log, approvals, campaigns, crashAfterComm
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
   app.silent = true;
-  const services: Services = { db, approvals, campaigns, secretsKey: config.secretsKey };
+  const services: Services = { db, approvals, campaigns, appointments, secretsKey: config.secretsKey };
   const routes = v1Router(services);
   const publicDoor = publicRouter(services, {
     publicUrl: config.publicUrl ?? 'http://localhost',

@@ -8,6 +8,7 @@ import { Hardening1763800500000 } from './migrations/1763800500000-hardening';
 import { ApprovalTasks1763800600000 } from './migrations/1763800600000-approval-tasks';
 import { Entities1763800700000 } from './migrations/1763800700000-entities';
 import { Channels1763800800000 } from './migrations/1763800800000-channels';
+import { Appointments1763800900000 } from './migrations/1763800900000-appointments';
 import { Campaigns1763801000000 } from './migrations/1763801000000-campaigns';
 import { ENTITIES } from './entities';
 
@@ -21,6 +22,7 @@ const migrations = [
   ApprovalTasks1763800600000,
   Entities1763800700000,
   Channels1763800800000,
+  Appointments1763800900000,
   Campaigns1763801000000,
 ];
 

@@ -1,3 +1,4 @@
+import { AppointmentEntity } from './appointments/entities';
 import { ApprovalEntity } from './approvals/entities';
 import { CampaignEntity, RecipientEntity } from './campaigns/entities';
 import { ConnectionEntity } from './connections/entities';
@@ -37,4 +38,5 @@ export const ENTITIES = [
   ApprovalEntity,
   CampaignEntity,
   RecipientEntity,
+  AppointmentEntity,
 ];

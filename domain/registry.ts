@@ -1,3 +1,7 @@
+import { bookAppointment } from './appointments/operations/book';
+import { cancelAppointment, confirmAppointment, declineAppointment } from './appointments/operations/decide';
+import { markNoShow } from './appointments/operations/no-show';
+import { getAppointment, listAppointments } from './appointments/operations/read';
 import {
   approveApproval,
   cancelApproval,
@@ -98,6 +102,14 @@ export const operations = {
   launchCampaign,
   pauseCampaign,
   resumeCampaign,
+  // appointments
+  listAppointments,
+  getAppointment,
+  bookAppointment,
+  confirmAppointment,
+  declineAppointment,
+  cancelAppointment,
+  markNoShow,
   // connections
   addConnection,
   listConnections,

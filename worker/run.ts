@@ -7,6 +7,7 @@ import { smtpProvider } from '../activities/providers/email';
 import { twilioShapedProvider } from '../activities/providers/sms';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
+import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalStarter } from '../domain/approvals/temporal';
 import { campaignWaker } from '../domain/campaigns/temporal';
 import { workflowCanceller, workflowStatus } from '../infra/temporal-client';
@@ -54,6 +55,7 @@ export async function runWorker(
       maintenance: {
         startDelivery: deliveryStarter(client, config.temporalTaskQueue),
         startApproval: approvalStarter(client, config.temporalTaskQueue),
+        startAppointment: bookingDesk(db, () => Promise.resolve(client), config.temporalTaskQueue).start,
         workflowStatus: workflowStatus(client),
         retention: config.retention,
       },

@@ -1,3 +1,4 @@
+export { appointmentWorkflow } from './appointment';
 export { approvalWorkflow } from './approval';
 export { deliverWebhookWorkflow } from './deliver-webhook';
 export { reconcileDeliveriesWorkflow, retentionWorkflow } from './maintenance';

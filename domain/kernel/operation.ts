@@ -12,6 +12,22 @@ import type { Requirement } from './permissions';
 /** Cancels Temporal workflows by id after a commit; the rows already say they must not run. */
 export type WorkflowCanceller = (workflowIds: string[]) => Promise<void>;
 
+/** A person's decision on a booking, carried to its workflow; `by` names who decided (for the audit). */
+export type BookingDecision = {
+  action: 'confirm' | 'decline' | 'cancel';
+  reason?: string;
+  by: Record<string, unknown>;
+};
+
+/**
+ * Bookings' workflows (`appointment:<id>`): one starts once a booking commits, and a person's decision
+ * reaches it as an Update, which answers once the calendar and the record agree.
+ */
+export type BookingDesk = {
+  start: (appointmentId: string) => Promise<void>;
+  decide: (appointmentId: string, decision: BookingDecision) => Promise<unknown>;
+};
+
 /** What operations may need beyond their transaction; each door builds it once. */
 export type Services = {
   db: DataSource;
@@ -24,6 +40,8 @@ export type Services = {
   campaigns?: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
   /** Keys unsubscribe links (derived from SECRETS_KEY); absent at doors that serve none. */
   secretsKey?: Buffer;
+  /** Where bookings are handed to their workflows; absent at doors that cannot reach Temporal. */
+  appointments?: BookingDesk;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */

@@ -9,8 +9,20 @@ import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor, intakeBody, postLead } from '../helpers/leads';
 import { MCP_VERSIONS, mcpClient, serve, structured, TASKS_EXTENSION, textOf } from '../helpers/mcp';
 
-const LEAD_READ_TOOLS = ['conversation.get', 'conversation.list', 'lead.get', 'lead.search'];
+const LEAD_READ_TOOLS = [
+  'appointment.get',
+  'appointment.list',
+  'conversation.get',
+  'conversation.list',
+  'lead.get',
+  'lead.search',
+];
 const LEAD_WRITE_TOOLS = [
+  'appointment.book',
+  'appointment.cancel',
+  'appointment.confirm',
+  'appointment.decline',
+  'appointment.mark_no_show',
   'conversation.reply',
   'lead.add_note',
   'lead.archive',

@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
 import { authenticateKey } from '../../domain/identity/authenticate';
 import { keyActor, operatorActor } from '../../domain/kernel/actor';
-import { DomainError } from '../../domain/kernel/errors';
 import { emitEvent } from '../../domain/kernel/events';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { SCOPES } from '../../domain/kernel/permissions';
@@ -14,7 +13,7 @@ import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { operator, workspaceWithKey } from '../helpers/fixtures';
+import { operator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody } from '../helpers/leads';
 
 /** Every table a change can touch; a digest of their rows says whether anything changed. */
@@ -36,6 +35,8 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'notifications',
+  'connections',
+  'appointments',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -49,16 +50,6 @@ const snapshot = async (db: DataSource) =>
       }),
     ),
   );
-
-const refusal = async (work: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  assert.fail('expected a refusal');
-};
 
 /** A workspace with one of everything an operation can name: a lead, an endpoint, a delivery, a key, a member. */
 async function populated(db: DataSource, services: Services) {
@@ -112,9 +103,17 @@ async function populated(db: DataSource, services: Services) {
      VALUES ($1, 'connection.disconnect', '{}', '\\x00', 'Disconnect', $2, $3, now() + interval '7 days') RETURNING id`,
     [workspaceId, w.key.id, w.key.owner_user_id],
   );
+  // A confirmed meeting that has started, so it can be marked a no-show (or named, and refused).
+  const [appointment] = await db.query<{ id: string }[]>(
+    `INSERT INTO appointments (workspace_id, lead_id, status, starts_at, ends_at, timezone, title, provider)
+     VALUES ($1, $2, 'CONFIRMED', now() - interval '2 hours', now() - interval '1 hour', 'UTC', 'Intro', 'manual')
+     RETURNING id`,
+    [workspaceId, lead.data!.id],
+  );
   return {
     ...w,
     workspaceId,
+    appointmentId: appointment!.id,
     leadId: lead.data!.id,
     endpointId: endpoint.id,
     deliveryId: delivery!.id,
@@ -164,6 +163,17 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'conversation.get': (w) => ({ leadId: w.leadId, channel: 'email' }),
   'conversation.reply': (w) => ({ leadId: w.leadId, channel: 'email', body: 'Thanks, we will call you.' }),
   'connection.add': () => ({ system: 'hubspot' }),
+  'appointment.list': () => ({}),
+  'appointment.get': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.book': (w) => ({
+    leadId: w.leadId,
+    starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+    ends_at: new Date(Date.now() + 90_000_000).toISOString(),
+  }),
+  'appointment.confirm': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.decline': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.cancel': (w) => ({ appointmentId: w.appointmentId, reason: 'The lead asked to move it.' }),
+  'appointment.mark_no_show': (w) => ({ appointmentId: w.appointmentId }),
   'connection.list': () => ({}),
   'connection.disconnect': (w) => ({ connectionId: w.connectionId }),
   'approval.get': (w) => ({ approvalId: w.approvalId }),
