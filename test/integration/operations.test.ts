@@ -11,10 +11,13 @@ import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
+import { unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { operator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody } from '../helpers/leads';
+
+const SECRETS_KEY = Buffer.alloc(32, 7);
 
 /** Every table a change can touch; a digest of their rows says whether anything changed. */
 const TABLES = [
@@ -37,6 +40,8 @@ const TABLES = [
   'notifications',
   'connections',
   'appointments',
+  'campaigns',
+  'campaign_recipients',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -110,9 +115,23 @@ async function populated(db: DataSource, services: Services) {
      RETURNING id`,
     [workspaceId, lead.data!.id],
   );
+  // Campaigns in each state an operation acts on: a one-step draft, a running one, a paused one.
+  const campaign = async (status: string) =>
+    (
+      await db.query<{ id: string }[]>(
+        `INSERT INTO campaigns (workspace_id, name, channel, status, audience, steps, send_window, daily_cap)
+         VALUES ($1, 'Spring', 'email', $2, '{}', '[{"subject":"Hi","body":"Hello {first_name}","delay_hours":0}]',
+                 '{"weekdays":[1,2,3,4,5],"start_hour":9,"end_hour":18}', 100) RETURNING id`,
+        [workspaceId, status],
+      )
+    )[0]!.id;
   return {
     ...w,
     workspaceId,
+    draftCampaignId: await campaign('DRAFT'),
+    runningCampaignId: await campaign('RUNNING'),
+    pausedCampaignId: await campaign('PAUSED'),
+    leadEmail: lead.data!.email!,
     appointmentId: appointment!.id,
     leadId: lead.data!.id,
     endpointId: endpoint.id,
@@ -162,6 +181,27 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'conversation.list': (w) => ({ leadId: w.leadId }),
   'conversation.get': (w) => ({ leadId: w.leadId, channel: 'email' }),
   'conversation.reply': (w) => ({ leadId: w.leadId, channel: 'email', body: 'Thanks, we will call you.' }),
+  'message.receive': (w) => ({
+    channel: 'email',
+    from: w.leadEmail,
+    body: 'Is it still available?',
+    providerMessageId: `<${randomUUID()}@mail.example.com>`,
+  }),
+  'contact.unsubscribe_link': (w) => ({ token: unsubscribeLinks(SECRETS_KEY).token(w.leadId) }),
+  'workspace.issue_inbound_email_secret': () => ({}),
+  'campaign.create': () => ({
+    name: 'Autumn',
+    channel: 'email',
+    steps: [{ subject: 'Hi {first_name}', body: 'Hello', delay_hours: 0 }],
+  }),
+  'campaign.update': (w) => ({ campaignId: w.draftCampaignId, name: 'Renamed' }),
+  'campaign.preview': (w) => ({ campaignId: w.draftCampaignId, leadId: w.leadId }),
+  'campaign.list': () => ({}),
+  'campaign.get': (w) => ({ campaignId: w.draftCampaignId }),
+  'campaign.send': (w) => ({ campaignId: w.draftCampaignId }),
+  'campaign.launch': (w) => ({ campaignId: w.draftCampaignId }),
+  'campaign.pause': (w) => ({ campaignId: w.runningCampaignId }),
+  'campaign.resume': (w) => ({ campaignId: w.pausedCampaignId }),
   'connection.add': () => ({ system: 'hubspot' }),
   'appointment.list': () => ({}),
   'appointment.get': (w) => ({ appointmentId: w.appointmentId }),
@@ -193,6 +233,7 @@ describe('every operation, through the one runner', () => {
     t = await freshDatabase();
     services = {
       db: t.db,
+      secretsKey: SECRETS_KEY,
       webhooks: {
         secretsKey: Buffer.alloc(32, 7),
         allowPrivateTargets: true,
