@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { approveApproval } from '../../domain/approvals/operations/approvals';
 import type { ApprovalView } from '../../domain/approvals/views';
 import { approvalGate } from '../../domain/approvals/temporal';
-import { campaignWaker } from '../../domain/campaigns/temporal';
 import { addMember } from '../../domain/identity/operations/members';
 import { waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';
@@ -51,7 +50,7 @@ describe('campaigns through the assistant endpoint: gated send, launch and resum
     for (let i = 0; i < leads; i++) {
       const body = intakeBody({ source: `spring-${workspaceId.slice(0, 8)}` });
       assert.equal((await postLead(s.app, w.key.key, body)).status, 201);
-      emails.push(body.email as string);
+      emails.push(body.email);
     }
     const mcp = await mcpClient(api.url, w.key.key, { protocolVersion: '2025-11-25' });
     const approve = async (approvalId: string) =>
