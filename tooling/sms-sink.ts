@@ -59,6 +59,7 @@ export async function startSmsSink(opts: { accountSid: string; authToken: string
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    authToken: opts.authToken,
     sent,
     /** The number answers this error instead of accepting (a Twilio error code, e.g. 21211 invalid number). */
     failFor: (number: string, status: number, code: number, message = 'refused') =>
