@@ -9,7 +9,7 @@ import { startSmsSink } from '../../tooling/sms-sink';
 import { waitFor } from '../../tooling/processes';
 import { count, eventsFor, intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startSmtpSink, type Received } from '../helpers/smtp-sink';
+import { startSmtpSink, type Received } from '../../tooling/smtp-sink';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
 type MessageRow = {
