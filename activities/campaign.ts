@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { sendBatch, type BatchOutcome, type EngineDeps } from '../domain/campaigns/engine';
 import type { ProviderResult } from '../domain/conversations/sending';
 import { UNSUBSCRIBE_PATH, unsubscribeLinks } from '../domain/conversations/unsubscribe-links';
@@ -40,7 +41,7 @@ export const createCampaignActivities = (deps: CampaignDeps) => {
     const body = /\bstop\b/i.test(msg.body) ? msg.body : `${msg.body}\n${SMS_OPT_OUT}`;
     return deps.sms.send({ to: msg.to, body, whatsapp: false });
   };
-  const engine: EngineDeps = { services: deps.services, send };
+  const engine: EngineDeps = { services: deps.services, send, alive: () => Context.current().heartbeat() };
   const opts = { batchSize: deps.batchSize ?? 200, concurrency: deps.concurrency ?? 10 };
   return {
     /** `nowMs`: the workflow's clock, which the campaign's delays, window and cap are measured by. */

@@ -11,6 +11,7 @@ import { smtpDown } from './faults/smtp-down';
 import { temporalStop } from './faults/temporal-stop';
 import { workerKill } from './faults/worker-kill';
 import { workerKillMidSend } from './faults/worker-kill-mid-send';
+import { workerKillMidCampaign } from './faults/worker-kill-mid-campaign';
 import { closeLogs } from './lib/children';
 import { awaitInvariants, type Check } from './lib/invariants';
 import { Load } from './lib/load';
@@ -54,6 +55,7 @@ async function main(): Promise<boolean> {
       apiCrash,
       workerKill,
       workerKillMidSend,
+      workerKillMidCampaign,
       // Early, so the first rung (1 minute) of the messages it catches comes before the run ends.
       smtpDown,
       relayCrash(settings.relayBeforeMark ? ['before-start', 'before-mark'] : ['before-start']),

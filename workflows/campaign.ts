@@ -8,8 +8,11 @@ import {
 import type { Activities } from '../activities';
 import { pauseUpdate, resumeUpdate, type CampaignInput } from '../domain/campaigns/workflow-contract';
 
+// A batch heartbeats before each group of hand-overs: a worker that dies mid-batch is noticed in
+// 30 s, and the retried batch fails what was cut off (never sends it again) and goes on.
 const { sendCampaignBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 

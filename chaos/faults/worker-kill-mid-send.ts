@@ -10,7 +10,7 @@ import { killWorkerHolding } from './kill-holding';
 const HELD_BEFORE_KILL = 3;
 
 /** `<id@domain>` → id. */
-const idOf = (messageIdHeader: string) => messageIdHeader.replace(/^</, '').replace(/@.*$/, '');
+export const idOf = (messageIdHeader: string) => messageIdHeader.replace(/^</, '').replace(/@.*$/, '');
 
 /**
  * The worker killed (SIGKILL) while the SMTP server holds back its 250 after DATA, so hand-overs are
@@ -54,11 +54,12 @@ export const workerKillMidSend: Fault = {
  * Each message whose hand-over the kill cut off ended `failed` with an `interrupted:` error (the
  * hand-over is never retried), having arrived once at the server and never again.
  */
-async function cutMessagesFailedVisibly(
+export async function cutMessagesFailedVisibly(
   stack: ChaosStack,
   cut: string[],
   restartedAt: number,
   deadlineMs: number,
+  fault = 'worker killed mid-send',
 ): Promise<Check> {
   type Row = { id: string; status: string; error: string | null };
   let rows: Row[] = [];
@@ -86,7 +87,7 @@ async function cutMessagesFailedVisibly(
     ...cut.filter((id) => !arrivedOnce(id)).map((id) => `${id} did not arrive exactly once`),
   ];
   return expect(
-    'worker killed mid-send: every cut message ended failed, "interrupted:", not sent again',
+    `${fault}: every cut message ended failed, "interrupted:", not sent again`,
     rows.length === cut.length && wrong.length === 0,
     wrong.length > 0
       ? wrong.join('; ')

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { workflowStatus } from '../../infra/temporal-client';
+import { campaignWorkflowId } from '../../domain/campaigns/views';
 import { messageWorkflowId } from '../../worker/start-message';
 
 /**
@@ -37,7 +38,8 @@ const messageRows: OutboundSource = {
   committed: async (db, before) => {
     const rows = await db.query<Omit<Outbound, 'source' | 'workflowId' | 'messageIdHeader'>[]>(
       `SELECT id, status, error, attempts, at FROM messages
-        WHERE direction = 'outbound' AND channel = 'email' AND ($1::timestamptz IS NULL OR at < $1)`,
+        WHERE direction = 'outbound' AND channel = 'email' AND campaign_id IS NULL
+          AND ($1::timestamptz IS NULL OR at < $1)`,
       [before ?? null],
     );
     return rows.map((r) => ({
@@ -49,8 +51,28 @@ const messageRows: OutboundSource = {
   },
 };
 
-/** Every source of outbound messages; campaign sends join here. */
-export const OUTBOUND_SOURCES: OutboundSource[] = [messageRows];
+/** Campaign sends: `messages` rows keyed by (campaign, lead, step), sent by the campaign's workflow. */
+const campaignSends: OutboundSource = {
+  name: 'campaign send',
+  committed: async (db, before) => {
+    const rows = await db.query<
+      (Omit<Outbound, 'source' | 'workflowId' | 'messageIdHeader'> & { campaign_id: string })[]
+    >(
+      `SELECT id, status, error, attempts, at, campaign_id FROM messages
+        WHERE campaign_id IS NOT NULL AND channel = 'email' AND ($1::timestamptz IS NULL OR at < $1)`,
+      [before ?? null],
+    );
+    return rows.map(({ campaign_id, ...r }) => ({
+      ...r,
+      source: 'campaign send',
+      workflowId: campaignWorkflowId(campaign_id),
+      messageIdHeader: `<${r.id}@${MAIL_DOMAIN}>`,
+    }));
+  },
+};
+
+/** Every source of outbound messages. */
+export const OUTBOUND_SOURCES: OutboundSource[] = [messageRows, campaignSends];
 
 export const committedOutbound = async (db: DataSource, before?: Date) =>
   (await Promise.all(OUTBOUND_SOURCES.map((s) => s.committed(db, before)))).flat();

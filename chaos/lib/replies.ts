@@ -28,7 +28,7 @@ export class Replies {
   constructor(
     db: DataSource,
     private readonly load: Load,
-    private readonly workspaceId: string,
+    readonly workspaceId: string,
     private readonly apiKey: string,
   ) {
     this.services = { db };

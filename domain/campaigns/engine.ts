@@ -21,6 +21,8 @@ export type BatchOutcome =
 
 export type EngineDeps = {
   services: Services;
+  /** Says the batch is alive (a Temporal heartbeat), so a batch whose worker died is retried soon. */
+  alive?: () => void;
   /** Hands one message to the campaign channel's provider. */
   send: (
     channel: Campaign['channel'],
@@ -36,10 +38,11 @@ const DAY_MS = 24 * 3_600_000;
 /**
  * Sends the next batch of a running campaign. Phase one (a transaction): check the campaign still
  * runs, the window is open and today's cap has room; take the due recipients; let those who replied,
- * booked or closed leave; write a send row per recipient (`sending`, or `suppressed` for a blocked
+ * booked or closed leave; write a send row per recipient (`queued`, or `suppressed` for a blocked
  * address) and move each recipient on; commit. Phase two: hand the rows to the provider, a few at a
  * time, checking before each group that the campaign was not paused (a pause puts the rest back).
- * Phase three: record what the provider said. A crash anywhere leaves rows `sending`, which the next
+ * Each group is marked `sending` (committed) just before it is handed over. Phase three: record what
+ * the provider said. A crash leaves the group in hand `sending`, which the next
  * batch fails visibly: a message is never sent twice.
  */
 export async function sendBatch(
@@ -69,6 +72,11 @@ export async function sendBatch(
       const ms = tomorrow.getTime() - now.getTime() + untilWindowOpens(c.send_window, tomorrow, tz);
       return { kind: 'wait' as const, ms };
     }
+    const name = workspace?.name ?? '';
+    // What a crashed batch wrote but never handed over goes first (those recipients moved on already).
+    const leftovers = await sends.leftovers(c.id);
+    if (leftovers.length > 0)
+      return { kind: 'go' as const, campaign: c, toSend: leftovers, skipped: 0, fromName: name };
     const due = await sends.due(c, Math.min(opts.batchSize, room), now);
     if (due.length === 0) {
       const next = await sends.nextDue(c.id);
@@ -80,7 +88,6 @@ export async function sendBatch(
     }
     const leavers = due.filter((r) => r.leaves).map((r) => ({ lead_id: r.lead_id, reason: r.leaves! }));
     const staying = due.filter((r) => !r.leaves);
-    const name = workspace?.name ?? '';
     const rows = staying.map((r) => {
       const step = c.steps[r.next_step]!;
       const values = valuesFor(r, name);
@@ -90,7 +97,7 @@ export async function sendBatch(
         to: (c.channel === 'email' ? r.email : r.phone) ?? '',
         subject: c.channel === 'email' && step.subject ? render(step.subject, values) : null,
         body: render(step.body, values),
-        status: r.blocked ? ('suppressed' as const) : ('sending' as const),
+        status: r.blocked ? ('suppressed' as const) : ('queued' as const),
         error: r.blocked ? `The contact ${r.blocked}; it was not sent.` : null,
       };
     });
@@ -105,7 +112,7 @@ export async function sendBatch(
       now,
     );
     const toSend = rows
-      .filter((r) => r.status === 'sending' && written.has(r.lead_id))
+      .filter((r) => r.status === 'queued' && written.has(r.lead_id))
       .map((r) => ({ ...r, id: written.get(r.lead_id)! }));
     return { kind: 'go' as const, campaign: c, toSend, skipped: rows.length - toSend.length, fromName: name };
   });
@@ -119,31 +126,36 @@ export async function sendBatch(
   const putBack: string[] = [];
   const bounced: { id: string; to: string; block: 'bounce' | 'invalid_number'; error: string }[] = [];
   for (let i = 0; i < toSend.length; i += opts.concurrency) {
+    deps.alive?.();
     const group = toSend.slice(i, i + opts.concurrency);
     if ((await campaignsIn(data).find(c.id))?.status !== 'RUNNING') {
       putBack.push(...toSend.slice(i).map((s) => s.id));
       break;
     }
+    await sends.markSending(group.map((s) => s.id));
     const results = await Promise.all(
       group.map((s) => deps.send(c.channel, { ...s, leadId: s.lead_id, fromName })),
     );
+    const settled: typeof outcomes = [];
     group.forEach((s, k) => {
       const r = results[k]!;
       if (r.kind === 'sent')
-        outcomes.push({ id: s.id, status: 'sent', error: null, provider_id: r.providerMessageId });
+        settled.push({ id: s.id, status: 'sent', error: null, provider_id: r.providerMessageId });
       else if (r.kind === 'transient' && !r.maybeSent) putBack.push(s.id);
       else if (r.kind === 'permanent' && r.block)
         bounced.push({ id: s.id, to: s.to, block: r.block, error: r.error });
       else
-        outcomes.push({
+        settled.push({
           id: s.id,
           status: 'failed',
           error: r.kind === 'transient' ? `interrupted: ${r.error}; it is not sent again` : r.error,
           provider_id: null,
         });
     });
+    // Recorded group by group: a crash later leaves only the group in hand to fail visibly.
+    await sends.settle(settled);
+    outcomes.push(...settled);
   }
-  await sends.settle(outcomes);
   await sends.putBack(c.id, putBack, new Date(now.getTime() + RETRY_TRANSIENT_MS));
   for (const b of bounced) {
     // A dead address is blocked the way every door blocks one (event and audit), with the send failed.

@@ -15,7 +15,7 @@ export type DueRecipient = {
   blocked: string | null;
 };
 
-/** A campaign message about to leave: its row is written (status `sending`) before the provider is called. */
+/** A campaign message about to leave: its row is written (`queued`) before the provider is called. */
 export type CampaignSend = {
   lead_id: string;
   step: number;
@@ -37,8 +37,9 @@ export const INTERRUPTED_SEND =
  */
 export const campaignSendsIn = (data: Data) => ({
   /**
-   * Sends a crashed batch left `sending` (a killed worker): failed, visibly, never sent again. Only
-   * one batch of a campaign runs at a time (its workflow runs them in turn), so none is in flight now.
+   * Sends a crashed batch left `sending` (a killed worker had handed them over): failed, visibly, never
+   * sent again. Only one batch of a campaign runs at a time (its workflow runs them in turn), so none is
+   * in flight now. (Rows it left `queued` were never handed over: the next batch sends them.)
    */
   failInterrupted: (campaignId: string) =>
     data.sql(
@@ -46,6 +47,23 @@ export const campaignSendsIn = (data: Data) => ({
         WHERE campaign_id = $1 AND status = 'sending'`,
       [campaignId, INTERRUPTED_SEND],
     ),
+
+  /** Rows a crashed batch wrote but never handed over, to send now (their recipients already moved on). */
+  leftovers: (campaignId: string): Promise<(CampaignSend & { id: string })[]> =>
+    data.sql(
+      `SELECT id, lead_id, campaign_step AS step, to_address AS to, subject, body FROM messages
+        WHERE campaign_id = $1 AND status = 'queued' ORDER BY at, id`,
+      [campaignId],
+    ),
+
+  /**
+   * The group about to be handed over, marked `sending` and committed first: a crash from here on
+   * leaves exactly these rows as the ones that may have left.
+   */
+  markSending: (ids: string[]) =>
+    data.sql(`UPDATE messages SET status = 'sending' WHERE id = ANY($1::uuid[]) AND status = 'queued'`, [
+      ids,
+    ]),
 
   /** Messages the campaign handed over since an instant (its daily cap counts them). */
   sentSince: async (campaignId: string, since: Date): Promise<number> =>
@@ -95,13 +113,13 @@ export const campaignSendsIn = (data: Data) => ({
         ),
 
   /**
-   * Writes the batch's send rows (`sending`, or `suppressed` for a blocked address), before anything
+   * Writes the batch's send rows (`queued`, or `suppressed` for a blocked address), before anything
    * leaves. A row that exists already (a batch retried after a crash) is not written again and is not
    * answered: that (campaign, lead, step) is never sent twice. Answers the ids of the rows written.
    */
   write: async (
     c: Campaign,
-    sends: (CampaignSend & { status: 'sending' | 'suppressed'; error: string | null })[],
+    sends: (CampaignSend & { status: 'queued' | 'suppressed'; error: string | null })[],
     now: Date,
   ): Promise<Map<string, string>> => {
     if (sends.length === 0) return new Map();
@@ -158,7 +176,8 @@ export const campaignSendsIn = (data: Data) => ({
     if (messageIds.length === 0) return;
     await data.sql(
       `WITH gone AS (
-         DELETE FROM messages WHERE id = ANY($2::uuid[]) AND status = 'sending' RETURNING lead_id, campaign_step)
+         DELETE FROM messages WHERE id = ANY($2::uuid[]) AND status IN ('queued', 'sending')
+         RETURNING lead_id, campaign_step)
        UPDATE campaign_recipients r SET status = 'ACTIVE', next_step = g.campaign_step, due_at = $3
          FROM gone g WHERE r.campaign_id = $1 AND r.lead_id = g.lead_id`,
       [campaignId, messageIds, dueAt],

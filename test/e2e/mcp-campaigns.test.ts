@@ -9,7 +9,7 @@ import { testApp } from '../helpers/api';
 import { workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
 import { mcpClient, serve, structured, textOf } from '../helpers/mcp';
-import { startSmtpSink } from '../helpers/smtp-sink';
+import { startSmtpSink } from '../../tooling/smtp-sink';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
 const ALWAYS = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 0, end_hour: 24 };

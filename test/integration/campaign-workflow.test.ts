@@ -16,7 +16,7 @@ import { suppressContact } from '../../domain/leads/operations/suppress-contact'
 import { SERVICE_DEFAULTS } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
-import { startSmtpSink } from '../helpers/smtp-sink';
+import { startSmtpSink } from '../../tooling/smtp-sink';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { waitFor } from '../../tooling/processes';
 
@@ -303,7 +303,9 @@ describe('the campaign workflow under time-skipping: steps, window, pause, repli
     );
     assert.equal(rows, 6, 'one row per recipient');
     const interrupted = sends.filter((s) => s.status === 'failed');
-    assert.ok(interrupted.length >= 1 && interrupted.every((s) => s.error!.startsWith('interrupted')));
+    // Only the message in hand when it died may have left: it fails visibly; the rest are sent.
+    assert.equal(interrupted.length, 1);
+    assert.match(interrupted[0]!.error!, /^interrupted/);
     assert.equal(sends.filter((s) => s.status === 'sent').length + interrupted.length, 6);
   });
 
