@@ -131,6 +131,11 @@ export type Doors<O> = {
   /** Offered to the assistant as a tool named after the operation. */
   mcp?: true;
   admin?: AdminBinding<O>;
+  /**
+   * Run by a public route that carries no API key and proves itself another way (an unsubscribe
+   * link's token, a provider's signature): `api/public/routes.ts`, audited as door `public`.
+   */
+  public?: { route: string };
 };
 
 /** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */

@@ -48,7 +48,7 @@ export const receiveMessage = defineOperation({
     inReplyTo: describe(yup.string().max(1_000), 'The Message-ID an email answers.'),
   }),
   output: LEAD_MESSAGE,
-  doors: {},
+  doors: { public: { route: 'POST /hooks/sms/:workspaceId, POST /hooks/email/:workspaceId' } },
   summary: (i) => `Receive a ${i.channel} message`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

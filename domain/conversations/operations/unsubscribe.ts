@@ -29,7 +29,7 @@ export const unsubscribeByLink = defineOperation({
     token: describe(yup.string().trim().required('token is required'), "The link's token."),
   }),
   output: object({ lead_id: uuid, channel: string(), unsubscribed: boolean, already: boolean }),
-  doors: {},
+  doors: { public: { route: 'GET and POST /u/:token' } },
   summary: () => 'Unsubscribe through an email link',
   run: async (ctx, { token }) => {
     if (!ctx.services.secretsKey) throw new Error('unsubscribe links need SECRETS_KEY at this door');
