@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { campaignWorkflowId } from '../../domain/campaigns/views';
+import { workflowStatus } from '../../infra/temporal-client';
 import { waitFor } from '../../tooling/processes';
 import type { Check } from '../lib/invariants';
+import { launchCampaign } from '../lib/campaigns';
 import type { ChaosStack } from '../lib/stack';
 import type { Fault } from './fault';
 import { expect } from './fault';
@@ -29,6 +32,8 @@ export const smtpDown: Fault = {
     const downAt = Date.now();
     log.info(`SMTP server answers 421 for ${settings.smtpDownSeconds} s`);
     smtp.down(421, '4.3.2 Service not available, try again later');
+    // Mid-campaign too: a campaign launched into the outage.
+    const campaignId = await launchCampaign(stack.db, replies.workspaceId, 'Chaos: SMTP down');
     await replies.burst(BURST);
     // The outage itself, not a wait for background work.
     await sleep(settings.smtpDownSeconds * 1_000);
@@ -39,6 +44,7 @@ export const smtpDown: Fault = {
     smtp.up();
     const outage: SmtpOutage = { caught: caught.map((c) => c.id), upAt: Date.now() };
     atEnd(() => caughtMessagesSent(stack, outage, settings.settleSeconds * 1_000));
+    atEnd(() => campaignWaitsOrSent(stack, campaignId, downAt));
     log.info(`SMTP server accepts again; ${caught.length} messages wait for their next rung`);
     return {
       injected: `421 for ${((outage.upAt - downAt) / 1000).toFixed(1)} s`,
@@ -90,5 +96,41 @@ async function caughtMessagesSent(stack: ChaosStack, outage: SmtpOutage, deadlin
     wrong.length > 0
       ? wrong.map((r) => `${r.id} ${r.status} after ${r.attempts} attempts (${r.error ?? ''})`).join('; ')
       : `${rows.length} sent on a later rung, once each, the last ${((lastAt - outage.upAt) / 1000).toFixed(1)} s after the server was back`,
+  );
+}
+
+/**
+ * The campaign launched into the outage: the server refused its batch for now, so its sends were put
+ * back (rows gone, recipients due again 5 minutes on) rather than failed or sent twice. At the end of
+ * the run each recipient is either done (its row sent, arrived once) or waits visibly: due later, in the
+ * campaign's live workflow.
+ */
+async function campaignWaitsOrSent(stack: ChaosStack, campaignId: string, downAt: number): Promise<Check> {
+  type R = {
+    lead_id: string;
+    status: string;
+    due_at: Date;
+    row_status: string | null;
+    row_id: string | null;
+  };
+  const rows = await stack.db.query<R[]>(
+    `SELECT r.lead_id, r.status, r.due_at, m.status AS row_status, m.id AS row_id
+       FROM campaign_recipients r
+       LEFT JOIN messages m ON m.campaign_id = r.campaign_id AND m.lead_id = r.lead_id
+      WHERE r.campaign_id = $1`,
+    [campaignId],
+  );
+  const status = await workflowStatus(stack.client)(campaignWorkflowId(campaignId));
+  const arrivals = stack.smtp.countsByMessageId();
+  const arrivedOnce = (id: string) => [...arrivals].some(([mid, n]) => mid.startsWith(`<${id}@`) && n === 1);
+  const sent = rows.filter((r) => r.row_status === 'sent' && arrivedOnce(r.row_id!));
+  const waiting = rows.filter(
+    (r) => r.status === 'ACTIVE' && r.row_id === null && r.due_at.getTime() > downAt && status === 'RUNNING',
+  );
+  const wrong = rows.length - sent.length - waiting.length;
+  return expect(
+    'SMTP server down mid-campaign: each recipient sent once, or put back and waiting visibly',
+    rows.length > 0 && wrong === 0 && waiting.length > 0,
+    `${rows.length} recipients: ${sent.length} sent once, ${waiting.length} put back (due again 5 min on, workflow ${status}), ${wrong} otherwise`,
   );
 }

@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createCampaignActivities } from '../../activities/campaign';
 import { smtpProvider, type EmailProvider } from '../../activities/providers/email';
-import { createCampaign, getCampaign } from '../../domain/campaigns/operations/drafts';
+import { createCampaign, getCampaign, updateCampaign } from '../../domain/campaigns/operations/drafts';
 import { launchCampaign, pauseCampaign, resumeCampaign } from '../../domain/campaigns/operations/lifecycle';
 import { campaignWaker } from '../../domain/campaigns/temporal';
 import { campaignWorkflowId } from '../../domain/campaigns/views';
@@ -15,7 +15,7 @@ import type * as yup from 'yup';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import { SERVICE_DEFAULTS } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { asOperator, workspaceWithKey } from '../helpers/fixtures';
+import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { waitFor } from '../../tooling/processes';
@@ -307,6 +307,30 @@ describe('the campaign workflow under time-skipping: steps, window, pause, repli
     assert.equal(interrupted.length, 1);
     assert.match(interrupted[0]!.error!, /^interrupted/);
     assert.equal(sends.filter((s) => s.status === 'sent').length + interrupted.length, 6);
+  });
+
+  it('refuses, changing nothing: an audience that matches nobody, and editing a launched campaign', async () => {
+    const ws = await workspace(2);
+    const nobody = await run(
+      createCampaign,
+      { name: 'Won only', channel: 'email', audience: { statuses: ['WON'] }, steps: [{ body: 'Hi' }] },
+      ws.id,
+    );
+    const err = await refusal(run(launchCampaign, { campaignId: nobody.id }));
+    assert.equal(err.code, 'conflict');
+    assert.match(err.message, /matches no live lead with an email address/);
+    const [row] = await t.db.query(
+      `SELECT status, audience_size, (SELECT count(*)::int FROM campaign_recipients WHERE campaign_id = $1) AS n
+         FROM campaigns WHERE id = $1`,
+      [nobody.id],
+    );
+    assert.deepEqual(row, { status: 'DRAFT', audience_size: null, n: 0 });
+    const all = await run(createCampaign, { name: 'All', channel: 'email', steps: [{ body: 'Hi' }] }, ws.id);
+    await run(launchCampaign, { campaignId: all.id });
+    const edit = await refusal(run(updateCampaign, { campaignId: all.id, name: 'Renamed' }));
+    assert.equal(edit.code, 'conflict');
+    assert.match(edit.message, /only a draft can be edited/);
+    assert.equal((await run(getCampaign, { campaignId: all.id })).data.name, 'All');
   });
 
   it('sends to 10,000 recipients through continue-as-new, each exactly once', async () => {
