@@ -1,4 +1,5 @@
 import type { OperationContext } from '../kernel/operation';
+import type { Suppression } from './entities';
 import { normaliseContact, workspaceTimezone } from './contact-input';
 import { leadsIn } from './repository/leads';
 import { suppressionsIn } from './repository/suppressions';
@@ -12,14 +13,7 @@ export const SUPPRESSION_REASONS = [
 ] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
-export type SuppressionView = {
-  id: string;
-  workspace_id: string;
-  address: string;
-  channel: string;
-  reason: string;
-  source: string;
-};
+export type SuppressionView = Omit<Suppression, 'created_at'>;
 
 /**
  * Blocks an address in a workspace, however it was asked (the admin CLI, an unsubscribe link, an SMS
