@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Approval } from '../domain/approvals/entities';
+import { appointmentsIn } from '../domain/appointments/repository';
+import { appointmentWorkflowId } from '../domain/appointments/views';
 import { approvalsIn } from '../domain/approvals/repository';
 import { approvalWorkflowId } from '../domain/approvals/views';
 import { writeAudit } from '../domain/kernel/audit';
@@ -17,6 +19,8 @@ export type MaintenanceDeps = {
   db: DataSource;
   startDelivery: StartDelivery;
   startApproval: (approval: Approval) => Promise<void>;
+  /** Starts a booking's workflow (`appointment:<id>`); absent where no booking is ever made. */
+  startAppointment?: (appointmentId: string) => Promise<void>;
   workflowStatus: WorkflowStatusOf;
   /** How long idempotency keys (hours), audit rows and events (days) are kept. */
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };
@@ -32,31 +36,65 @@ export type ReconcileReport = {
   restarted: number;
   ended: number;
   approvals_started: number;
+  appointments_started: number;
 };
 export type RetentionReport = { idempotency_keys: number; audit_rows: number; events: number };
 
 export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
   /**
-   * Parked requests whose workflow never started. Only the last hour's are looked at (the schedule
-   * runs every few minutes), so a workspace's many requests waiting for a person cost nothing here.
+   * Starts each record's workflow that Temporal has never heard of, auditing why (`<action>`), and
+   * answers how many it started.
    */
-  const startOrphanedApprovals = async (): Promise<number> => {
-    const pending = await approvalsIn(new Data(deps.db.manager, undefined)).unstarted(GRACE_MINUTES, BATCH);
+  const startOrphans = async <R extends { id: string; workspace_id: string }>(
+    rows: R[],
+    what: {
+      action: string;
+      idField: string;
+      workflowId: (id: string) => string;
+      start: (row: R) => Promise<void>;
+    },
+  ): Promise<number> => {
     let started = 0;
-    for (const a of pending) {
-      if ((await deps.workflowStatus(approvalWorkflowId(a.id))) !== 'NOT_FOUND') continue;
-      await deps.startApproval(a);
+    for (const r of rows) {
+      const workflowId = what.workflowId(r.id);
+      if ((await deps.workflowStatus(workflowId)) !== 'NOT_FOUND') continue;
+      await what.start(r);
       await writeAudit(deps.db.manager, {
         door: 'activity',
-        action: 'approval.reconcile',
+        action: what.action,
         outcome: 'allowed',
         reason: 'started: its workflow had not started',
-        workspaceId: a.workspace_id,
-        details: { approval_id: a.id, workflow_id: approvalWorkflowId(a.id) },
+        workspaceId: r.workspace_id,
+        details: { [what.idField]: r.id, workflow_id: workflowId },
       });
       started += 1;
     }
     return started;
+  };
+  const global = () => new Data(deps.db.manager, undefined);
+
+  /**
+   * Parked requests whose workflow never started. Only the last hour's are looked at (the schedule
+   * runs every few minutes), so a workspace's many requests waiting for a person cost nothing here.
+   */
+  const startOrphanedApprovals = async () =>
+    startOrphans(await approvalsIn(global()).unstarted(GRACE_MINUTES, BATCH), {
+      action: 'approval.reconcile',
+      idField: 'approval_id',
+      workflowId: approvalWorkflowId,
+      start: deps.startApproval,
+    });
+
+  /** Bookings whose workflow never started (Temporal was down, or the API died, after the commit). */
+  const startOrphanedAppointments = async () => {
+    const start = deps.startAppointment;
+    if (!start) return 0;
+    return startOrphans(await appointmentsIn(global()).unstarted(GRACE_MINUTES, BATCH), {
+      action: 'appointment.reconcile',
+      idField: 'appointment_id',
+      workflowId: appointmentWorkflowId,
+      start: (a) => start(a.id),
+    });
   };
 
   return {
@@ -75,6 +113,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         restarted: 0,
         ended: 0,
         approvals_started: 0,
+        appointments_started: 0,
       };
       for (const d of stuck) {
         const workflowId = deliveryWorkflowId(d.id, d.generation);
@@ -100,6 +139,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         report.restarted += 1;
       }
       report.approvals_started = await startOrphanedApprovals();
+      report.appointments_started = await startOrphanedAppointments();
       return report;
     },
 

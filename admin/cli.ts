@@ -1,4 +1,6 @@
+import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalGate } from '../domain/approvals/temporal';
+import { campaignWaker } from '../domain/campaigns/temporal';
 import { openDatabase } from '../domain/data-source';
 import { operatorActor } from '../domain/kernel/actor';
 import { DomainError } from '../domain/kernel/errors';
@@ -30,6 +32,9 @@ async function main(argv: string[]): Promise<unknown> {
     const services: Services = {
       db,
       approvals: approvalGate(db, client, config.temporalTaskQueue),
+      campaigns: campaignWaker(client),
+      secretsKey: config.secretsKey,
+      appointments: bookingDesk(db, client, config.temporalTaskQueue),
       webhooks: {
         secretsKey: config.secretsKey,
         allowPrivateTargets: config.webhookAllowPrivateTargets,

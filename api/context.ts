@@ -18,6 +18,8 @@ export type RequestState = {
   deadlineExpired?: boolean;
   /** Set by a door other than REST (the assistant endpoint), with what was called (a tool name). */
   auditDoor?: AuditDoor;
+  /** The workspace a request without a key acted in (a provider webhook), for its audit row. */
+  auditWorkspaceId?: string;
   auditAction?: string;
   /** A refusal or a parked call inside a 200 answer (an MCP tool error). */
   auditOutcome?: AuditOutcome;

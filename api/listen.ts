@@ -5,6 +5,8 @@ import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
 import { approvalGate } from '../domain/approvals/temporal';
+import { campaignWaker } from '../domain/campaigns/temporal';
+import { bookingDesk } from '../domain/appointments/temporal';
 import { connectClient } from '../infra/temporal-client';
 
 export type RunningApi = { url: string; server: Server; close: () => Promise<void> };
@@ -16,7 +18,7 @@ export async function listenApi(
   log: Logger,
   opts: { crashAfterCommit?: number } = {},
 ): Promise<RunningApi> {
-  // Temporal is dialled on the first parked approval request, so the API starts (and serves REST)
+  // Temporal is dialled on the first parked approval request (or booking), so the API starts (and serves REST)
   // whether or not Temporal is up yet.
   let temporal: Promise<Awaited<ReturnType<typeof connectClient>>> | undefined;
   const client = async () => {
@@ -27,7 +29,17 @@ export async function listenApi(
     return (await temporal).client;
   };
   const approvals = approvalGate(db, client, config.temporalTaskQueue);
-  const app = buildApp({ db, config, log, approvals, crashAfterCommit: opts.crashAfterCommit });
+  const campaigns = campaignWaker(client);
+  const appointments = bookingDesk(db, client, config.temporalTaskQueue);
+  const app = buildApp({
+    db,
+    config,
+    log,
+    approvals,
+    campaigns,
+    appointments,
+    crashAfterCommit: opts.crashAfterCommit,
+  });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;

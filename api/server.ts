@@ -13,6 +13,7 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
+import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
 import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
@@ -23,9 +24,13 @@ export type AppDeps = {
     Config,
     'trustProxy' | 'rateLimitPerMinute' | 'requestTimeoutMs' | 'auditQueueLimit' | 'refusedPerMinute'
   > &
-    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops'>>;
+    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops' | 'secretsKey' | 'publicUrl' | 'sms'>>;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
+  /** Wakes a campaign's workflow after a pause; without it the workflow notices at its next batch. */
+  campaigns?: Services['campaigns'];
+  /** Starts bookings' workflows and carries decisions to them; without it bookings wait for the sweep. */
+  appointments?: Services['appointments'];
   log: Logger;
   /**
    * Fault injection for the crash-safety suite only (API_CRASH_AFTER_COMMIT): the process kills
@@ -39,7 +44,7 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDeps) {
+export function buildApp({ db, config, log, approvals, campaigns, appointments, crashAfterCommit }: AppDeps) {
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
   // entries. Anything left of them was written by the client and proves nothing.
@@ -47,8 +52,12 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
   app.silent = true;
-  const services: Services = { db, approvals };
+  const services: Services = { db, approvals, campaigns, appointments, secretsKey: config.secretsKey };
   const routes = v1Router(services);
+  const publicDoor = publicRouter(services, {
+    publicUrl: config.publicUrl ?? 'http://localhost',
+    ...(config.sms && { sms: { authToken: config.sms.authToken } }),
+  });
   app
     .use(requestId())
     .use(mcpDoor())
@@ -57,6 +66,7 @@ export function buildApp({ db, config, log, approvals, crashAfterCommit }: AppDe
     .use(audit(createAuditWriter(db, config.auditQueueLimit), log))
     .use(errors(log))
     .use(openApiRoute())
+    .use(publicDoor.routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())

@@ -7,12 +7,16 @@ import { pgFreeze } from './faults/pg-freeze';
 import { pgKill } from './faults/pg-kill';
 import { receiverMatrix, type MatrixRow } from './faults/receiver-matrix';
 import { relayCrash } from './faults/relay-crash';
+import { smtpDown } from './faults/smtp-down';
 import { temporalStop } from './faults/temporal-stop';
 import { workerKill } from './faults/worker-kill';
+import { workerKillMidSend } from './faults/worker-kill-mid-send';
+import { workerKillMidCampaign } from './faults/worker-kill-mid-campaign';
 import { closeLogs } from './lib/children';
-import { awaitInvariants } from './lib/invariants';
+import { awaitInvariants, type Check } from './lib/invariants';
 import { Load } from './lib/load';
 import { reconcileFindings } from './lib/reconcile';
+import { Replies } from './lib/replies';
 import { printReport, type PhaseResult } from './lib/report';
 import { parseArgs } from './lib/settings';
 import { startChaosStack } from './lib/stack';
@@ -33,12 +37,27 @@ async function main(): Promise<boolean> {
     const stack = await startChaosStack(log, stops, timeline);
     const load = new Load(stack.apiUrl, stack.main.apiKey);
     stops.push(async () => load.stop());
-    const ctx: FaultContext = { stack, load, timeline, log, settings };
+    const replies = new Replies(stack.db, load, stack.main.workspaceId, stack.main.apiKey);
+    stops.push(async () => replies.stop());
+    const endChecks: (() => Promise<Check>)[] = [];
+    const ctx: FaultContext = {
+      stack,
+      load,
+      timeline,
+      log,
+      settings,
+      replies,
+      atEnd: (check) => endChecks.push(check),
+    };
     const settleMs = settings.settleSeconds * 1_000;
     const matrix: MatrixRow[] = [];
     const faults: Fault[] = [
       apiCrash,
       workerKill,
+      workerKillMidSend,
+      workerKillMidCampaign,
+      // Early, so the first rung (1 minute) of the messages it catches comes before the run ends.
+      smtpDown,
       relayCrash(settings.relayBeforeMark ? ['before-start', 'before-mark'] : ['before-start']),
       pgKill,
       pgFreeze,
@@ -46,16 +65,24 @@ async function main(): Promise<boolean> {
       receiverMatrix(matrix),
     ];
 
-    log.info(`steady load: ${settings.intakesPerSecond} lead intakes a second`);
+    log.info(
+      `steady load: ${settings.intakesPerSecond} lead intakes and ${settings.repliesPerSecond} email replies a second`,
+    );
     load.start(settings.intakesPerSecond);
+    replies.start(settings.repliesPerSecond);
     // Warm-up is load before any fault (a control row), not a wait for background work.
     await sleep(settings.warmupSeconds * 1_000);
     const phases: PhaseResult[] = [];
     let phaseStart = startedAt;
-    const endPhase = async (name: string, outcome: FaultOutcome | undefined, loadAfter = true) => {
+    const endPhase = async (
+      name: string,
+      outcome: FaultOutcome | undefined,
+      loadAfter = true,
+      final = false,
+    ) => {
       // More load first (a window of traffic, not a wait for background work): it must go through too.
       if (loadAfter) await sleep(settings.afterFaultSeconds * 1_000);
-      const invariants = await awaitInvariants(ctx, Date.now(), settleMs);
+      const invariants = await awaitInvariants(ctx, Date.now(), settleMs, final);
       const end = Date.now();
       phases.push({ name, start: phaseStart, end, outcome, invariants });
       log.info(
@@ -85,7 +112,10 @@ async function main(): Promise<boolean> {
 
     timeline.enter('end of run');
     load.stop();
+    replies.stop();
     const open = await load.settle(settleMs);
+    const deferred: Check[] = [];
+    for (const check of endChecks) deferred.push(await check());
     await endPhase(
       'end of run (load stopped)',
       {
@@ -96,10 +126,12 @@ async function main(): Promise<boolean> {
             open === 0 && load.intakes.every((i) => i.succeededAt),
             `${open} still open; ${load.intakes.filter((i) => i.gaveUp).length} given up`,
           ),
+          ...deferred,
         ],
         figures: {},
       },
       false,
+      true,
     );
     const reconcile = await reconcileFindings(stack);
     return printReport(ctx, phases, matrix, reconcile, startedAt);

@@ -7,6 +7,9 @@ import { Assistant1763800400000 } from './migrations/1763800400000-assistant';
 import { Hardening1763800500000 } from './migrations/1763800500000-hardening';
 import { ApprovalTasks1763800600000 } from './migrations/1763800600000-approval-tasks';
 import { Entities1763800700000 } from './migrations/1763800700000-entities';
+import { Channels1763800800000 } from './migrations/1763800800000-channels';
+import { Appointments1763800900000 } from './migrations/1763800900000-appointments';
+import { Campaigns1763801000000 } from './migrations/1763801000000-campaigns';
 import { ENTITIES } from './entities';
 
 const migrations = [
@@ -18,6 +21,9 @@ const migrations = [
   Hardening1763800500000,
   ApprovalTasks1763800600000,
   Entities1763800700000,
+  Channels1763800800000,
+  Appointments1763800900000,
+  Campaigns1763801000000,
 ];
 
 /**

@@ -1,4 +1,6 @@
+import { AppointmentEntity } from './appointments/entities';
 import { ApprovalEntity } from './approvals/entities';
+import { CampaignEntity, RecipientEntity } from './campaigns/entities';
 import { ConnectionEntity } from './connections/entities';
 import { MessageEntity } from './conversations/entities';
 import {
@@ -34,4 +36,7 @@ export const ENTITIES = [
   NotificationEntity,
   ConnectionEntity,
   ApprovalEntity,
+  CampaignEntity,
+  RecipientEntity,
+  AppointmentEntity,
 ];

@@ -1,3 +1,7 @@
+import { bookAppointment } from './appointments/operations/book';
+import { cancelAppointment, confirmAppointment, declineAppointment } from './appointments/operations/decide';
+import { markNoShow } from './appointments/operations/no-show';
+import { getAppointment, listAppointments } from './appointments/operations/read';
 import {
   approveApproval,
   cancelApproval,
@@ -5,6 +9,19 @@ import {
   listApprovals,
   rejectApproval,
 } from './approvals/operations/approvals';
+import {
+  createCampaign,
+  getCampaign,
+  listCampaigns,
+  previewCampaign,
+  updateCampaign,
+} from './campaigns/operations/drafts';
+import {
+  launchCampaign,
+  pauseCampaign,
+  resumeCampaign,
+  sendCampaign,
+} from './campaigns/operations/lifecycle';
 import { addConnection, disconnectConnection, listConnections } from './connections/operations/connections';
 import {
   getConversation,
@@ -12,10 +29,12 @@ import {
   replyToConversation,
 } from './conversations/operations/conversations';
 import { recordInboundMessage } from './conversations/operations/record-inbound';
+import { receiveMessage } from './conversations/operations/receive';
+import { unsubscribeByLink } from './conversations/operations/unsubscribe';
 import { listAudit } from './identity/operations/audit';
 import { createApiKey, listApiKeys, revokeApiKey } from './identity/operations/keys';
 import { addMember, removeMember, setMemberRole } from './identity/operations/members';
-import { createWorkspace, getWorkspace } from './identity/operations/workspaces';
+import { createWorkspace, getWorkspace, issueInboundEmailSecret } from './identity/operations/workspaces';
 import type { AnyOperation } from './kernel/operation';
 import { addLeadNote } from './leads/operations/add-note';
 import { archiveLead } from './leads/operations/archive';
@@ -48,6 +67,7 @@ export const operations = {
   // identity
   createWorkspace,
   getWorkspace,
+  issueInboundEmailSecret,
   addMember,
   setMemberRole,
   removeMember,
@@ -70,6 +90,26 @@ export const operations = {
   listConversations,
   getConversation,
   replyToConversation,
+  receiveMessage,
+  unsubscribeByLink,
+  // campaigns
+  createCampaign,
+  updateCampaign,
+  previewCampaign,
+  listCampaigns,
+  getCampaign,
+  sendCampaign,
+  launchCampaign,
+  pauseCampaign,
+  resumeCampaign,
+  // appointments
+  listAppointments,
+  getAppointment,
+  bookAppointment,
+  confirmAppointment,
+  declineAppointment,
+  cancelAppointment,
+  markNoShow,
   // connections
   addConnection,
   listConnections,

@@ -35,6 +35,12 @@ export type Config = {
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };
   /** The worker creates the reconcile and retention schedules (off in tests that run many workers). */
   maintenanceSchedules: boolean;
+  /** Where people and providers reach the service from outside: unsubscribe links, provider webhooks. */
+  publicUrl: string;
+  /** Outbound email: an SMTP server (`smtp://user:pass@host:port`, `smtps://` for TLS) and the sender. */
+  smtp?: { url: string; from: string };
+  /** SMS and WhatsApp: an HTTP provider shaped like Twilio's Messages API (it also signs inbound webhooks). */
+  sms?: { url: string; accountSid: string; authToken: string; from: string };
 };
 
 // A fixed key so a fresh checkout runs with no setup; refused outside development and test.
@@ -122,6 +128,28 @@ const schema = yup.object({
     .string()
     .oneOf(['debug', 'info', 'warn', 'error'], 'LOG_LEVEL must be debug, info, warn or error')
     .default('info'),
+  PUBLIC_URL: yup
+    .string()
+    .matches(/^https?:\/\/[^\s]+$/, 'PUBLIC_URL must be an http(s) URL')
+    .optional(),
+  SMTP_URL: yup
+    .string()
+    .matches(/^smtps?:\/\/[^\s]+$/, 'SMTP_URL must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: yup
+    .string()
+    .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'MAIL_FROM must be an email address')
+    .optional(),
+  SMS_API_URL: yup
+    .string()
+    .matches(/^https?:\/\/[^\s]+$/, 'SMS_API_URL must be an http(s) URL')
+    .optional(),
+  SMS_ACCOUNT_SID: yup.string().optional(),
+  SMS_AUTH_TOKEN: yup.string().optional(),
+  SMS_FROM: yup
+    .string()
+    .matches(/^\+[1-9][0-9]{6,14}$/, 'SMS_FROM must be a number in E.164 form (+15551234567)')
+    .optional(),
 });
 
 /** An integer setting within [min, max], with its default; the message names the variable. */
@@ -170,6 +198,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         'Set WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION=true as well only if you mean it.',
     );
   }
+  const smsSet = [parsed.SMS_ACCOUNT_SID, parsed.SMS_AUTH_TOKEN, parsed.SMS_FROM];
+  if (smsSet.some(Boolean) && !smsSet.every(Boolean))
+    problems.push('SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM are needed together to send SMS');
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env,
@@ -205,6 +236,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       eventDays: parsed.EVENT_RETENTION_DAYS,
     },
     maintenanceSchedules: parsed.MAINTENANCE_SCHEDULES !== 'false',
+    publicUrl: parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`,
+    ...(parsed.SMTP_URL && {
+      smtp: { url: parsed.SMTP_URL, from: parsed.MAIL_FROM ?? 'no-reply@localhost.localdomain' },
+    }),
+    ...(parsed.SMS_ACCOUNT_SID &&
+      parsed.SMS_AUTH_TOKEN &&
+      parsed.SMS_FROM && {
+        sms: {
+          url: parsed.SMS_API_URL ?? 'https://api.twilio.com',
+          accountSid: parsed.SMS_ACCOUNT_SID,
+          authToken: parsed.SMS_AUTH_TOKEN,
+          from: parsed.SMS_FROM,
+        },
+      }),
   };
 }
 

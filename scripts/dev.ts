@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../infra/config';
@@ -7,6 +8,8 @@ import { createStops } from '../tooling/cleanup';
 import { writeDevStack } from '../tooling/dev-stack';
 import { dataDir, stackFile } from '../tooling/paths';
 import { freePort } from '../tooling/processes';
+import { startMailCatcher } from '../tooling/mail-catcher';
+import { startSmsSink } from '../tooling/sms-sink';
 import { startStack } from '../tooling/stack';
 import { seedDemo } from './seed-demo';
 
@@ -28,6 +31,25 @@ async function main() {
     ...process.env,
   };
   onShutdown(log, stops.stopAll);
+
+  // Mail and SMS really leave, to local catchers with pages to read them, unless real ones are set.
+  const mail = env.SMTP_URL ? undefined : await startMailCatcher(stops, path.join(dir, 'mail'));
+  if (mail) {
+    env.SMTP_URL = mail.smtpUrl;
+    env.MAIL_FROM ??= 'hello@leads.localhost';
+  }
+  const sms = env.SMS_ACCOUNT_SID
+    ? undefined
+    : await startSmsSink({ accountSid: 'ACdev', authToken: randomBytes(16).toString('hex') });
+  if (sms) {
+    stops.push(sms.stop);
+    Object.assign(env, {
+      SMS_API_URL: sms.url,
+      SMS_ACCOUNT_SID: 'ACdev',
+      SMS_AUTH_TOKEN: sms.authToken,
+      SMS_FROM: '+15550000000',
+    });
+  }
 
   const {
     postgres: pg,
@@ -68,6 +90,8 @@ async function main() {
     'Lead service is running (Ctrl+C stops everything).',
     `  API base URL:     ${api.url}/api/v1`,
     `  Temporal Web UI:  ${temporal?.uiUrl ?? `(external Temporal at ${config.temporalAddress})`}`,
+    `  Mail sent:        ${mail ? `${mail.webUrl}   (MailDev; SMTP ${mail.smtpUrl})` : `via ${env.SMTP_URL?.replace(/\/\/[^@/]*@/, '//')}`}`,
+    `  SMS sent:         ${sms ? `${sms.url}   (local provider)` : `via ${env.SMS_API_URL ?? 'https://api.twilio.com'}`}`,
     `  Data:             ${dir}`,
     '',
     `Demo workspace:     ${demo.workspace.name} (${demo.workspace.id})`,

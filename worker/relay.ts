@@ -1,17 +1,64 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { campaignUpkeep } from '../domain/campaigns/repository';
+import { campaignStarter } from '../domain/campaigns/temporal';
+import { messageUpkeep } from '../domain/conversations/repository';
 import { Data } from '../domain/kernel/data';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
 import { deliveryUpkeep, runKey } from '../domain/webhooks/repository/upkeep';
 import type { Logger } from '../infra/logger';
 import { deliveryStarter } from './start-delivery';
+import { messageStarter } from './start-message';
+
+/** Rows written with a change (an outbox) that each need a workflow started once they commit. */
+export type OutboxSource = {
+  name: string;
+  /** Rows with no workflow yet, oldest first, leaving out the keys started a moment ago. */
+  unstarted: (limit: number, startedMeanwhile: string[]) => Promise<unknown[]>;
+  key: (row: unknown) => string;
+  start: (row: unknown) => Promise<void>;
+};
+
+const source = <T>(s: {
+  name: string;
+  unstarted: (limit: number, startedMeanwhile: string[]) => Promise<T[]>;
+  key: (row: T) => string;
+  start: (row: T) => Promise<void>;
+}): OutboxSource => s as OutboxSource;
+
+/** The service's outboxes: webhook deliveries, outbound messages and launched campaigns. */
+export function outboxSources(db: DataSource, client: Client, taskQueue: string): OutboxSource[] {
+  // Every workspace's rows.
+  const all = new Data(db.manager, undefined);
+  const deliveries = deliveryUpkeep(all);
+  const messages = messageUpkeep(all);
+  const campaigns = campaignUpkeep(all);
+  return [
+    source({
+      name: 'webhook delivery',
+      unstarted: deliveries.unstarted,
+      key: runKey,
+      start: deliveryStarter(client, taskQueue),
+    }),
+    source({
+      name: 'message',
+      unstarted: messages.unstarted,
+      key: (m) => m.id,
+      start: messageStarter(client, taskQueue),
+    }),
+    source({
+      name: 'campaign',
+      unstarted: campaigns.unstarted,
+      key: (c) => c.id,
+      start: campaignStarter(client, taskQueue),
+    }),
+  ];
+}
 
 export type RelayOptions = {
-  db: DataSource;
   databaseUrl: string;
-  client: Client;
-  taskQueue: string;
+  sources: OutboxSource[];
   log: Logger;
   batchSize?: number;
   /** Fallback poll when no notification arrives (a lost connection, a NOTIFY from another database). */
@@ -25,32 +72,35 @@ const START_CONCURRENCY = 32;
 const RECENTLY_STARTED_MS = 5 * 60_000;
 
 /**
- * The outbox relay: starts a delivery workflow for every delivery that has none yet, with a
- * deterministic workflow id. The first attempt's record marks the row started (one write less per
- * delivery than a separate mark). A crash between commit and start only delays a delivery (the next
- * pass starts it); a start repeated after a crash is refused by Temporal (same id).
+ * The outbox relay: starts a workflow for every outbox row that has none yet (a webhook delivery, an
+ * outbound message), with a deterministic workflow id. The first attempt's record marks the row
+ * started (one write less per row than a separate mark). A crash between commit and start only delays
+ * a row (the next pass starts it); a start repeated after a crash is refused by Temporal (same id).
  * Woken by NOTIFY at commit, with a poll as a fallback.
  */
 export function startRelay(opts: RelayOptions) {
-  const { db, client, taskQueue, log } = opts;
+  const { log } = opts;
   const batchSize = opts.batchSize ?? 200;
   let running = true;
   let wake: (() => void) | undefined;
   let dirty = true;
   let listener: pg.Client | undefined;
 
-  const start = deliveryStarter(client, taskQueue);
-
   // Started by this relay, waiting for their first attempt to record (which marks the row started):
   // not started again meanwhile. Lost in a crash, which costs only a refused duplicate start.
-  const recentlyStarted = new Map<string, number>();
-  // Every workspace's deliveries.
-  const deliveries = deliveryUpkeep(new Data(db.manager, undefined));
+  const recentlyStartedBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
 
   const pass = async (): Promise<number> => {
+    let most = 0;
+    for (const s of opts.sources) most = Math.max(most, await passOf(s));
+    return most;
+  };
+
+  const passOf = async ({ name, unstarted, key, start }: OutboxSource): Promise<number> => {
+    const recentlyStarted = recentlyStartedBy.get(name)!;
     const now = Date.now();
     for (const [k, at] of recentlyStarted) if (now - at > RECENTLY_STARTED_MS) recentlyStarted.delete(k);
-    const due = await deliveries.unstarted(batchSize, [...recentlyStarted.keys()]);
+    const due = await unstarted(batchSize, [...recentlyStarted.keys()]);
     if (due.length === 0) return 0;
     if (opts.crashAt === 'before-start') process.exit(86);
     // A pool rather than chunks: a slow start does not hold up the other slots.
@@ -61,9 +111,9 @@ export function startRelay(opts: RelayOptions) {
         try {
           await start(d);
           if (opts.crashAt === 'before-mark') process.exit(87);
-          recentlyStarted.set(runKey(d), Date.now());
+          recentlyStarted.set(key(d), Date.now());
         } catch (err) {
-          log.warn('could not start a delivery workflow; will retry', { error: String(err) });
+          log.warn(`could not start a ${name} workflow; will retry`, { error: String(err) });
         }
       }
     };

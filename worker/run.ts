@@ -3,13 +3,17 @@ import { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../activities';
 import { httpPost } from '../activities/http-post';
+import { smtpProvider } from '../activities/providers/email';
+import { twilioShapedProvider } from '../activities/providers/sms';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
+import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalStarter } from '../domain/approvals/temporal';
+import { campaignWaker } from '../domain/campaigns/temporal';
 import { workflowCanceller, workflowStatus } from '../infra/temporal-client';
 import { ensureSchedules } from './schedules';
 import { deliveryStarter } from './start-delivery';
-import { startRelay } from './relay';
+import { outboxSources, startRelay } from './relay';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
 
 export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void> };
@@ -42,9 +46,16 @@ export async function runWorker(
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       cancelWorkflows: workflowCanceller(client),
       endpointConcurrency: config.webhookEndpointConcurrency,
+      campaigns: campaignWaker(() => Promise.resolve(client)),
+      channels: {
+        publicUrl: config.publicUrl,
+        ...(config.smtp && { email: smtpProvider(config.smtp) }),
+        ...(config.sms && { sms: twilioShapedProvider(config.sms) }),
+      },
       maintenance: {
         startDelivery: deliveryStarter(client, config.temporalTaskQueue),
         startApproval: approvalStarter(client, config.temporalTaskQueue),
+        startAppointment: bookingDesk(db, () => Promise.resolve(client), config.temporalTaskQueue).start,
         workflowStatus: workflowStatus(client),
         retention: config.retention,
       },
@@ -54,12 +65,10 @@ export async function runWorker(
   const done = worker.run().finally(() => connection.close());
   done.catch((err: unknown) => log.error('worker stopped with an error', { error: String(err) }));
   const relay = startRelay({
-    db,
     databaseUrl: config.databaseUrl,
-    client,
-    taskQueue: config.temporalTaskQueue,
     log,
     crashAt: opts.crashAt,
+    sources: outboxSources(db, client, config.temporalTaskQueue),
   });
   await relay.ready;
   log.info('worker running', { task_queue: config.temporalTaskQueue, namespace: config.temporalNamespace });

@@ -1,4 +1,7 @@
+export { appointmentWorkflow } from './appointment';
 export { approvalWorkflow } from './approval';
 export { deliverWebhookWorkflow } from './deliver-webhook';
 export { reconcileDeliveriesWorkflow, retentionWorkflow } from './maintenance';
 export { pingWorkflow } from './ping';
+export { sendMessageWorkflow } from './send-message';
+export { campaignWorkflow } from './campaign';

@@ -43,7 +43,7 @@ export const audit =
             : ctx.status >= 400 || s.auditOutcome === 'refused'
               ? (s.auditReason ?? null)
               : null,
-          workspaceId: s.principal?.workspaceId ?? s.presentedKey?.workspaceId,
+          workspaceId: s.principal?.workspaceId ?? s.presentedKey?.workspaceId ?? s.auditWorkspaceId,
           keyId: s.principal?.keyId ?? s.presentedKey?.keyId,
           keyPrefix: s.principal?.keyPrefix ?? s.presentedKey?.keyPrefix,
           actorUserId: s.principal?.userId,

@@ -28,6 +28,13 @@ const SERVICE_CONFIG_VARS = [
   'IDEMPOTENCY_RETENTION_HOURS',
   'AUDIT_RETENTION_DAYS',
   'EVENT_RETENTION_DAYS',
+  'PUBLIC_URL',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'SMS_API_URL',
+  'SMS_ACCOUNT_SID',
+  'SMS_AUTH_TOKEN',
+  'SMS_FROM',
 ];
 
 /** This process's environment less every service setting, plus the ones given. */

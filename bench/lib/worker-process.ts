@@ -16,6 +16,8 @@ export type WorkerSettings = {
   temporalAddress: string;
   taskQueue: string;
   secretsKey: Buffer;
+  /** More settings for the worker (an SMTP server, say). */
+  env?: Record<string, string>;
 };
 
 // worker/run.ts logs this once the worker polls and the relay listens.
@@ -52,6 +54,7 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
       WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
       // Info is one line at start-up (the readiness signal); per-delivery logging would cost CPU.
       LOG_LEVEL: 'info',
+      ...s.env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

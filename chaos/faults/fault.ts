@@ -1,7 +1,16 @@
 import type { Check, CheckContext } from '../lib/invariants';
+import type { Replies } from '../lib/replies';
 import type { Settings } from '../lib/settings';
 
-export type FaultContext = CheckContext & { settings: Settings };
+export type FaultContext = CheckContext & {
+  settings: Settings;
+  replies: Replies;
+  /**
+   * A check to make at the end of the run, for what takes longer than the fault's own phase (a retry
+   * ladder's rung, an activity's timeout): the run goes on meanwhile rather than waiting for it.
+   */
+  atEnd: (check: () => Promise<Check>) => void;
+};
 
 /** What one fault did, what it checked beyond the invariants, and its own figures. */
 export type FaultOutcome = {

@@ -1,6 +1,7 @@
 import { waitFor } from '../../tooling/processes';
 import type { Fault } from './fault';
 import { expect } from './fault';
+import { killWorkerHolding } from './kill-holding';
 
 // Held requests to wait for before the kill; the cap per endpoint is 10 attempts in flight.
 const HELD_BEFORE_KILL = 3;
@@ -12,35 +13,14 @@ const HELD_BEFORE_KILL = 3;
  */
 export const workerKill: Fault = {
   name: 'worker killed mid-attempt',
-  run: async ({ stack, timeline, settings, log }) => {
+  run: async (ctx) => {
+    const { stack, settings, log } = ctx;
     const { receiver } = stack;
-    receiver.hold(true);
-    try {
-      await waitFor(
-        'requests held open at the receiver',
-        async () => receiver.heldCount() >= HELD_BEFORE_KILL,
-        8_000,
-      );
-    } catch (err) {
-      log.warn(String(err));
-    }
-    const back = timeline.open('worker_kill');
-    log.info(`SIGKILL to the worker with ${receiver.heldCount()} requests held open`);
-    const exit = await stack.worker.kill('SIGKILL');
-    // Counted once it is dead: nothing new can arrive from it.
-    const held = receiver.heldCount();
-    try {
-      // The kernel closes a dead process's sockets; the receiver sees each sender hang up.
-      await waitFor('held senders to hang up', async () => receiver.heldSendersGone() === held, 5_000, 20);
-    } catch (err) {
-      log.warn(String(err));
-    }
-    const cut = receiver.releaseHeld();
-    receiver.hold(false);
-    log.info('starting the worker again');
-    await stack.worker.start();
-    back();
-    const restartedAt = Date.now();
+    const { exit, held, cut, restartedAt } = await killWorkerHolding(ctx, receiver, {
+      minHeld: HELD_BEFORE_KILL,
+      waitMs: 8_000,
+      what: 'requests',
+    });
     // Each cut attempt must come again under its own number, not as a later rung of the ladder.
     const again = (id: string) => receiver.main.get(id)?.find((r) => r.accepted);
     let resentMs: number | undefined;

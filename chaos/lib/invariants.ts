@@ -3,6 +3,7 @@ import { deliveryWorkflowId } from '../../domain/webhooks/workflow-ids';
 import type { Logger } from '../../infra/logger';
 import { workflowStatus } from '../../infra/temporal-client';
 import { findDuplicates } from './duplicates';
+import { judgeOutbound } from './outbound';
 import type { Load } from './load';
 import type { ChaosStack } from './stack';
 import type { Timeline } from './timeline';
@@ -32,12 +33,18 @@ const check = (name: string, problems: string[], okDetail: string): Check => ({
  * (the steady load goes on, so there is always something newer in flight), or `deadlineMs` passes:
  * then the last failures are the verdict. Never a fixed sleep.
  */
-export async function awaitInvariants(ctx: CheckContext, cutoff: number, deadlineMs: number) {
+export async function awaitInvariants(
+  ctx: CheckContext,
+  cutoff: number,
+  deadlineMs: number,
+  /** The end of the run: nothing may be left in the middle of a hand-over. */
+  final = false,
+) {
   const started = Date.now();
   while (true) {
     let last: Check[];
     try {
-      last = await checkOnce(ctx, cutoff);
+      last = await checkOnce(ctx, cutoff, final);
     } catch (err) {
       // The harness's own reads failing (PostgreSQL still recovering) is not a verdict yet.
       last = [{ name: 'harness could read the state', ok: false, detail: String(err) }];
@@ -53,7 +60,7 @@ export async function awaitInvariants(ctx: CheckContext, cutoff: number, deadlin
   }
 }
 
-async function checkOnce(ctx: CheckContext, cutoff: number): Promise<Check[]> {
+async function checkOnce(ctx: CheckContext, cutoff: number, final: boolean): Promise<Check[]> {
   const { stack, load } = ctx;
   const { db } = stack;
   const before = new Date(cutoff);
@@ -151,6 +158,17 @@ async function checkOnce(ctx: CheckContext, cutoff: number): Promise<Check[]> {
   const duplicates = findDuplicates(stack.receiver, ctx.timeline);
   const unexplained = duplicates.filter((d) => !d.explanation);
 
+  // 6. Every committed outbound message was sent exactly once, or failed visibly, or waits visibly
+  //    (at the end of the run, none is still being handed over).
+  const arrivals = stack.smtp.countsByMessageId();
+  const outbound = await judgeOutbound(db, stack.client, arrivals, { before, final });
+  const unsettled = [...outbound.verdicts]
+    .filter(([, v]) => v.verdict === 'WRONG' || v.verdict === 'not settled')
+    .map(([id, v]) => `${id}: ${v.why}`);
+  const sentTwice = [...arrivals].filter(([, n]) => n > 1).map(([id, n]) => `${id} arrived ${n} times`);
+  const tally = (verdict: string) =>
+    [...outbound.verdicts.values()].filter((v) => v.verdict === verdict).length;
+
   return [
     check(
       'fan-out: one delivery per subscribed endpoint',
@@ -168,6 +186,17 @@ async function checkOnce(ctx: CheckContext, cutoff: number): Promise<Check[]> {
       'duplicates explained',
       unexplained.map((d) => `${d.eventId} received ${d.accepted.length} times`),
       `${duplicates.length} duplicated events, all explained`,
+    ),
+    check(
+      'outbound: sent once, failed visibly or waiting visibly',
+      unsettled,
+      `${outbound.messages.length} messages: ${tally('sent once')} sent once, ` +
+        `${tally('failed visibly')} failed visibly, ${tally('waiting visibly')} waiting in a live workflow`,
+    ),
+    check(
+      'outbound: none sent twice, none sent unbidden',
+      [...sentTwice, ...outbound.strays.map((id) => `${id} arrived; no committed message has it`)],
+      `${arrivals.size} Message-IDs at the SMTP server, each once`,
     ),
   ];
 }

@@ -1,10 +1,12 @@
 import { cpus, loadavg } from 'node:os';
 import { formatTable } from '../../bench/lib/report';
-import type { FaultOutcome } from '../faults/fault';
+import { histogram, type FaultOutcome } from '../faults/fault';
 import type { MatrixRow } from '../faults/receiver-matrix';
 import { findDuplicates } from './duplicates';
 import type { Check, CheckContext, InvariantReport } from './invariants';
+import { judgeOutbound, outboundFigures } from './outbound';
 import type { ReconcileFindings } from './reconcile';
+import type { Replies } from './replies';
 
 /** One row of the table: a fault (or the warm-up, or the end) and what its phase saw. */
 export type PhaseResult = {
@@ -23,7 +25,7 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
  * every figure as the very last line of stdout. Returns whether the run passed.
  */
 export async function printReport(
-  ctx: CheckContext & { settings: { mode: string } },
+  ctx: CheckContext & { settings: { mode: string }; replies: Replies },
   phases: PhaseResult[],
   matrix: MatrixRow[],
   reconcile: ReconcileFindings,
@@ -39,6 +41,8 @@ export async function printReport(
     [stack.baseSeq],
   );
   const duplicates = findDuplicates(stack.receiver, timeline);
+  const arrivals = stack.smtp.countsByMessageId();
+  const outbound = await judgeOutbound(stack.db, stack.client, arrivals, { final: true });
   const delivered = (id: string) => stack.receiver.main.get(id)?.some((r) => r.accepted) ?? false;
   const figuresFor = (from: number, to: number) => {
     const mine = events.filter((e) => e.at.getTime() >= from && e.at.getTime() < to).map((e) => e.id);
@@ -63,6 +67,7 @@ export async function printReport(
       fault: p.name,
       injected: p.outcome?.injected ?? '-',
       ...figuresFor(p.start, p.end),
+      messages: outboundFigures(outbound, arrivals, p.start, p.end),
       settled_s: p.invariants.seconds,
       checks_passed: checks.filter((c) => c.ok).length,
       checks_total: checks.length,
@@ -73,6 +78,7 @@ export async function printReport(
   });
   const faults = rows.filter((r) => r.injected !== '-');
   const total = figuresFor(0, Infinity);
+  const messages = outboundFigures(outbound, arrivals, 0, Infinity);
   const failures = rows.flatMap((r) =>
     r.checks.filter((c) => !c.ok).map((c) => `${r.fault}: ${c.name}: ${c.detail}`),
   );
@@ -91,6 +97,10 @@ export async function printReport(
         'delivered',
         'lost',
         'dup (expl.)',
+        'msgs',
+        'sent',
+        'failed vis.',
+        'sent twice',
         'API max ms, PG frozen',
         'checks',
         'settled s',
@@ -102,6 +112,10 @@ export async function printReport(
         String(r.delivered),
         String(r.lost),
         `${r.duplicated} (${r.duplicates_explained})`,
+        String(r.messages.committed),
+        String(r.messages.sent),
+        String(r.messages.failed_visibly),
+        String(r.messages.sent_twice),
         typeof r.figures.api_longest_answer_ms_while_pg_frozen === 'number'
           ? String(r.figures.api_longest_answer_ms_while_pg_frozen)
           : '-',
@@ -134,7 +148,7 @@ export async function printReport(
   if (failures.length > 0) console.log(`\nFAILED:\n${failures.map((f) => `  ${f}`).join('\n')}`);
   console.log(`\nlogs of the API and the worker: ${stack.dir}/logs`);
 
-  const ok = failures.length === 0 && total.lost === 0;
+  const ok = failures.length === 0 && total.lost === 0 && messages.sent_twice === 0;
   console.log(
     JSON.stringify({
       chaos: ctx.settings.mode,
@@ -147,6 +161,21 @@ export async function printReport(
       lost: total.lost,
       duplicated: total.duplicated,
       duplicates_explained: total.duplicates_explained,
+      messages_committed: messages.committed,
+      messages_sent: messages.sent,
+      messages_failed_visibly: messages.failed_visibly,
+      messages_sent_twice: messages.sent_twice,
+      messages: {
+        ...messages,
+        arrivals_at_smtp: [...arrivals.values()].reduce((n, k) => n + k, 0),
+        arrived_uncommitted: outbound.strays.length,
+        replies_asked: ctx.replies.sent.length,
+        replies_refused: ctx.replies.sent.filter((r) => r.error).length,
+        // A reply the operation refused (PostgreSQL down or frozen) never became a message: nothing to send.
+        replies_refused_by: histogram(
+          ctx.replies.sent.flatMap((r) => (r.error ? [r.error.slice(0, 80)] : [])),
+        ),
+      },
       api_longest_answer_ms_while_pg_frozen: longestFrozen,
       checks_passed: rows.reduce((n, r) => n + r.checks_passed, 0),
       checks_failed: failures.length,

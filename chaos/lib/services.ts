@@ -11,6 +11,9 @@ export type ServiceSettings = {
   secretsKey: Buffer;
   apiPort: number;
   logDir: string;
+  /** The SMTP sink every outbound email goes to, and the address it is sent from. */
+  smtpUrl: string;
+  mailFrom: string;
 };
 
 // Service settings a parent shell could leak in that serviceEnv does not clear.
@@ -54,6 +57,8 @@ export function serviceLaunchers(s: ServiceSettings) {
       WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
       // Info is the readiness line and little else.
       LOG_LEVEL: 'info',
+      SMTP_URL: s.smtpUrl,
+      MAIL_FROM: s.mailFrom,
       ...extra,
     });
 

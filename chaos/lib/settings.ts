@@ -3,12 +3,16 @@ export type Settings = {
   mode: 'full' | 'short';
   /** New lead intakes a second, each with its own Idempotency-Key. */
   intakesPerSecond: number;
+  /** Operator replies by email a second, each to a lead of the steady load. */
+  repliesPerSecond: number;
   /** Steady load before the first fault, so every part is warm when it is hurt. */
   warmupSeconds: number;
   /** PostgreSQL stays down this long after its SIGKILL before it is restarted. */
   pgDownSeconds: number;
   pgFrozenSeconds: number;
   temporalDownSeconds: number;
+  /** The SMTP server answers 421 to every recipient this long. */
+  smtpDownSeconds: number;
   /**
    * Steady load after each fault before the invariants are judged: what is committed then must go
    * through as well, which shows the parts recovered for new work, not only for the backlog.
@@ -25,11 +29,13 @@ export type Settings = {
 export const SHORT: Settings = {
   mode: 'short',
   intakesPerSecond: 3,
+  repliesPerSecond: 1,
   warmupSeconds: 3,
   pgDownSeconds: 2,
   afterFaultSeconds: 3,
   pgFrozenSeconds: 12,
   temporalDownSeconds: 15,
+  smtpDownSeconds: 8,
   settleSeconds: 90,
   secondAttempts: false,
   relayBeforeMark: false,
@@ -38,11 +44,13 @@ export const SHORT: Settings = {
 export const FULL: Settings = {
   mode: 'full',
   intakesPerSecond: 4,
+  repliesPerSecond: 1,
   warmupSeconds: 10,
   pgDownSeconds: 10,
   afterFaultSeconds: 5,
   pgFrozenSeconds: 20,
   temporalDownSeconds: 60,
+  smtpDownSeconds: 30,
   settleSeconds: 180,
   secondAttempts: true,
   relayBeforeMark: true,

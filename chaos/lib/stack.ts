@@ -12,9 +12,11 @@ import type { Logger } from '../../infra/logger';
 import type { Stops } from '../../tooling/cleanup';
 import { makeWorkspace } from '../../tooling/fixtures';
 import { repoRoot } from '../../tooling/paths';
+import { startSmtpSink, type SmtpSink } from '../../tooling/smtp-sink';
 import { recreateDatabase, startEmbeddedPostgres } from '../../tooling/postgres';
 import { freePort } from '../../tooling/processes';
 import type { Child } from './children';
+import { MAIL_FROM } from './outbound';
 import { MATRIX_CASES, type MatrixCase } from './matrix-cases';
 import { PostgresControl } from './postgres-control';
 import { startRawReceiver } from './raw-receiver';
@@ -39,6 +41,8 @@ export type ChaosStack = {
   apiUrl: string;
   taskQueue: string;
   receiver: Receiver;
+  /** The SMTP server every outbound email goes to; it counts arrivals by Message-ID. */
+  smtp: SmtpSink;
   tls: Awaited<ReturnType<typeof startTlsReceiver>>;
   main: { workspaceId: string; endpointId: string; apiKey: string };
   matrix: MatrixEndpoint[];
@@ -92,6 +96,8 @@ export async function startChaosStack(log: Logger, stops: Stops, timeline: Timel
   const raw = await startRawReceiver(receiver.hits);
   const tls = await startTlsReceiver(receiver.hits);
   stops.push(receiver.close, raw.close, tls.close);
+  const smtp = await startSmtpSink();
+  stops.push(smtp.stop);
 
   const secretsKey = randomBytes(32);
   const services = { db, webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller } };
@@ -131,6 +137,8 @@ export async function startChaosStack(log: Logger, stops: Stops, timeline: Timel
     secretsKey,
     apiPort: await freePort(),
     logDir,
+    smtpUrl: smtp.url,
+    mailFrom: MAIL_FROM,
   });
   const api = new Supervised('api', launchApi, log, timeline);
   // A worker that dies by itself may die between a POST and its record, like a kill.
@@ -152,6 +160,7 @@ export async function startChaosStack(log: Logger, stops: Stops, timeline: Timel
     apiUrl,
     taskQueue,
     receiver,
+    smtp,
     tls,
     main: { workspaceId: mainWs.workspaceId, endpointId: mainWs.endpointId, apiKey: mainWs.apiKey },
     matrix,

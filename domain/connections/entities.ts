@@ -9,6 +9,10 @@ export type Connection = {
   status: (typeof CONNECTION_STATUSES)[number];
   created_at: Date;
   disconnected_at: Date | null;
+  /** A CalDAV calendar's collection URL, user name and password (AES-256-GCM under SECRETS_KEY). */
+  calendar_url: string | null;
+  username: string | null;
+  password_ciphertext: Buffer | null;
 };
 export const ConnectionEntity = entity<Connection>({
   name: 'Connection',
@@ -20,6 +24,9 @@ export const ConnectionEntity = entity<Connection>({
     status: { type: 'text', default: 'CONNECTED' },
     created_at: clockDefault,
     disconnected_at: { type: 'timestamptz', nullable: true },
+    calendar_url: { type: 'text', nullable: true },
+    username: { type: 'text', nullable: true },
+    password_ciphertext: { type: 'bytea', nullable: true },
   },
   relations: inWorkspace('connections'),
   checks: [

@@ -4,8 +4,11 @@ import { describe } from '../kernel/json-schema';
 /** The channels a lead can write or be written to on. */
 export const CHANNELS = ['email', 'sms', 'whatsapp', 'voice', 'chat', 'form'] as const;
 
-/** The channels a message can be sent to a lead on, and which of the lead's addresses each reaches. */
-export const OUTBOUND_CHANNELS = { email: 'email', sms: 'phone', whatsapp: 'phone', voice: 'phone' } as const;
+/**
+ * The channels a message can be sent to a lead on, and which of the lead's addresses each reaches:
+ * email over SMTP; SMS and WhatsApp through the SMS provider (Twilio's Messages API sends both).
+ */
+export const OUTBOUND_CHANNELS = { email: 'email', sms: 'phone', whatsapp: 'phone' } as const;
 export type OutboundChannel = keyof typeof OUTBOUND_CHANNELS;
 
 const MAX_MESSAGE_LENGTH = 10_000;

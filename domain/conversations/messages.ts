@@ -27,7 +27,13 @@ export type MessageView = Pick<Message, 'id' | 'lead_id' | 'channel' | 'status' 
 export async function recordInboundMessageIn(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
   lead: Lead,
-  msg: { channel: string; body: string; isReply: boolean },
+  msg: {
+    channel: string;
+    body: string;
+    isReply: boolean;
+    /** From a provider: its id for the message (a replay is recognised by it), an email's subject and thread. */
+    provider?: Pick<Message, 'provider_message_id' | 'subject' | 'in_reply_to'>;
+  },
 ): Promise<MessageView> {
   const data = ctx.data.in(lead.workspace_id);
   const row = await messagesIn(data).record({
@@ -36,6 +42,7 @@ export async function recordInboundMessageIn(
     direction: 'inbound',
     status: 'received',
     body: msg.body,
+    ...msg.provider,
   });
   await leadsIn(data).mark(lead.id, { needs_attention: true });
   const subject = { type: 'lead' as const, id: lead.id };

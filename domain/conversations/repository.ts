@@ -1,21 +1,63 @@
 import type { Data } from '../kernel/data';
+import { DELIVERIES_CHANNEL } from '../kernel/events';
 import { MessageEntity, type Message } from './entities';
 
 export type MessageRecord = Pick<Message, 'id' | 'channel' | 'direction' | 'status' | 'body' | 'at'>;
 export type Thread = MessageRecord & { messages: number };
 
+/** What an outbound message needs to leave: fixed when it is queued. */
+export type Outbound = Pick<
+  Message,
+  'lead_id' | 'channel' | 'to_address' | 'subject' | 'body' | 'in_reply_to' | 'marketing'
+>;
+
 /** A workspace's messages, to and from its leads. */
 export const messagesIn = (data: Data) => {
   const rows = data.scoped(MessageEntity);
   return {
-    record: (values: Pick<Message, 'lead_id' | 'channel' | 'direction' | 'status' | 'body'>) =>
-      rows.insert(values),
+    record: (
+      values: Pick<Message, 'lead_id' | 'channel' | 'direction' | 'status' | 'body'> &
+        Partial<Pick<Message, 'subject' | 'provider_message_id' | 'in_reply_to'>>,
+    ) => rows.insert(values),
+
+    /**
+     * Queues an outbound message in the change's transaction (an outbox): the relay, woken at commit,
+     * starts the workflow that sends it, so a message exists exactly when the change that wrote it does.
+     */
+    queue: async (values: Outbound): Promise<Message> => {
+      const row = await rows.insert({ ...values, direction: 'outbound', status: 'queued' });
+      // SQL: NOTIFY has no TypeORM form; PostgreSQL delivers it at commit, never for a rollback.
+      await data.sql(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+      return row;
+    },
+
+    /** The message, held (`FOR UPDATE`) until the transaction ends. */
+    lock: (id: string) => rows.findOne({ id }, { lock: true }),
+
+    find: (id: string) => rows.findOne({ id }),
+
+    change: async (id: string, values: Partial<Message>): Promise<void> => {
+      await rows.set({ id }, values);
+    },
 
     setStatus: async (id: string, status: string): Promise<void> => {
       await rows.set({ id }, { status });
     },
 
     hasInbound: (leadId: string) => rows.exists({ lead_id: leadId, direction: 'inbound' }),
+
+    /** Whether a provider already reported this inbound message (a replayed webhook). */
+    alreadyReceived: (channel: string, providerMessageId: string) =>
+      rows.exists({ channel, provider_message_id: providerMessageId, direction: 'inbound' }),
+
+    /** The lead's newest email from them that has a Message-ID: a reply threads on it. */
+    lastInboundEmail: async (leadId: string) =>
+      (
+        await rows.find(
+          { lead_id: leadId, channel: 'email', direction: 'inbound' },
+          { order: { at: 'DESC' }, take: 1, select: { provider_message_id: true, subject: true } },
+        )
+      )[0],
 
     /** A lead's messages on one channel, newest first. */
     thread: (leadId: string, channel: string, limit: number): Promise<MessageRecord[]> =>
@@ -42,3 +84,19 @@ export const messagesIn = (data: Data) => {
       ),
   };
 };
+
+/** An outbound message whose sending workflow the relay must start. */
+export type MessageToStart = Pick<Message, 'id' | 'workspace_id' | 'lead_id' | 'channel'>;
+
+/** The background work on messages, across workspaces: the relay. */
+export const messageUpkeep = (data: Data) => ({
+  /** Outbound messages whose workflow has not started, oldest first, but for those just started. */
+  unstarted: (limit: number, startedMeanwhile: string[]): Promise<MessageToStart[]> =>
+    // SQL: the scan follows the partial index of unstarted outbound rows, leaving out a list.
+    data.sql<MessageToStart[]>(
+      `SELECT id, workspace_id, lead_id, channel FROM messages
+          WHERE direction = 'outbound' AND started_at IS NULL AND NOT (id = ANY($2::uuid[]))
+          ORDER BY at LIMIT $1`,
+      [limit, startedMeanwhile],
+    ),
+});

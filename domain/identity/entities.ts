@@ -18,6 +18,8 @@ export type Workspace = {
   industry: string;
   status: (typeof WORKSPACE_STATUSES)[number];
   created_at: Date;
+  /** SHA-256 of the secret the inbound-email route requires; null until an admin issues one. */
+  inbound_email_secret_hash: string | null;
 };
 export const WorkspaceEntity = entity<Workspace>({
   name: 'Workspace',
@@ -29,6 +31,7 @@ export const WorkspaceEntity = entity<Workspace>({
     industry: { type: 'text', default: '' },
     status: { type: 'text', default: 'active' },
     created_at: nowDefault,
+    inbound_email_secret_hash: { type: 'text', nullable: true },
   },
   checks: [lengthCheck('workspaces', 'name', 1, 200), oneOfCheck('workspaces', 'status', WORKSPACE_STATUSES)],
 });

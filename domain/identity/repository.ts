@@ -31,6 +31,9 @@ export const workspacesIn = (data: Data) => ({
   create: (values: Pick<Workspace, 'name' | 'timezone' | 'industry'>): Promise<Workspace> =>
     data.global(WorkspaceEntity).insert({ ...values, status: 'active' }),
   named: (id: string) => workspaceNamed(data, id),
+  setInboundEmailSecretHash: async (id: string, hash: string): Promise<void> => {
+    await data.global(WorkspaceEntity).set({ id }, { inbound_email_secret_hash: hash });
+  },
 });
 
 /** The workspace's members: its memberships, and the users they name by email. */

@@ -1,7 +1,10 @@
 import type { EntityManager } from 'typeorm';
 
-/** Which door a call came through: the REST API, the assistant endpoint, the operator CLI, or an approved action. */
-export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity';
+/**
+ * Which door a call came through: the REST API, the assistant endpoint, the operator CLI, an approved
+ * action (or other work of the worker), or a public page or provider webhook that carries no API key.
+ */
+export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity' | 'public';
 /** `parked`: a gated call waits for a person's approval; nothing has happened yet. */
 export type AuditOutcome = 'allowed' | 'refused' | 'failed' | 'parked';
 

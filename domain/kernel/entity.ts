@@ -20,7 +20,7 @@ type ManyToOne = {
   type: 'many-to-one';
   target: string;
   joinColumn: { name: string; foreignKeyConstraintName: string };
-  onDelete?: 'CASCADE';
+  onDelete?: 'CASCADE' | 'SET NULL';
   nullable?: boolean;
 };
 

@@ -92,7 +92,8 @@ export type EventDataMap = {
   'booking.created': Omit<Meeting, 'previous_status'>;
   'meeting.booked': Meeting;
   'meeting.pending': Meeting;
-  'meeting.cancelled': Meeting;
+  /** `reason`: why it was declined or cancelled (by a person, or unconfirmed when its start came). */
+  'meeting.cancelled': Meeting & { reason: string };
   'meeting.no_show': Meeting;
   'contact.unsubscribed': Suppression;
   'contact.suppressed': Suppression;

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
-import type { ChannelProvider } from './channels';
 import type { Actor } from './actor';
 import type { Data } from './data';
 import type { DomainError } from './errors';
@@ -13,13 +12,36 @@ import type { Requirement } from './permissions';
 /** Cancels Temporal workflows by id after a commit; the rows already say they must not run. */
 export type WorkflowCanceller = (workflowIds: string[]) => Promise<void>;
 
+/** A person's decision on a booking, carried to its workflow; `by` names who decided (for the audit). */
+export type BookingDecision = {
+  action: 'confirm' | 'decline' | 'cancel';
+  reason?: string;
+  by: Record<string, unknown>;
+};
+
+/**
+ * Bookings' workflows (`appointment:<id>`): one starts once a booking commits, and a person's decision
+ * reaches it as an Update, which answers once the calendar and the record agree.
+ */
+export type BookingDesk = {
+  start: (appointmentId: string) => Promise<void>;
+  decide: (appointmentId: string, decision: BookingDecision) => Promise<unknown>;
+};
+
 /** What operations may need beyond their transaction; each door builds it once. */
 export type Services = {
   db: DataSource;
   /** Where a key's gated call waits for a person; absent at doors that never park. */
   approvals?: Gate;
-  /** Sends outbound messages; the built-in provider marks them sent. */
-  channels?: ChannelProvider;
+  /**
+   * Wakes a campaign's workflow after its status changed (a pause, a resume) so it acts at once; without
+   * it the workflow notices on its own at its next batch or check.
+   */
+  campaigns?: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
+  /** Keys unsubscribe links (derived from SECRETS_KEY); absent at doors that serve none. */
+  secretsKey?: Buffer;
+  /** Where bookings are handed to their workflows; absent at doors that cannot reach Temporal. */
+  appointments?: BookingDesk;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */
@@ -109,6 +131,11 @@ export type Doors<O> = {
   /** Offered to the assistant as a tool named after the operation. */
   mcp?: true;
   admin?: AdminBinding<O>;
+  /**
+   * Run by a public route that carries no API key and proves itself another way (an unsubscribe
+   * link's token, a provider's signature): `api/public/routes.ts`, audited as door `public`.
+   */
+  public?: { route: string };
 };
 
 /** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */

@@ -74,6 +74,54 @@ describe('npm run dev, as a newcomer runs it', () => {
     const ui = await fetch(stack.temporalUiUrl!);
     assert.equal(ui.status, 200, 'the Temporal Web UI answers');
 
+    // Mail really leaves, to MailDev, whose page shows it.
+    const mailUrl = /Mail sent:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+    assert.ok(mailUrl, text);
+    const page = await fetch(mailUrl, { headers: { Accept: 'text/html' } });
+    assert.equal(page.status, 200, 'the mail page answers a browser');
+    const lead = await fetch(`${base}/leads`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'dev-1',
+      },
+      body: JSON.stringify({
+        email: 'visitor@example.com',
+        source: 'dev',
+        consent: { given: true, at: '2026-11-20T09:00:00Z' },
+      }),
+    });
+    const leadId = ((await lead.json()) as { data: { id: string } }).data.id;
+    const reply = await fetch(base.replace(/\/api\/v1$/, '/api/mcp'), {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'conversation.reply',
+          arguments: { leadId, channel: 'email', body: 'Hello from dev', subject: 'Dev mail' },
+        },
+      }),
+    });
+    assert.equal(reply.status, 200);
+    await waitFor(
+      'the reply in MailDev',
+      async () => {
+        const mails = (await (await fetch(`${mailUrl}/api/email`)).json()) as { subject: string }[];
+        return mails.some((m) => m.subject === 'Dev mail') || undefined;
+      },
+      30_000,
+      200,
+    );
+
     await interrupt(first);
     for (const pid of [stack.pid, stack.children.postgres, stack.children.temporal]) {
       await waitFor(`process ${pid} to exit`, async () => !isAlive(pid), 10_000);

@@ -207,7 +207,8 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       channel: 'email',
       body: 'Happy to call tomorrow at 10.',
     });
-    assert.equal(structured<{ status: string }>(reply).status, 'sent');
+    // Queued with the change; the worker's message:<id> workflow sends it (test/e2e/channels.test.ts).
+    assert.equal(structured<{ status: string }>(reply).status, 'queued');
     const threads = await call('conversation.list', { leadId: lead.id });
     assert.deepEqual(
       structured<{ data: { channel: string; messages: number }[] }>(threads).data.map((t) => [

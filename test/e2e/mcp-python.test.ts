@@ -25,6 +25,13 @@ const SCRIPT = path.join(repoRoot(), 'test', 'python', 'mcp_client_check.py');
 
 /** Every tool an admin key holding all four scopes is offered, sorted by name as the list is. */
 const ALL_TOOLS = [
+  'appointment.book',
+  'appointment.cancel',
+  'appointment.confirm',
+  'appointment.decline',
+  'appointment.get',
+  'appointment.list',
+  'appointment.mark_no_show',
   'approval.cancel',
   'approval.get',
   'approval.list',

@@ -9,14 +9,35 @@ import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor, intakeBody, postLead } from '../helpers/leads';
 import { MCP_VERSIONS, mcpClient, serve, structured, TASKS_EXTENSION, textOf } from '../helpers/mcp';
 
-const LEAD_READ_TOOLS = ['conversation.get', 'conversation.list', 'lead.get', 'lead.search'];
+const LEAD_READ_TOOLS = [
+  'appointment.get',
+  'appointment.list',
+  'conversation.get',
+  'conversation.list',
+  'lead.get',
+  'lead.search',
+];
 const LEAD_WRITE_TOOLS = [
+  'appointment.book',
+  'appointment.cancel',
+  'appointment.confirm',
+  'appointment.decline',
+  'appointment.mark_no_show',
   'conversation.reply',
   'lead.add_note',
   'lead.archive',
   'lead.create',
   'lead.set_status',
   'lead.update',
+];
+const CAMPAIGN_READ_TOOLS = ['campaign.get', 'campaign.list', 'campaign.preview'];
+const CAMPAIGN_WRITE_TOOLS = [
+  'campaign.create',
+  'campaign.launch',
+  'campaign.pause',
+  'campaign.resume',
+  'campaign.send',
+  'campaign.update',
 ];
 const BUSINESS_READ_TOOLS = [
   'approval.cancel',
@@ -104,6 +125,12 @@ for (const protocolVersion of MCP_VERSIONS) {
         BUSINESS_READ_TOOLS,
         'disconnecting needs an admin',
       );
+      assert.deepEqual(await names(['campaigns:read']), CAMPAIGN_READ_TOOLS);
+      assert.deepEqual(
+        await names(['campaigns:read', 'campaigns:write'], 'member'),
+        [...CAMPAIGN_READ_TOOLS, ...CAMPAIGN_WRITE_TOOLS].sort(),
+      );
+      assert.deepEqual(await names(['campaigns:write'], 'viewer'), [], 'a viewer cannot change campaigns');
     });
 
     it('describes each tool for a model; with tool_names=underscore every text names tools that way', async () => {
@@ -133,7 +160,7 @@ for (const protocolVersion of MCP_VERSIONS) {
       const reply = tools.find((x) => x.name === 'conversation.reply')!;
       assert.deepEqual(
         (reply.inputSchema.properties!.channel as { enum: string[] }).enum,
-        ['email', 'sms', 'whatsapp', 'voice'],
+        ['email', 'sms', 'whatsapp'],
         'only channels a message can be sent on',
       );
       for (const tool of tools)

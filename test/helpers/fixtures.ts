@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
 import { operatorActor } from '../../domain/kernel/actor';
+import { DomainError } from '../../domain/kernel/errors';
 import type { CallContext } from '../../domain/kernel/audit';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type { Role, Scope } from '../../domain/kernel/permissions';
@@ -40,3 +42,14 @@ export const asOperator = <S extends yup.AnyObjectSchema, O>(
 ) => runOperation('db' in services ? services : { db: services }, op, operatorActor(operator), input, opts);
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/** The domain refusal a call ends in; fails the test when it succeeds or fails some other way. */
+export const refusal = async (work: Promise<unknown>): Promise<DomainError> => {
+  try {
+    await work;
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+  assert.fail('expected a refusal');
+};

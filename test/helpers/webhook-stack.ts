@@ -76,7 +76,7 @@ export async function startWebhookStack(opts: { inProcessWorker?: boolean; env?:
     db: t.db,
     config,
     client,
-    app: testApp(t.db),
+    app: testApp(t.db, { config: { sms: config.sms, publicUrl: config.publicUrl } }),
     workspace: w.workspace,
     key: w.key.key,
     endpointDeps,

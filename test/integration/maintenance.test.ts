@@ -137,4 +137,32 @@ describe('maintenance: retention and requests whose workflow never started', () 
     );
     assert.equal(audit!.reason, 'started: its workflow had not started');
   });
+
+  it("starts a booking's workflow that never started (a crash between commit and start), once, and audits it", async () => {
+    const { workspace } = await workspaceWithKey(t.db);
+    const [row] = await t.db.query<{ id: string }[]>(
+      `WITH lead AS (INSERT INTO leads (workspace_id, email, source)
+                     VALUES ($1, 'booked@example.com', 'test') RETURNING id)
+       INSERT INTO appointments (workspace_id, lead_id, starts_at, ends_at, timezone, title, provider, created_at)
+       SELECT $1, id, now() + interval '1 day', now() + interval '25 hours', 'UTC', 'Intro', 'manual',
+              clock_timestamp() - interval '15 minutes' FROM lead RETURNING id`,
+      [workspace.id],
+    );
+    const started: string[] = [];
+    const maintenance = activities({
+      startAppointment: async (id) => {
+        started.push(id);
+      },
+      workflowStatus: async (id) =>
+        id === `appointment:${row!.id}` && started.length === 0 ? 'NOT_FOUND' : 'RUNNING',
+    });
+    assert.equal((await maintenance.reconcileDeliveries()).appointments_started, 1);
+    assert.deepEqual(started, [row!.id]);
+    assert.equal((await maintenance.reconcileDeliveries()).appointments_started, 0, 'not twice');
+    const audits = await t.db.query(
+      `SELECT 1 FROM audit_log WHERE action = 'appointment.reconcile' AND details->>'appointment_id' = $1`,
+      [row!.id],
+    );
+    assert.equal(audits.length, 1);
+  });
 });

@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
 import { authenticateKey } from '../../domain/identity/authenticate';
 import { keyActor, operatorActor } from '../../domain/kernel/actor';
-import { DomainError } from '../../domain/kernel/errors';
 import { emitEvent } from '../../domain/kernel/events';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { SCOPES } from '../../domain/kernel/permissions';
@@ -12,10 +11,13 @@ import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
+import { unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
-import { operator, workspaceWithKey } from '../helpers/fixtures';
+import { operator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody } from '../helpers/leads';
+
+const SECRETS_KEY = Buffer.alloc(32, 7);
 
 /** Every table a change can touch; a digest of their rows says whether anything changed. */
 const TABLES = [
@@ -36,6 +38,10 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'notifications',
+  'connections',
+  'appointments',
+  'campaigns',
+  'campaign_recipients',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -49,16 +55,6 @@ const snapshot = async (db: DataSource) =>
       }),
     ),
   );
-
-const refusal = async (work: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  assert.fail('expected a refusal');
-};
 
 /** A workspace with one of everything an operation can name: a lead, an endpoint, a delivery, a key, a member. */
 async function populated(db: DataSource, services: Services) {
@@ -112,9 +108,31 @@ async function populated(db: DataSource, services: Services) {
      VALUES ($1, 'connection.disconnect', '{}', '\\x00', 'Disconnect', $2, $3, now() + interval '7 days') RETURNING id`,
     [workspaceId, w.key.id, w.key.owner_user_id],
   );
+  // A confirmed meeting that has started, so it can be marked a no-show (or named, and refused).
+  const [appointment] = await db.query<{ id: string }[]>(
+    `INSERT INTO appointments (workspace_id, lead_id, status, starts_at, ends_at, timezone, title, provider)
+     VALUES ($1, $2, 'CONFIRMED', now() - interval '2 hours', now() - interval '1 hour', 'UTC', 'Intro', 'manual')
+     RETURNING id`,
+    [workspaceId, lead.data!.id],
+  );
+  // Campaigns in each state an operation acts on: a one-step draft, a running one, a paused one.
+  const campaign = async (status: string) =>
+    (
+      await db.query<{ id: string }[]>(
+        `INSERT INTO campaigns (workspace_id, name, channel, status, audience, steps, send_window, daily_cap)
+         VALUES ($1, 'Spring', 'email', $2, '{}', '[{"subject":"Hi","body":"Hello {first_name}","delay_hours":0}]',
+                 '{"weekdays":[1,2,3,4,5],"start_hour":9,"end_hour":18}', 100) RETURNING id`,
+        [workspaceId, status],
+      )
+    )[0]!.id;
   return {
     ...w,
     workspaceId,
+    draftCampaignId: await campaign('DRAFT'),
+    runningCampaignId: await campaign('RUNNING'),
+    pausedCampaignId: await campaign('PAUSED'),
+    leadEmail: lead.data!.email!,
+    appointmentId: appointment!.id,
     leadId: lead.data!.id,
     endpointId: endpoint.id,
     deliveryId: delivery!.id,
@@ -163,7 +181,39 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'conversation.list': (w) => ({ leadId: w.leadId }),
   'conversation.get': (w) => ({ leadId: w.leadId, channel: 'email' }),
   'conversation.reply': (w) => ({ leadId: w.leadId, channel: 'email', body: 'Thanks, we will call you.' }),
+  'message.receive': (w) => ({
+    channel: 'email',
+    from: w.leadEmail,
+    body: 'Is it still available?',
+    providerMessageId: `<${randomUUID()}@mail.example.com>`,
+  }),
+  'contact.unsubscribe_link': (w) => ({ token: unsubscribeLinks(SECRETS_KEY).token(w.leadId) }),
+  'workspace.issue_inbound_email_secret': () => ({}),
+  'campaign.create': () => ({
+    name: 'Autumn',
+    channel: 'email',
+    steps: [{ subject: 'Hi {first_name}', body: 'Hello', delay_hours: 0 }],
+  }),
+  'campaign.update': (w) => ({ campaignId: w.draftCampaignId, name: 'Renamed' }),
+  'campaign.preview': (w) => ({ campaignId: w.draftCampaignId, leadId: w.leadId }),
+  'campaign.list': () => ({}),
+  'campaign.get': (w) => ({ campaignId: w.draftCampaignId }),
+  'campaign.send': (w) => ({ campaignId: w.draftCampaignId }),
+  'campaign.launch': (w) => ({ campaignId: w.draftCampaignId }),
+  'campaign.pause': (w) => ({ campaignId: w.runningCampaignId }),
+  'campaign.resume': (w) => ({ campaignId: w.pausedCampaignId }),
   'connection.add': () => ({ system: 'hubspot' }),
+  'appointment.list': () => ({}),
+  'appointment.get': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.book': (w) => ({
+    leadId: w.leadId,
+    starts_at: new Date(Date.now() + 86_400_000).toISOString(),
+    ends_at: new Date(Date.now() + 90_000_000).toISOString(),
+  }),
+  'appointment.confirm': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.decline': (w) => ({ appointmentId: w.appointmentId }),
+  'appointment.cancel': (w) => ({ appointmentId: w.appointmentId, reason: 'The lead asked to move it.' }),
+  'appointment.mark_no_show': (w) => ({ appointmentId: w.appointmentId }),
   'connection.list': () => ({}),
   'connection.disconnect': (w) => ({ connectionId: w.connectionId }),
   'approval.get': (w) => ({ approvalId: w.approvalId }),
@@ -183,6 +233,7 @@ describe('every operation, through the one runner', () => {
     t = await freshDatabase();
     services = {
       db: t.db,
+      secretsKey: SECRETS_KEY,
       webhooks: {
         secretsKey: Buffer.alloc(32, 7),
         allowPrivateTargets: true,

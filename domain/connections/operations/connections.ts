@@ -8,6 +8,7 @@ import { workspaceNamed } from '../../identity/repository';
 import type { Connection } from '../entities';
 import { connectionsIn } from '../repository';
 import { displayName, SYSTEM_IDS, systemId } from '../systems';
+import { CALDAV_FIELDS, calendarAccess } from './caldav-fields';
 
 const READ: Requirement = { scope: 'business:read', minRole: 'viewer' };
 const CHANGE: Requirement = { scope: 'business:write', minRole: 'admin' };
@@ -17,6 +18,8 @@ const connectionView = (c: Connection) => ({
   system: c.system,
   name: displayName(c.system),
   status: c.status,
+  // The password is never shown; the URL and user name say which calendar it is.
+  ...(c.calendar_url ? { calendar_url: c.calendar_url, username: c.username } : {}),
   connected_at: c.created_at.toISOString(),
   disconnected_at: c.disconnected_at ? c.disconnected_at.toISOString() : null,
 });
@@ -27,10 +30,12 @@ const CONNECTION = object(
     system: string({ description: 'The system id, for example google_calendar.' }),
     name: string({ description: 'Its name, for example "Google Calendar".' }),
     status: oneOf(['CONNECTED', 'DISCONNECTED']),
+    calendar_url: string({ description: 'A CalDAV calendar: its collection URL.' }),
+    username: string({ description: 'A CalDAV calendar: the user name it is reached with.' }),
     connected_at: dateTime,
     disconnected_at: nullable(dateTime),
   },
-  { title: 'Connection' },
+  { title: 'Connection', optional: ['calendar_url', 'username'] },
 );
 
 /** A system the workspace connected in the application's settings (here, from the operator door). */
@@ -58,13 +63,25 @@ export const addConnection = defineOperation({
         ),
       `The system: its id (${SYSTEM_IDS.join(', ')}) or its name, such as "Google Calendar".`,
     ),
+    ...CALDAV_FIELDS,
   }),
   output: CONNECTION,
-  doors: { admin: { command: 'connection add', flags: (f) => ({ system: f.system }) } },
+  doors: {
+    admin: {
+      command: 'connection add',
+      flags: (f) => ({
+        system: f.system,
+        calendar_url: f['calendar-url'],
+        username: f.username,
+        password: f.password,
+      }),
+    },
+  },
   summary: (i) => `Connect ${displayName(i.system)}`,
   run: async (ctx, input) => {
     const system = systemId(input.system)!;
-    const row = await connectionsIn(ctx.data).connect(system);
+    const calendar = await calendarAccess(ctx.services, system, input);
+    const row = await connectionsIn(ctx.data).connect(system, calendar);
     if (!row) throw new DomainError('conflict', `${displayName(system)} is already connected.`);
     ctx.audit(ctx.workspaceId!, { connection_id: row.id, system });
     return connectionView(row);

@@ -5,12 +5,11 @@ import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
 import { LEADS_READ, LEADS_WRITE } from '../../leads/requirements';
 import { leadsIn, lockLead } from '../../leads/repository/leads';
-import { suppressionsIn } from '../../leads/repository/suppressions';
 import { leadIdField } from '../../leads/schemas';
 import { CHANNELS, OUTBOUND_CHANNELS, messageBody, type OutboundChannel } from '../channels';
 import { messageView } from '../messages';
 import { LEAD_MESSAGE, THREAD, THREADS } from '../outputs';
-import { builtInProvider } from '../provider';
+import { queueMessage } from '../outbound';
 import { messagesIn } from '../repository';
 
 const channelOf = (channels: readonly string[], what: string) =>
@@ -77,15 +76,16 @@ export const getConversation = defineOperation({
 });
 
 /**
- * Replies to a lead on a channel through the channel provider. A contact who opted out or is blocked
- * on that channel (or on all) is refused, and nothing is sent or stored.
+ * Replies to a lead on a channel. The message is queued with the change and sent through the channel
+ * provider right after it commits (a workflow retries transient failures); its status says how far it
+ * got. A contact who opted out or is blocked on that channel (or on all) is refused: nothing is stored.
  */
 export const replyToConversation = defineOperation({
   name: 'conversation.reply',
   title: 'Reply to a lead',
   description:
-    'Sends a message to a lead on a channel (email, sms, whatsapp or voice) and records it in the conversation. Refused when the lead opted out of or is blocked on that channel, or has no address for it.',
-  returns: 'The outbound message, with its status from the channel provider.',
+    "Sends a message to a lead on a channel (email, sms or whatsapp) and records it in the conversation. It leaves right after the call (status queued, then sent, retrying or failed: read it back with conversation.get). Refused when the lead opted out of or is blocked on that channel, or has no address for it. An email answers the lead's last email (same thread) unless a subject is given.",
+  returns: 'The outbound message, status queued.',
   requirement: LEADS_WRITE,
   reach: 'record',
   ...WRITE,
@@ -94,40 +94,26 @@ export const replyToConversation = defineOperation({
     leadId: leadIdField,
     channel: channelOf(OUTBOUND, 'The channel to send on'),
     body: messageBody,
+    subject: describe(
+      yup
+        .string()
+        .trim()
+        .min(1, 'subject must not be empty')
+        .max(200, 'subject must be at most 200 characters'),
+      'Email only: the subject line (default: "Re:" and the subject of the lead\'s last email).',
+    ),
   }),
   output: LEAD_MESSAGE,
   doors: { mcp: true },
   summary: (i) => `Send a ${i.channel} message to lead ${i.leadId}`,
-  run: async (ctx, { leadId, channel, body }) => {
+  run: async (ctx, { leadId, channel, body, subject }) => {
     const { lead, data } = await lockLead(ctx.data, leadId);
-    const field = OUTBOUND_CHANNELS[channel as OutboundChannel];
-    const to = lead[field];
-    if (!to) throw new DomainError('conflict', `The lead has no ${field} to reach on ${channel}.`);
-    const blocked = await suppressionsIn(data).blockedOn(to, channel);
-    if (blocked !== undefined) {
-      throw new DomainError(
-        'suppressed',
-        `This contact ${blocked === 'unsubscribed' ? 'opted out of' : 'is blocked on'} ${channel}; nothing was sent.`,
-      );
-    }
-    const messages = messagesIn(data);
-    const row = await messages.record({
-      lead_id: lead.id,
-      channel,
-      direction: 'outbound',
-      status: 'sending',
-      body,
-    });
-    const sent = await (ctx.services.channels ?? builtInProvider).send({
-      messageId: row.id,
-      channel,
-      to,
-      body,
-    });
-    await messages.setStatus(row.id, sent.status);
+    if (subject !== undefined && channel !== 'email')
+      throw new DomainError('invalid_request', 'subject is for email only.', { field: 'subject' });
+    const row = await queueMessage(data, lead, { channel: channel as OutboundChannel, body, subject });
     // The reply answers the lead's waiting messages.
     await leadsIn(data).mark(lead.id, { needs_attention: false });
     ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row.id, channel });
-    return { ...messageView({ ...row, status: sent.status }), lead_id: lead.id };
+    return { ...messageView(row), lead_id: lead.id };
   },
 });

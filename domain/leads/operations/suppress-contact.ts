@@ -2,13 +2,9 @@ import * as yup from 'yup';
 import { CHANNELS } from '../../conversations/channels';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { normaliseContact, workspaceTimezone } from '../contact-input';
 import { SUPPRESSION } from '../outputs';
-import { leadsIn } from '../repository/leads';
-import { suppressionsIn } from '../repository/suppressions';
 import { LEADS_WRITE } from '../requirements';
-
-const REASONS = ['unsubscribed', 'bounce', 'complaint', 'invalid_number', 'manual'] as const;
+import { SUPPRESSION_REASONS, suppressAddress } from '../suppress';
 
 /**
  * Blocks an address: intake refuses it from then on. An opt-out emits contact.unsubscribed, any
@@ -39,7 +35,10 @@ export const suppressContact = defineOperation({
     reason: describe(
       yup
         .string()
-        .oneOf([...REASONS], 'reason must be unsubscribed, bounce, complaint, invalid_number or manual')
+        .oneOf(
+          [...SUPPRESSION_REASONS],
+          'reason must be unsubscribed, bounce, complaint, invalid_number or manual',
+        )
         .default('manual'),
       'Why: unsubscribed is an opt-out; the others are blocks.',
     ),
@@ -54,33 +53,8 @@ export const suppressContact = defineOperation({
   },
   summary: (i) => `Suppress ${i.address} on ${i.channel} (${i.reason})`,
   run: async (ctx, f) => {
-    const workspaceId = ctx.workspaceId!;
-    const tz = await workspaceTimezone(ctx.data, workspaceId);
-    const address = f.address.includes('@')
-      ? normaliseContact({ email: f.address }, tz).email!
-      : normaliseContact({ phone: f.address }, tz).phone!;
-    const suppressionId = await suppressionsIn(ctx.data).suppress({ ...f, address });
-    const leadId = await leadsIn(ctx.data).liveWithAddress(address);
-    await ctx.emit(
-      workspaceId,
-      f.reason === 'unsubscribed' ? 'contact.unsubscribed' : 'contact.suppressed',
-      { type: 'lead', id: leadId ?? suppressionId },
-      {
-        lead_id: leadId ?? null,
-        suppression_id: suppressionId,
-        channel: f.channel,
-        reason: f.reason,
-        source: f.source,
-      },
-    );
-    ctx.audit(workspaceId, { suppression_id: suppressionId });
-    return {
-      id: suppressionId,
-      workspace_id: workspaceId,
-      address,
-      channel: f.channel,
-      reason: f.reason,
-      source: f.source,
-    };
+    const suppression = await suppressAddress(ctx, ctx.workspaceId!, f);
+    ctx.audit(suppression.workspace_id, { suppression_id: suppression.id });
+    return suppression;
   },
 });

@@ -44,6 +44,8 @@ export const leadsIn = (data: Data) => {
 
     create: (values: Changes<Lead>) => leads.insert(values),
 
+    find: (id: string) => leads.findOne({ id }),
+
     /**
      * Fills a (locked) lead's gaps from another submission; updated_at moves only when the lead
      * `learned` something (a consent date alone does not count). Nothing to fill writes nothing.

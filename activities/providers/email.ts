@@ -1,0 +1,96 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { ProviderResult } from '../../domain/conversations/sending';
+import { SEND_TIMEOUT_MS } from '../../domain/conversations/sending';
+
+/** An email as the SMTP provider sends it. */
+export type Email = {
+  /** Our message id: the Message-ID is built from it, so a resend keeps the same one. */
+  id: string;
+  to: string;
+  fromName: string;
+  subject: string;
+  text: string;
+  inReplyTo: string | null;
+  /** The one-click unsubscribe link (RFC 8058), in the List-Unsubscribe headers. */
+  unsubscribeUrl: string | null;
+};
+
+export type EmailProvider = {
+  send: (email: Email) => Promise<ProviderResult>;
+  /** The Message-ID an email of ours carries, for threading and for the record. */
+  messageIdOf: (id: string) => string;
+  close: () => void;
+};
+
+// Answers that say the mailbox or domain does not exist or will never accept mail: a hard bounce.
+// Other 5xx (a message refused for its content, a policy) fail the message but keep the address.
+const HARD_BOUNCE_CODES = new Set([550, 551, 553, 556]);
+const NOT_CONNECTED = new Set(['ECONNECTION', 'EDNS', 'ECONNREFUSED', 'ETLS', 'EAUTH', 'ENOTFOUND']);
+const HARD_BOUNCE_STATUS = /\b5\.1\.[0-9]\b/; // RFC 3463: bad destination mailbox or system address
+
+/**
+ * Email over SMTP (`SMTP_URL`), with nodemailer's pool: one connection per few messages rather than a
+ * handshake each. The sender address comes from `MAIL_FROM`; the display name is the workspace's.
+ */
+export function smtpProvider(opts: { url: string; from: string; pool?: number }): EmailProvider {
+  const domain = opts.from.split('@')[1] ?? 'localhost';
+  const messageIdOf = (id: string) => `<${id}@${domain}>`;
+  const transport: Transporter = nodemailer.createTransport({
+    url: opts.url,
+    pool: true,
+    maxConnections: opts.pool ?? 5,
+    maxMessages: 1_000,
+    connectionTimeout: SEND_TIMEOUT_MS,
+    greetingTimeout: SEND_TIMEOUT_MS / 2,
+    socketTimeout: SEND_TIMEOUT_MS,
+  });
+  return {
+    messageIdOf,
+    close: () => transport.close(),
+    send: async (email) => {
+      try {
+        await transport.sendMail({
+          from: { name: email.fromName, address: opts.from },
+          to: email.to,
+          subject: email.subject,
+          text: email.text,
+          messageId: messageIdOf(email.id),
+          ...(email.inReplyTo && { inReplyTo: email.inReplyTo, references: [email.inReplyTo] }),
+          ...(email.unsubscribeUrl && {
+            list: { unsubscribe: { url: email.unsubscribeUrl, comment: 'Unsubscribe' } },
+            // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes at once (Gmail and Yahoo need it).
+            headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+          }),
+        });
+        return { kind: 'sent', providerMessageId: messageIdOf(email.id) };
+      } catch (err) {
+        return classify(err);
+      }
+    },
+  };
+}
+
+/** What an SMTP failure means: 5xx is permanent (and a hard bounce blocks the address); the rest is transient. */
+function classify(err: unknown): ProviderResult {
+  const e = err as {
+    responseCode?: number;
+    response?: string;
+    code?: string;
+    command?: string;
+    message?: string;
+  };
+  const said = (e.response ?? e.message ?? String(err)).slice(0, 300);
+  const code = e.responseCode;
+  if (code !== undefined && code < 500) return { kind: 'transient', error: `SMTP ${code}: ${said}` };
+  if (code === undefined) {
+    // Cut off with no answer: before the server had the message (connecting, greeting, envelope) it
+    // is safe to try again; once the message was on its way, it may have been taken.
+    const before =
+      e.command === 'CONN' ||
+      NOT_CONNECTED.has(e.code ?? '') ||
+      /^(EHLO|HELO|MAIL|RCPT)/.test(e.command ?? '');
+    return { kind: 'transient', error: `${e.code ?? 'error'}: ${said}`, ...(!before && { maybeSent: true }) };
+  }
+  const bounce = HARD_BOUNCE_CODES.has(code) || HARD_BOUNCE_STATUS.test(said);
+  return { kind: 'permanent', error: `SMTP ${code}: ${said}`, ...(bounce && { block: 'bounce' as const }) };
+}

@@ -1,0 +1,24 @@
+/** The unsubscribe pages: plain HTML that works without JavaScript, one button, no third-party assets. */
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${title}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}
+button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}</style>
+</head><body>${body}</body></html>
+`;
+
+export const confirmPage = (action: string) =>
+  page(
+    'Unsubscribe',
+    `<h1>Unsubscribe from these emails?</h1>
+<p>You will not get marketing or follow-up emails from this sender any more.</p>
+<form method="post" action="${action}"><input type="hidden" name="List-Unsubscribe" value="One-Click">
+<button type="submit">Unsubscribe</button></form>`,
+  );
+
+export const donePage = () =>
+  page('Unsubscribed', `<h1>You are unsubscribed</h1><p>You will not get these emails any more.</p>`);
+
+export const notFoundPage = () =>
+  page('Link not valid', `<h1>This link is not valid</h1><p>Check that you copied the whole link.</p>`);

@@ -1,0 +1,146 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { simpleParser } from 'mailparser';
+import type { DataSource } from 'typeorm';
+import { receiveMessage } from '../../domain/conversations/operations/receive';
+import { unsubscribeByLink } from '../../domain/conversations/operations/unsubscribe';
+import { UNSUBSCRIBE_PATH, unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
+import { inboundEmailSecretValid } from '../../domain/identity/inbound-email';
+import { operatorActor } from '../../domain/kernel/actor';
+import { DomainError } from '../../domain/kernel/errors';
+import type { Services } from '../../domain/kernel/operation';
+import { runOperation } from '../../domain/kernel/runner';
+import { UUID_PATTERN } from '../../domain/kernel/validate';
+import type { AppContext, RequestState } from '../context';
+import { confirmPage, donePage, notFoundPage } from './pages';
+import { rawBody } from './raw-body';
+import { twilioSignatureValid } from './twilio-signature';
+
+export type PublicDoorOptions = {
+  /** The service's public URL: Twilio signs the URL it requested. */
+  publicUrl: string;
+  sms?: { authToken: string };
+};
+
+const MAX_FORM_BYTES = 64 * 1024;
+const MAX_EMAIL_BYTES = 10 * 1024 * 1024;
+const MAX_BODY_CHARS = 10_000;
+
+/** The page's answer: no caching, no referrer (the token is in the URL), nothing loaded from elsewhere. */
+function html(ctx: AppContext, status: number, body: string) {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Robots-Tag', 'noindex');
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+  ctx.body = body;
+}
+
+const unauthorized = (reason: string) => new DomainError('unauthorized', 'unauthorized', {}, reason);
+
+/** The secret from `Authorization: Bearer <secret>` or as the password of HTTP Basic. */
+function presentedSecret(header: string): string | undefined {
+  const [scheme, value] = header.split(/\s+/, 2);
+  if (!value) return undefined;
+  if (/^bearer$/i.test(scheme!)) return value;
+  if (!/^basic$/i.test(scheme!)) return undefined;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  return decoded.slice(decoded.indexOf(':') + 1) || undefined;
+}
+
+/**
+ * The doors without an API key: the unsubscribe links people click, and the webhooks channel
+ * providers call. Each proves itself another way (an HMAC token, the provider's signature, the
+ * workspace's inbound-email secret), runs a registered operation as the service itself, and is
+ * audited under the door `public` like every other request.
+ */
+export function publicRouter(services: Services & { db: DataSource }, opts: PublicDoorOptions) {
+  const router = new Router<RequestState>();
+  const actor = (ctx: AppContext) =>
+    operatorActor({ door: 'public', requestId: ctx.state.requestId, clientIp: ctx.state.clientIp });
+  const links = services.secretsKey ? unsubscribeLinks(services.secretsKey) : undefined;
+  const door =
+    (action: string): Middleware<RequestState> =>
+    async (ctx, next) => {
+      ctx.state.auditDoor = 'public';
+      ctx.state.auditAction = action;
+      await next();
+    };
+
+  router.get(`${UNSUBSCRIBE_PATH}/:token`, door('unsubscribe.page'), (ctx) => {
+    if (links?.leadOf(ctx.params.token!)) html(ctx, 200, confirmPage(ctx.path));
+    else html(ctx, 404, notFoundPage());
+  });
+
+  // RFC 8058: the mail client POSTs `List-Unsubscribe=One-Click`; the page's button posts the same.
+  router.post(`${UNSUBSCRIBE_PATH}/:token`, door(unsubscribeByLink.name), async (ctx) => {
+    await rawBody(ctx, MAX_FORM_BYTES);
+    try {
+      await runOperation(services, unsubscribeByLink, actor(ctx), { token: ctx.params.token });
+      html(ctx, 200, donePage());
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.code !== 'not_found') throw err;
+      ctx.state.auditReason = 'unknown or forged unsubscribe token';
+      html(ctx, 404, notFoundPage());
+    }
+  });
+
+  router.post('/hooks/sms/:workspaceId', door('hooks.sms'), async (ctx) => {
+    const params = new URLSearchParams((await rawBody(ctx, MAX_FORM_BYTES)).toString('utf8'));
+    const url = opts.publicUrl.replace(/\/$/, '') + ctx.originalUrl;
+    const workspaceId = ctx.params.workspaceId!;
+    if (!opts.sms) throw unauthorized('no SMS provider is configured');
+    if (!UUID_PATTERN.test(workspaceId)) throw unauthorized('not a workspace id');
+    if (!twilioSignatureValid(opts.sms.authToken, url, params, ctx.get('X-Twilio-Signature')))
+      throw unauthorized('X-Twilio-Signature does not match');
+    const from = params.get('From') ?? '';
+    await runOperation(
+      services,
+      receiveMessage,
+      actor(ctx),
+      {
+        channel: from.startsWith('whatsapp:') ? 'whatsapp' : 'sms',
+        from: from.replace(/^whatsapp:/, ''),
+        body: params.get('Body') ?? '',
+        providerMessageId: params.get('MessageSid') ?? '',
+      },
+      { workspaceId },
+    );
+    ctx.state.auditWorkspaceId = workspaceId;
+    ctx.type = 'text/xml';
+    ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
+  });
+
+  router.post('/hooks/email/:workspaceId', door('hooks.email'), async (ctx) => {
+    const workspaceId = ctx.params.workspaceId!;
+    const secret = presentedSecret(ctx.get('Authorization'));
+    if (!UUID_PATTERN.test(workspaceId) || !secret) throw unauthorized('no inbound-email secret presented');
+    if (!(await inboundEmailSecretValid(services.db, workspaceId, secret)))
+      throw unauthorized('inbound-email secret does not match');
+    ctx.state.auditWorkspaceId = workspaceId;
+    const mail = await simpleParser(await rawBody(ctx, MAX_EMAIL_BYTES));
+    const from = mail.from?.value[0]?.address;
+    if (!from) throw new DomainError('invalid_request', 'The email has no From address.', { field: 'From' });
+    if (!mail.messageId)
+      throw new DomainError('invalid_request', 'The email has no Message-ID.', { field: 'Message-ID' });
+    const message = await runOperation(
+      services,
+      receiveMessage,
+      actor(ctx),
+      {
+        channel: 'email',
+        from,
+        body: (mail.text ?? '').trim().slice(0, MAX_BODY_CHARS) || '(no text)',
+        providerMessageId: mail.messageId,
+        ...(mail.subject && { subject: mail.subject.slice(0, 1_000) }),
+        ...(mail.inReplyTo && { inReplyTo: mail.inReplyTo.slice(0, 1_000) }),
+      },
+      { workspaceId },
+    );
+    ctx.status = 201;
+    ctx.body = { data: message };
+  });
+
+  return router;
+}

@@ -1,0 +1,47 @@
+import { waitFor } from '../../tooling/processes';
+import type { Exit } from '../lib/children';
+import type { FaultContext } from './fault';
+
+/** A server that can read requests and hold back their answers (the webhook receiver, the SMTP sink). */
+export type Holder = {
+  hold: (on: boolean) => void;
+  heldCount: () => number;
+  heldSendersGone: () => number;
+  /** Answers what it held; returns what was held for a sender already gone. */
+  releaseHeld: () => string[];
+};
+
+/**
+ * SIGKILL to the worker once `holder` holds `minHeld` of its requests open (or after `waitMs`), so
+ * they are cut off mid-flight; then started again. The kill is a crash window for the timeline.
+ */
+export async function killWorkerHolding(
+  { stack, timeline, log }: FaultContext,
+  holder: Holder,
+  o: { minHeld: number; waitMs: number; what: string; meanwhile?: () => Promise<void> },
+): Promise<{ exit: Exit; held: number; cut: string[]; restartedAt: number }> {
+  holder.hold(true);
+  await o.meanwhile?.();
+  try {
+    await waitFor(`${o.what} held open`, async () => holder.heldCount() >= o.minHeld, o.waitMs);
+  } catch (err) {
+    log.warn(String(err));
+  }
+  const back = timeline.open('worker_kill');
+  log.info(`SIGKILL to the worker with ${holder.heldCount()} ${o.what} held open`);
+  const exit = await stack.worker.kill('SIGKILL');
+  // Counted once it is dead: nothing new can arrive from it.
+  const held = holder.heldCount();
+  try {
+    // The kernel closes a dead process's sockets; the server sees each sender hang up.
+    await waitFor('held senders to hang up', async () => holder.heldSendersGone() === held, 5_000, 20);
+  } catch (err) {
+    log.warn(String(err));
+  }
+  const cut = holder.releaseHeld();
+  holder.hold(false);
+  log.info('starting the worker again');
+  await stack.worker.start();
+  back();
+  return { exit, held, cut, restartedAt: Date.now() };
+}

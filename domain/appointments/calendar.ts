@@ -1,0 +1,24 @@
+import type { Data } from '../kernel/data';
+import { connectionsIn } from '../connections/repository';
+import { decryptSecret } from '../webhooks/secrets';
+import { calDavClient, type CalDavClient } from './caldav';
+
+/** The workspace's connected CalDAV calendar, ready to talk to, or undefined when none is connected. */
+export async function calendarOf(
+  data: Data,
+  secretsKey: Buffer,
+  /** The calendar an event was written to, even if disconnected since: removing it needs its access. */
+  connectionId?: string,
+): Promise<{ connectionId: string; client: CalDavClient } | undefined> {
+  const connections = connectionsIn(data);
+  const c = connectionId ? await connections.find(connectionId) : await connections.calendar();
+  if (!c?.calendar_url || !c.username || !c.password_ciphertext) return undefined;
+  return {
+    connectionId: c.id,
+    client: calDavClient({
+      url: c.calendar_url,
+      username: c.username,
+      password: decryptSecret(c.password_ciphertext, secretsKey),
+    }),
+  };
+}

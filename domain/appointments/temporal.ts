@@ -1,0 +1,77 @@
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { DataSource } from 'typeorm';
+import { Data } from '../kernel/data';
+import { DomainError, notFound } from '../kernel/errors';
+import { refusalOf } from '../kernel/failures';
+import type { BookingDesk } from '../kernel/operation';
+import { appointmentsIn } from './repository';
+import { appointmentWorkflowId } from './views';
+import { APPOINTMENT_WORKFLOW_TYPE, decideUpdate, type AppointmentInput } from './workflow-contract';
+
+const DONE = { confirm: 'confirmed', decline: 'declined', cancel: 'cancelled' } as const;
+
+/**
+ * Bookings on Temporal: each waits in `appointment:<id>` (memo and summary say which booking, so the
+ * Web UI tells an operator), and a person's decision is an Update to it. `temporal` gives the client
+ * when first needed. Starting one that exists is refused by Temporal and ignored here.
+ */
+export function bookingDesk(db: DataSource, temporal: () => Promise<Client>, taskQueue: string): BookingDesk {
+  const read = (id: string) => appointmentsIn(new Data(db.manager, undefined)).find(id);
+  return {
+    start: async (appointmentId) => {
+      const row = await read(appointmentId);
+      if (!row) return;
+      const input: AppointmentInput = { appointmentId, startsAt: row.starts_at.toISOString() };
+      try {
+        await (
+          await temporal()
+        ).workflow.start(APPOINTMENT_WORKFLOW_TYPE, {
+          taskQueue,
+          workflowId: appointmentWorkflowId(appointmentId),
+          args: [input],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          staticSummary: `Booking "${row.title}" at ${input.startsAt}: checks the calendar, then waits for its start`,
+          memo: {
+            appointment_id: row.id,
+            workspace_id: row.workspace_id,
+            lead_id: row.lead_id,
+            starts_at: input.startsAt,
+            ends_at: row.ends_at.toISOString(),
+            provider: row.provider,
+          },
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    },
+    decide: async (appointmentId, decision) => {
+      try {
+        return await (
+          await temporal()
+        ).workflow
+          .getHandle(appointmentWorkflowId(appointmentId))
+          .executeUpdate(decideUpdate, { args: [decision] });
+      } catch (err) {
+        const refusal = err instanceof WorkflowUpdateFailedError ? refusalOf(err) : undefined;
+        if (refusal) throw refusal;
+        if (err instanceof WorkflowUpdateFailedError) throw err;
+        // Its workflow has ended (the start passed, or it was declined or cancelled): say where it stands.
+        const row = await read(appointmentId);
+        if (!row) throw notFound('appointment');
+        if (err instanceof WorkflowNotFoundError || row.status !== 'PENDING')
+          throw new DomainError(
+            'conflict',
+            `The appointment is ${row.status} and its start has passed or it is closed; it cannot be ${DONE[decision.action]} now.`,
+            { field: 'appointmentId', status: row.status },
+          );
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import * as yup from 'yup';
+import type { Data } from '../../kernel/data';
+import { DomainError } from '../../kernel/errors';
+import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
+import { campaignsIn } from '../repository';
+import { CAMPAIGNS_WRITE } from '../requirements';
+import { campaignIdField } from '../schemas';
+import { CAMPAIGN, campaignView } from '../views';
+import { campaignOf } from './drafts';
+
+const input = yup.object({ campaignId: campaignIdField });
+
+/** "the email campaign "Spring offer" (3 steps)", for a person reading what they approve. */
+async function described(i: { campaignId: string }, look?: Data): Promise<string> {
+  const c = look && (await campaignsIn(look).find(i.campaignId));
+  return c
+    ? `the ${c.channel} campaign "${c.name}" (${c.steps.length} step${c.steps.length === 1 ? '' : 's'})`
+    : `campaign ${i.campaignId}`;
+}
+
+/**
+ * Starts a draft: its audience is fixed now (every matching lead with an address on the channel
+ * becomes a recipient), and the campaign's workflow, started by the relay once this commits, sends it.
+ * An audience that matches nobody is refused with the reason, and nothing changes.
+ */
+async function start(ctx: OperationContext, campaignId: string, broadcast: boolean) {
+  const c = await campaignOf(campaignsIn(ctx.data), campaignId, { lock: true });
+  const repo = campaignsIn(ctx.data.in(c.workspace_id));
+  if (c.status !== 'DRAFT')
+    throw new DomainError('conflict', `The campaign is ${c.status}: only a draft can be launched or sent.`);
+  if (broadcast && c.steps.length !== 1)
+    throw new DomainError(
+      'conflict',
+      `campaign.send sends a one-step broadcast; this campaign has ${c.steps.length} steps: launch it instead.`,
+    );
+  const size = await repo.fixAudience(c);
+  if (size === 0)
+    throw new DomainError(
+      'conflict',
+      `The audience matches no live lead with ${c.channel === 'email' ? 'an email address' : 'a phone number'}: nothing would be sent. Widen the audience (statuses, sources, created_since).`,
+      { field: 'audience' },
+    );
+  const launched = await repo.launch(c.id, size);
+  ctx.audit(c.workspace_id, { campaign_id: c.id, audience_size: size, broadcast });
+  return campaignView(launched);
+}
+
+export const launchCampaign = defineOperation({
+  name: 'campaign.launch',
+  title: 'Launch a campaign sequence',
+  description:
+    'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. A lead who replies, books or opts out leaves the sequence. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+  returns: 'The campaign, now RUNNING (once approved).',
+  requirement: CAMPAIGNS_WRITE,
+  reach: 'record',
+  ...WRITE,
+  gated: true,
+  openWorld: true,
+  input,
+  output: CAMPAIGN,
+  doors: { mcp: true },
+  summary: async (i, look) => `Launch ${await described(i, look)} to its audience`,
+  run: (ctx, { campaignId }) => start(ctx, campaignId, false),
+});
+
+export const sendCampaign = defineOperation({
+  name: 'campaign.send',
+  title: 'Send a one-step broadcast now',
+  description:
+    'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+  returns: 'The campaign, now RUNNING (once approved).',
+  requirement: CAMPAIGNS_WRITE,
+  reach: 'record',
+  ...WRITE,
+  gated: true,
+  openWorld: true,
+  input,
+  output: CAMPAIGN,
+  doors: { mcp: true },
+  summary: async (i, look) => `Send ${await described(i, look)} to its audience now`,
+  run: (ctx, { campaignId }) => start(ctx, campaignId, true),
+});
+
+export const pauseCampaign = defineOperation({
+  name: 'campaign.pause',
+  title: 'Pause a campaign',
+  description:
+    'Pauses a running campaign before its next message; nothing more is sent until it is resumed. Pausing one already paused changes nothing.',
+  returns: 'The campaign, now PAUSED.',
+  requirement: CAMPAIGNS_WRITE,
+  reach: 'record',
+  ...WRITE,
+  idempotent: true,
+  input,
+  output: CAMPAIGN,
+  doors: { mcp: true, admin: { command: 'campaign pause', flags: (f) => ({ campaignId: f.id }) } },
+  summary: async (i, look) => `Pause ${await described(i, look)}`,
+  run: async (ctx, { campaignId }) => {
+    const c = await campaignOf(campaignsIn(ctx.data), campaignId, { lock: true });
+    if (c.status === 'PAUSED') return campaignView(c);
+    if (c.status !== 'RUNNING')
+      throw new DomainError(
+        'conflict',
+        `The campaign is ${c.status}: only a running campaign can be paused.`,
+      );
+    const paused = await campaignsIn(ctx.data.in(c.workspace_id)).change(c.id, { status: 'PAUSED' });
+    ctx.afterCommit(async () => ctx.services.campaigns?.wake(c.id, 'pause'));
+    ctx.audit(c.workspace_id, { campaign_id: c.id });
+    return campaignView(paused);
+  },
+});
+
+export const resumeCampaign = defineOperation({
+  name: 'campaign.resume',
+  title: 'Resume a paused campaign',
+  description:
+    'Resumes a paused campaign where it stopped. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+  returns: 'The campaign, RUNNING again (once approved).',
+  requirement: CAMPAIGNS_WRITE,
+  reach: 'record',
+  ...WRITE,
+  gated: true,
+  openWorld: true,
+  input,
+  output: CAMPAIGN,
+  doors: { mcp: true },
+  summary: async (i, look) => `Resume ${await described(i, look)}`,
+  run: async (ctx, { campaignId }) => {
+    const c = await campaignOf(campaignsIn(ctx.data), campaignId, { lock: true });
+    if (c.status !== 'PAUSED')
+      throw new DomainError(
+        'conflict',
+        `The campaign is ${c.status}: only a paused campaign can be resumed.`,
+      );
+    const resumed = await campaignsIn(ctx.data.in(c.workspace_id)).change(c.id, { status: 'RUNNING' });
+    ctx.afterCommit(async () => ctx.services.campaigns?.wake(c.id, 'resume'));
+    ctx.audit(c.workspace_id, { campaign_id: c.id });
+    return campaignView(resumed);
+  },
+});

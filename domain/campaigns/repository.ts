@@ -1,0 +1,113 @@
+import type { Data } from '../kernel/data';
+import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { CampaignEntity, type Audience, type Campaign, type CampaignStatus } from './entities';
+
+const now = () => 'clock_timestamp()';
+
+/** Per step of a campaign, what became of its sends. */
+export type StepFigures = {
+  step: number;
+  sent: number;
+  failed: number;
+  skipped: number;
+  replied: number;
+  opted_out: number;
+};
+
+/** A workspace's campaigns. */
+export const campaignsIn = (data: Data) => {
+  const rows = data.scoped(CampaignEntity);
+  return {
+    create: (
+      values: Pick<Campaign, 'name' | 'channel' | 'audience' | 'steps' | 'send_window' | 'daily_cap'>,
+    ) => rows.insert({ ...values, status: 'DRAFT' }),
+
+    find: (id: string) => rows.findOne({ id }),
+
+    /** The campaign, held (`FOR UPDATE`) until the transaction ends: its status decides what may follow. */
+    lock: (id: string) => rows.findOne({ id }, { lock: true }),
+
+    change: async (id: string, values: Partial<Campaign>): Promise<Campaign> =>
+      (await rows.update({ id }, { ...values, updated_at: now }))[0]!,
+
+    /** RUNNING from now, with its audience's size; the relay, woken at commit, starts its workflow. */
+    launch: async (id: string, audienceSize: number): Promise<Campaign> => {
+      const [c] = await rows.update(
+        { id },
+        { status: 'RUNNING', audience_size: audienceSize, launched_at: now, updated_at: now },
+      );
+      // SQL: NOTIFY has no TypeORM form; PostgreSQL delivers it at commit, never for a rollback.
+      await data.sql(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+      return c!;
+    },
+
+    list: (filter: { status?: CampaignStatus; limit: number }) =>
+      rows.find(filter.status ? { status: filter.status } : {}, {
+        order: { created_at: 'DESC', id: 'DESC' },
+        take: filter.limit,
+      }),
+
+    /**
+     * Fixes the audience at launch: every live lead the filter matches that has an address on the
+     * channel becomes a recipient, due at once, in the order they arrived. Answers how many.
+     * SQL: one INSERT ... SELECT over the filter, however large the audience (no rows through Node).
+     */
+    fixAudience: async (c: Campaign): Promise<number> => {
+      const a: Audience = c.audience;
+      const rows = await data.sql<{ n: number }[]>(
+        `WITH added AS (
+           INSERT INTO campaign_recipients (campaign_id, lead_id, workspace_id, position, due_at)
+           SELECT $1, l.id, l.workspace_id, row_number() OVER (ORDER BY l.created_at, l.id), clock_timestamp()
+             FROM leads l
+            WHERE l.workspace_id = $2 AND l.archived_at IS NULL
+              AND (CASE WHEN $3 = 'email' THEN l.email ELSE l.phone END) IS NOT NULL
+              AND ($4::text[] IS NULL OR l.status = ANY($4))
+              AND ($5::text[] IS NULL OR l.source = ANY($5))
+              AND ($6::timestamptz IS NULL OR l.created_at >= $6)
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM added`,
+        [c.id, c.workspace_id, c.channel, a.statuses ?? null, a.sources ?? null, a.created_since ?? null],
+      );
+      return rows[0]!.n;
+    },
+
+    /**
+     * What each step's sends became, and who replied or opted out after a step reached them (before
+     * the next one did). SQL: aggregates over the campaign's messages and its leads' later activity.
+     */
+    figures: (c: Campaign): Promise<StepFigures[]> =>
+      data.sql<StepFigures[]>(
+        `SELECT s.campaign_step AS step,
+                count(*) FILTER (WHERE s.status = 'sent')::int AS sent,
+                count(*) FILTER (WHERE s.status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE s.status = 'suppressed')::int AS skipped,
+                count(*) FILTER (WHERE EXISTS (
+                  SELECT 1 FROM messages i WHERE i.lead_id = s.lead_id AND i.direction = 'inbound'
+                     AND i.at >= s.at AND i.at < coalesce(n.at, 'infinity')))::int AS replied,
+                count(*) FILTER (WHERE EXISTS (
+                  SELECT 1 FROM suppressions o WHERE o.workspace_id = s.workspace_id
+                     AND o.address = s.to_address AND o.channel IN ('ALL', s.channel)
+                     AND o.reason = 'unsubscribed'
+                     AND o.created_at >= s.at AND o.created_at < coalesce(n.at, 'infinity')))::int AS opted_out
+           FROM messages s
+           LEFT JOIN messages n ON n.campaign_id = s.campaign_id AND n.lead_id = s.lead_id
+                                AND n.campaign_step = s.campaign_step + 1
+          WHERE s.campaign_id = $1 AND s.workspace_id = $2
+          GROUP BY s.campaign_step ORDER BY s.campaign_step`,
+        [c.id, c.workspace_id],
+      ),
+  };
+};
+
+/** The background work on campaigns, across workspaces: the relay. */
+export const campaignUpkeep = (data: Data) => ({
+  /** Launched campaigns whose workflow has not started, oldest first, but for those just started. */
+  unstarted: (limit: number, startedMeanwhile: string[]) =>
+    // SQL: the scan follows the partial index of unstarted campaigns, leaving out a list.
+    data.sql<Pick<Campaign, 'id' | 'workspace_id' | 'name' | 'channel' | 'audience_size'>[]>(
+      `SELECT id, workspace_id, name, channel, audience_size FROM campaigns
+        WHERE status = 'RUNNING' AND workflow_started_at IS NULL AND NOT (id = ANY($2::uuid[]))
+        ORDER BY launched_at LIMIT $1`,
+      [limit, startedMeanwhile],
+    ),
+});

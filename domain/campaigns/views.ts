@@ -1,0 +1,103 @@
+import {
+  anyJson,
+  arrayOf,
+  dateTime,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  page,
+  string,
+  uuid,
+} from '../kernel/shapes';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, type Campaign } from './entities';
+import type { StepFigures } from './repository';
+
+/** `campaign:<id>`: the campaign's one workflow, as the Web UI lists it. */
+export const campaignWorkflowId = (campaignId: string) => `campaign:${campaignId}`;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** A campaign as every door shows it. */
+export const campaignView = (c: Campaign) => ({
+  id: c.id,
+  name: c.name,
+  channel: c.channel,
+  status: c.status,
+  audience: c.audience,
+  steps: c.steps,
+  window: c.send_window,
+  daily_cap: c.daily_cap,
+  audience_size: c.audience_size,
+  created_at: c.created_at.toISOString(),
+  updated_at: c.updated_at.toISOString(),
+  launched_at: iso(c.launched_at),
+  completed_at: iso(c.completed_at),
+});
+
+export const CAMPAIGN = object(
+  {
+    id: uuid,
+    name: string(),
+    channel: oneOf(CAMPAIGN_CHANNELS),
+    status: oneOf(CAMPAIGN_STATUSES),
+    audience: anyJson,
+    steps: arrayOf(anyJson),
+    window: anyJson,
+    daily_cap: integer(),
+    audience_size: nullable(integer()),
+    created_at: dateTime,
+    updated_at: dateTime,
+    launched_at: nullable(dateTime),
+    completed_at: nullable(dateTime),
+  },
+  { title: 'Campaign' },
+);
+
+const count = integer({ minimum: 0 });
+
+/** Per step: the audience it was for, and what became of its sends. */
+export const performanceView = (c: Campaign, figures: StepFigures[]) =>
+  c.steps.map((_s, step) => {
+    const f = figures.find((x) => x.step === step);
+    return {
+      step,
+      audience: c.audience_size ?? 0,
+      sent: f?.sent ?? 0,
+      // Accepted by the provider and not bounced since; asynchronous bounces are not read yet, so
+      // this is what the provider accepted.
+      delivered: f?.sent ?? 0,
+      failed: f?.failed ?? 0,
+      skipped: f?.skipped ?? 0,
+      replied: f?.replied ?? 0,
+      opted_out: f?.opted_out ?? 0,
+    };
+  });
+
+export const CAMPAIGN_WITH_PERFORMANCE = object({
+  data: CAMPAIGN,
+  performance: arrayOf(
+    object({
+      step: count,
+      audience: count,
+      sent: count,
+      delivered: count,
+      failed: count,
+      skipped: count,
+      replied: count,
+      opted_out: count,
+    }),
+  ),
+});
+
+export const CAMPAIGNS = page(CAMPAIGN, { title: 'Campaigns' });
+
+export const PREVIEW = object({
+  campaign_id: uuid,
+  lead_id: uuid,
+  step: count,
+  channel: oneOf(CAMPAIGN_CHANNELS),
+  to: nullable(string()),
+  subject: nullable(string()),
+  body: string(),
+});

@@ -1,0 +1,55 @@
+/**
+ * How an outbound message is sent, as data and pure functions. Imported by the sending workflow, so
+ * nothing here may do I/O or read a clock.
+ */
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Waits after a transient failure (SMTP 4xx, a timeout, HTTP 5xx): 1 min, 5 min, 30 min, 2 h, 6 h;
+ * six hand-overs over about 8.6 hours. A message is a conversation: later than that it is better
+ * failed visibly than delivered the next day.
+ */
+export const SEND_LADDER_MS: readonly number[] = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR];
+export const SEND_ATTEMPTS = SEND_LADDER_MS.length + 1;
+
+/** The longest one hand-over to a provider may take. */
+export const SEND_TIMEOUT_MS = 20_000;
+
+/**
+ * An outbound message's life: `queued` (written with the change), `sending` (handed to the provider
+ * right now), `sent` (the provider accepted it), `retrying` (a transient failure; it waits for its next
+ * hand-over), `failed` (a permanent failure or the ladder ran out), `suppressed` (the contact opted out
+ * or was blocked before it left). Inbound messages are `received`.
+ */
+export const OUTBOUND_STATUSES = ['queued', 'sending', 'sent', 'retrying', 'failed', 'suppressed'] as const;
+export type OutboundStatus = (typeof OUTBOUND_STATUSES)[number];
+
+/** What a provider said of one hand-over. */
+export type ProviderResult =
+  | { kind: 'sent'; providerMessageId: string }
+  /**
+   * Refused for now (SMTP 4xx, HTTP 5xx, no connection). `maybeSent`: the provider may have taken it
+   * before the failure (a timeout mid-hand-over), so sending it again could send it twice: it is failed.
+   */
+  | { kind: 'transient'; error: string; maybeSent?: boolean }
+  /** `block`: the address itself is dead (a hard bounce, an invalid number): it is suppressed. */
+  | { kind: 'permanent'; error: string; block?: 'bounce' | 'invalid_number' };
+
+/** What one attempt ended in, for the workflow: `retry` waits for the next rung. */
+export type AttemptOutcome = 'sent' | 'retry' | 'failed' | 'suppressed';
+
+/**
+ * Words an inbound SMS opts out with, alone on the message, in any case (the carriers' and Twilio's
+ * list; CTIA's guidelines).
+ */
+export const SMS_STOP_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'REVOKE'];
+
+export const isStopWord = (body: string) =>
+  SMS_STOP_WORDS.includes(
+    body
+      .trim()
+      .replace(/[.!]+$/, '')
+      .toUpperCase(),
+  );
