@@ -9,7 +9,11 @@ export const icsTime = (d: Date) =>
     .replace(/\.\d{3}/, '');
 
 const escapeText = (s: string) =>
-  s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
+  s
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\r|\n/g, '\\n');
 
 /** Lines longer than 75 octets are folded (RFC 5545 3.1), never inside a UTF-8 character. */
 function fold(line: string): string {
