@@ -30,6 +30,7 @@ import {
 } from './conversations/operations/conversations';
 import { recordInboundMessage } from './conversations/operations/record-inbound';
 import { receiveMessage } from './conversations/operations/receive';
+import { recordBounce } from './conversations/operations/bounce';
 import { unsubscribeByLink } from './conversations/operations/unsubscribe';
 import { listAudit } from './identity/operations/audit';
 import { createApiKey, listApiKeys, revokeApiKey } from './identity/operations/keys';
@@ -91,6 +92,7 @@ export const operations = {
   getConversation,
   replyToConversation,
   receiveMessage,
+  recordBounce,
   unsubscribeByLink,
   // campaigns
   createCampaign,

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { simpleParser } from 'mailparser';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import type { DataSource } from 'typeorm';
+import { recordBounce } from '../../domain/conversations/operations/bounce';
 import { receiveMessage } from '../../domain/conversations/operations/receive';
 import { unsubscribeByLink } from '../../domain/conversations/operations/unsubscribe';
 import { UNSUBSCRIBE_PATH, unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
@@ -38,6 +39,32 @@ function html(ctx: AppContext, status: number, body: string) {
 }
 
 const unauthorized = (reason: string) => new DomainError('unauthorized', 'unauthorized', {}, reason);
+
+/**
+ * A delivery-status report (RFC 3464: `multipart/report; report-type=delivery-status`) for an email of
+ * ours: the failed recipient's status and the Message-ID of the original, from its returned headers.
+ */
+function deliveryReport(mail: ParsedMail) {
+  const type = mail.headers.get('content-type') as
+    { value?: string; params?: Record<string, string> } | undefined;
+  if (type?.value !== 'multipart/report' || type.params?.['report-type'] !== 'delivery-status')
+    return undefined;
+  // mailparser folds the message/delivery-status part into the text; the original's headers come back
+  // as an attachment (text/rfc822-headers or message/rfc822).
+  const text = mail.text ?? '';
+  const failed = /^Action:\s*failed/im.test(text);
+  const status = /^Status:\s*([245]\.\d{1,3}\.\d{1,3})/im.exec(text)?.[1];
+  const original = mail.attachments
+    .filter((a) => /rfc822/i.test(a.contentType))
+    .map((a) => /^Message-ID:\s*(<[^>\s]+>)/im.exec(a.content.toString('utf8'))?.[1])
+    .find(Boolean);
+  if (!status || !original) return undefined;
+  return {
+    originalMessageId: original,
+    status: failed ? status : status.replace(/^5/, '4'),
+    diagnostic: (/^Diagnostic-Code:\s*(.+)$/im.exec(text)?.[1] ?? '').slice(0, 500),
+  };
+}
 
 /** The secret from `Authorization: Bearer <secret>` or as the password of HTTP Basic. */
 function presentedSecret(header: string): string | undefined {
@@ -120,6 +147,13 @@ export function publicRouter(services: Services & { db: DataSource }, opts: Publ
       throw unauthorized('inbound-email secret does not match');
     ctx.state.auditWorkspaceId = workspaceId;
     const mail = await simpleParser(await rawBody(ctx, MAX_EMAIL_BYTES));
+    const report = deliveryReport(mail);
+    if (report) {
+      const bounce = await runOperation(services, recordBounce, actor(ctx), report, { workspaceId });
+      ctx.status = 202;
+      ctx.body = { data: bounce };
+      return;
+    }
     const from = mail.from?.value[0]?.address;
     if (!from) throw new DomainError('invalid_request', 'The email has no From address.', { field: 'From' });
     if (!mail.messageId)

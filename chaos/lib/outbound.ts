@@ -106,7 +106,8 @@ export async function judge(
   if (arrivals > 1) return wrong(`${m.status}, arrived ${arrivals} times`);
   switch (m.status) {
     case 'sent':
-      return arrivals === 1 ? { verdict: 'sent once' } : wrong('sent, never arrived');
+    case 'bounced':
+      return arrivals === 1 ? { verdict: 'sent once' } : wrong(`${m.status}, never arrived`);
     case 'failed': {
       if (!m.error) return wrong('failed without an error');
       const mayHaveLeft = INTERRUPTED.test(m.error) ? 1 : 0;

@@ -7,7 +7,9 @@ const now = () => 'clock_timestamp()';
 /** Per step of a campaign, what became of its sends. */
 export type StepFigures = {
   step: number;
+  /** Accepted by the provider (some may have bounced since). */
   sent: number;
+  bounced: number;
   failed: number;
   skipped: number;
   replied: number;
@@ -78,7 +80,8 @@ export const campaignsIn = (data: Data) => {
     figures: (c: Campaign): Promise<StepFigures[]> =>
       data.sql<StepFigures[]>(
         `SELECT s.campaign_step AS step,
-                count(*) FILTER (WHERE s.status = 'sent')::int AS sent,
+                count(*) FILTER (WHERE s.status IN ('sent', 'bounced'))::int AS sent,
+                count(*) FILTER (WHERE s.status = 'bounced')::int AS bounced,
                 count(*) FILTER (WHERE s.status = 'failed')::int AS failed,
                 count(*) FILTER (WHERE s.status = 'suppressed')::int AS skipped,
                 count(*) FILTER (WHERE EXISTS (

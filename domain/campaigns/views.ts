@@ -64,9 +64,10 @@ export const performanceView = (c: Campaign, figures: StepFigures[]) =>
       step,
       audience: c.audience_size ?? 0,
       sent: f?.sent ?? 0,
-      // Accepted by the provider and not bounced since; asynchronous bounces are not read yet, so
-      // this is what the provider accepted.
-      delivered: f?.sent ?? 0,
+      // Accepted by the provider and not reported bounced since (bounce reports reach the inbound-email
+      // route); a receiving server that accepts and drops a message silently is not seen.
+      delivered: (f?.sent ?? 0) - (f?.bounced ?? 0),
+      bounced: f?.bounced ?? 0,
       failed: f?.failed ?? 0,
       skipped: f?.skipped ?? 0,
       replied: f?.replied ?? 0,
@@ -82,6 +83,7 @@ export const CAMPAIGN_WITH_PERFORMANCE = object({
       audience: count,
       sent: count,
       delivered: count,
+      bounced: count,
       failed: count,
       skipped: count,
       replied: count,

@@ -50,6 +50,10 @@ export const messagesIn = (data: Data) => {
     alreadyReceived: (channel: string, providerMessageId: string) =>
       rows.exists({ channel, provider_message_id: providerMessageId, direction: 'inbound' }),
 
+    /** An email we sent, by the Message-ID it carried (a bounce report names it). */
+    outboundByProviderId: (channel: string, providerMessageId: string) =>
+      rows.findOne({ channel, provider_message_id: providerMessageId, direction: 'outbound' }),
+
     /** The lead's newest email from them that has a Message-ID: a reply threads on it. */
     lastInboundEmail: async (leadId: string) =>
       (

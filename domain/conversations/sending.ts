@@ -21,9 +21,18 @@ export const SEND_TIMEOUT_MS = 20_000;
  * An outbound message's life: `queued` (written with the change), `sending` (handed to the provider
  * right now), `sent` (the provider accepted it), `retrying` (a transient failure; it waits for its next
  * hand-over), `failed` (a permanent failure or the ladder ran out), `suppressed` (the contact opted out
- * or was blocked before it left). Inbound messages are `received`.
+ * or was blocked before it left), `bounced` (the provider accepted it, and a bounce report came back later).
+ * Inbound messages are `received`.
  */
-export const OUTBOUND_STATUSES = ['queued', 'sending', 'sent', 'retrying', 'failed', 'suppressed'] as const;
+export const OUTBOUND_STATUSES = [
+  'queued',
+  'sending',
+  'sent',
+  'retrying',
+  'failed',
+  'suppressed',
+  'bounced',
+] as const;
 export type OutboundStatus = (typeof OUTBOUND_STATUSES)[number];
 
 /** What a provider said of one hand-over. */

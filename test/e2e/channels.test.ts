@@ -308,4 +308,62 @@ describe('channels: messages that really leave, opt-outs, and what providers rep
     assert.equal(got.mail.inReplyTo, messageId);
     assert.equal(got.mail.subject, 'Re: Question about prices');
   });
+
+  it('a bounce report for an email the server accepted marks it bounced and suppresses the address, once', async () => {
+    const lead = await newLead();
+    const { secret, path } = await s.run(issueInboundEmailSecret, {}, { workspaceId: s.workspace.id });
+    const queued = await reply(lead.id, 'email', 'Did this arrive?');
+    const sent = await settled(queued.id);
+    assert.equal(sent.status, 'sent');
+    const report = (status: string) =>
+      [
+        'From: Mail Delivery System <MAILER-DAEMON@mx.example.com>',
+        'To: hello@acme.example',
+        'Subject: Undelivered Mail Returned to Sender',
+        `Message-ID: <dsn-${randomUUID()}@mx.example.com>`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="B"',
+        '',
+        '--B',
+        'Content-Type: text/plain',
+        '',
+        'Your message could not be delivered.',
+        '',
+        '--B',
+        'Content-Type: message/delivery-status',
+        '',
+        'Reporting-MTA: dns; mx.example.com',
+        '',
+        `Final-Recipient: rfc822; ${lead.email}`,
+        status.startsWith('5') ? 'Action: failed' : 'Action: delayed',
+        `Status: ${status}`,
+        'Diagnostic-Code: smtp; 550 5.1.1 No such user',
+        '',
+        '--B',
+        'Content-Type: text/rfc822-headers',
+        '',
+        `Message-ID: ${sent.provider_message_id}`,
+        '',
+        '--B--',
+        '',
+      ].join('\r\n');
+    const post = (status: string) =>
+      request(s.app)
+        .post(path)
+        .set('Authorization', `Bearer ${secret}`)
+        .set('Content-Type', 'message/rfc822')
+        .send(report(status));
+    const delayed = await post('4.4.1');
+    assert.equal(delayed.status, 202);
+    assert.equal((await settled(queued.id)).status, 'sent', 'a delay changes nothing');
+    assert.equal((await post('5.1.1')).status, 202);
+    const bounced = await settled(queued.id, (m) => m.status === 'bounced');
+    assert.match(bounced.error!, /^bounced: 5\.1\.1/);
+    const event = await webhookOf('contact.suppressed', (d) => d.lead_id === lead.id);
+    assert.deepEqual([event.data.reason, event.data.source], ['bounce', 'bounce report']);
+    assert.equal((await post('5.1.1')).status, 202);
+    const events = (await eventsFor(s.db, lead.id)).filter((e) => e.type === 'contact.suppressed');
+    assert.equal(events.length, 1, 'a second report emits nothing');
+    assert.equal(await count(s.db, 'messages', `lead_id = $1 AND direction = 'inbound'`, [lead.id]), 0);
+  });
 });

@@ -128,6 +128,14 @@ async function populated(db: DataSource, services: Services) {
   return {
     ...w,
     workspaceId,
+    // An email the provider accepted, for a bounce report to name.
+    sentEmailId: (
+      await db.query<{ provider_message_id: string }[]>(
+        `INSERT INTO messages (workspace_id, lead_id, channel, direction, status, body, to_address, provider_message_id)
+         VALUES ($1, $2, 'email', 'outbound', 'sent', 'Hello', $3, $4) RETURNING provider_message_id`,
+        [workspaceId, lead.data!.id, lead.data!.email, `<${randomUUID()}@ops.example>`],
+      )
+    )[0]!.provider_message_id,
     draftCampaignId: await campaign('DRAFT'),
     runningCampaignId: await campaign('RUNNING'),
     pausedCampaignId: await campaign('PAUSED'),
@@ -187,6 +195,7 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
     body: 'Is it still available?',
     providerMessageId: `<${randomUUID()}@mail.example.com>`,
   }),
+  'message.bounce': (w) => ({ originalMessageId: w.sentEmailId, status: '5.1.1' }),
   'contact.unsubscribe_link': (w) => ({ token: unsubscribeLinks(SECRETS_KEY).token(w.leadId) }),
   'workspace.issue_inbound_email_secret': () => ({}),
   'campaign.create': () => ({

@@ -188,9 +188,9 @@ export const getCampaign = defineOperation({
   name: 'campaign.get',
   title: 'Read a campaign and its performance',
   description:
-    'One campaign, with its performance per step: audience, sent, delivered, failed, skipped (opted out or blocked before it left), replied and opted out.',
+    'One campaign, with its performance per step: audience, sent (accepted by the provider), delivered (sent and not reported bounced), bounced, failed, skipped (opted out or blocked before it left), replied and opted out.',
   returns:
-    '{ data: campaign, performance: [{ step, audience, sent, delivered, failed, skipped, replied, opted_out }] }.',
+    '{ data: campaign, performance: [{ step, audience, sent, delivered, bounced, failed, skipped, replied, opted_out }] }.',
   requirement: CAMPAIGNS_READ,
   reach: 'record',
   ...READ_ONLY,
