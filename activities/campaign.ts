@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { sendBatch, type BatchOutcome, type EngineDeps } from '../domain/campaigns/engine';
 import type { ProviderResult } from '../domain/conversations/sending';
-import { UNSUBSCRIBE_PATH, unsubscribeLinks } from '../domain/conversations/unsubscribe-links';
+import { unsubscribeLinks } from '../domain/conversations/unsubscribe-links';
 import type { Services } from '../domain/kernel/operation';
-import type { EmailProvider } from './providers/email';
+import { NO_SMTP, composeEmail, type EmailProvider } from './providers/email';
 import type { SmsProvider } from './providers/sms';
 
 export type CampaignDeps = {
@@ -24,17 +24,15 @@ export const createCampaignActivities = (deps: CampaignDeps) => {
   const links = unsubscribeLinks(deps.secretsKey);
   const send: EngineDeps['send'] = async (channel, msg): Promise<ProviderResult> => {
     if (channel === 'email') {
-      if (!deps.email) return { kind: 'permanent', error: 'no SMTP server is configured (SMTP_URL)' };
-      const url = `${deps.publicUrl.replace(/\/$/, '')}${UNSUBSCRIBE_PATH}/${links.token(msg.leadId)}`;
-      return deps.email.send({
-        id: msg.id,
-        to: msg.to,
-        fromName: msg.fromName,
-        subject: msg.subject ?? `A message from ${msg.fromName}`,
-        text: `${msg.body}\n\n--\nTo stop receiving these emails, unsubscribe: ${url}\n`,
-        inReplyTo: null,
-        unsubscribeUrl: url,
-      });
+      if (!deps.email) return NO_SMTP;
+      return deps.email.send(
+        composeEmail({
+          ...msg,
+          inReplyTo: null,
+          marketing: true,
+          unsubscribeUrl: links.url(deps.publicUrl, msg.leadId),
+        }),
+      );
     }
     if (!deps.sms) return { kind: 'permanent', error: 'no SMS provider is configured (SMS_API_URL)' };
     // Carriers expect marketing texts to say how to stop them.

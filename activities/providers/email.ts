@@ -15,6 +15,36 @@ export type Email = {
   unsubscribeUrl: string | null;
 };
 
+/**
+ * The email a message to a lead becomes: the workspace as sender's name, a default subject, and for a
+ * marketing message (a campaign's) the unsubscribe link in the text as well as in the headers.
+ */
+export function composeEmail(m: {
+  id: string;
+  to: string;
+  fromName: string;
+  subject: string | null;
+  body: string;
+  inReplyTo: string | null;
+  marketing: boolean;
+  unsubscribeUrl: string;
+}): Email {
+  return {
+    id: m.id,
+    to: m.to,
+    fromName: m.fromName,
+    subject: m.subject ?? `A message from ${m.fromName}`,
+    text: m.marketing
+      ? `${m.body}\n\n--\nTo stop receiving these emails, unsubscribe: ${m.unsubscribeUrl}\n`
+      : m.body,
+    inReplyTo: m.inReplyTo,
+    unsubscribeUrl: m.unsubscribeUrl,
+  };
+}
+
+/** Why an email could not be handed over when no SMTP server is configured. */
+export const NO_SMTP = { kind: 'permanent', error: 'no SMTP server is configured (SMTP_URL)' } as const;
+
 export type EmailProvider = {
   send: (email: Email) => Promise<ProviderResult>;
   /** The Message-ID an email of ours carries, for threading and for the record. */

@@ -11,16 +11,21 @@ const MAC_BYTES = 16;
 export const unsubscribeLinks = (secretsKey: Buffer) => {
   const key = createHmac('sha256', secretsKey).update('unsubscribe-links/v1').digest();
   const macOf = (lead: Buffer) => createHmac('sha256', key).update(lead).digest().subarray(0, MAC_BYTES);
+  const token = (leadId: string): string => {
+    const lead = Buffer.from(leadId.replace(/-/g, ''), 'hex');
+    return Buffer.concat([lead, macOf(lead)]).toString('base64url');
+  };
   return {
-    token: (leadId: string): string => {
-      const lead = Buffer.from(leadId.replace(/-/g, ''), 'hex');
-      return Buffer.concat([lead, macOf(lead)]).toString('base64url');
-    },
+    token,
+
+    /** The lead's link as people reach the service (`PUBLIC_URL`). */
+    url: (publicUrl: string, leadId: string) =>
+      `${publicUrl.replace(/\/$/, '')}${UNSUBSCRIBE_PATH}/${token(leadId)}`,
 
     /** The lead a token names, when its MAC is right (compared in constant time). */
-    leadOf: (token: string): string | undefined => {
-      if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
-      const raw = Buffer.from(token, 'base64url');
+    leadOf: (presented: string): string | undefined => {
+      if (!/^[A-Za-z0-9_-]{43}$/.test(presented)) return undefined;
+      const raw = Buffer.from(presented, 'base64url');
       if (raw.length !== 16 + MAC_BYTES) return undefined;
       const lead = raw.subarray(0, 16);
       if (!timingSafeEqual(raw.subarray(16), macOf(lead))) return undefined;

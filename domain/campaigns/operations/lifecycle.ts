@@ -10,6 +10,21 @@ import { campaignOf } from './drafts';
 
 const input = yup.object({ campaignId: campaignIdField });
 
+/**
+ * What launch, send and resume share: each starts messages leaving, so a key's call parks for a
+ * person's approval, and the assistant is offered it to park.
+ */
+const GATED_START = {
+  requirement: CAMPAIGNS_WRITE,
+  reach: 'record' as const,
+  ...WRITE,
+  gated: true,
+  openWorld: true,
+  input,
+  output: CAMPAIGN,
+  doors: { mcp: true as const },
+};
+
 /** "the email campaign "Spring offer" (3 steps)", for a person reading what they approve. */
 async function described(i: { campaignId: string }, look?: Data): Promise<string> {
   const c = look && (await campaignsIn(look).find(i.campaignId));
@@ -51,14 +66,7 @@ export const launchCampaign = defineOperation({
   description:
     'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. A lead who replies, books or opts out leaves the sequence. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, now RUNNING (once approved).',
-  requirement: CAMPAIGNS_WRITE,
-  reach: 'record',
-  ...WRITE,
-  gated: true,
-  openWorld: true,
-  input,
-  output: CAMPAIGN,
-  doors: { mcp: true },
+  ...GATED_START,
   summary: async (i, look) => `Launch ${await described(i, look)} to its audience`,
   run: (ctx, { campaignId }) => start(ctx, campaignId, false),
 });
@@ -69,14 +77,7 @@ export const sendCampaign = defineOperation({
   description:
     'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, now RUNNING (once approved).',
-  requirement: CAMPAIGNS_WRITE,
-  reach: 'record',
-  ...WRITE,
-  gated: true,
-  openWorld: true,
-  input,
-  output: CAMPAIGN,
-  doors: { mcp: true },
+  ...GATED_START,
   summary: async (i, look) => `Send ${await described(i, look)} to its audience now`,
   run: (ctx, { campaignId }) => start(ctx, campaignId, true),
 });
@@ -116,14 +117,7 @@ export const resumeCampaign = defineOperation({
   description:
     'Resumes a paused campaign where it stopped. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, RUNNING again (once approved).',
-  requirement: CAMPAIGNS_WRITE,
-  reach: 'record',
-  ...WRITE,
-  gated: true,
-  openWorld: true,
-  input,
-  output: CAMPAIGN,
-  doors: { mcp: true },
+  ...GATED_START,
   summary: async (i, look) => `Resume ${await described(i, look)}`,
   run: async (ctx, { campaignId }) => {
     const c = await campaignOf(campaignsIn(ctx.data), campaignId, { lock: true });
