@@ -10,6 +10,7 @@ import { Entities1763800700000 } from './migrations/1763800700000-entities';
 import { Channels1763800800000 } from './migrations/1763800800000-channels';
 import { Appointments1763800900000 } from './migrations/1763800900000-appointments';
 import { Campaigns1763801000000 } from './migrations/1763801000000-campaigns';
+import { Agents1763801200000 } from './migrations/1763801200000-agents';
 import { ENTITIES } from './entities';
 
 const migrations = [
@@ -24,6 +25,7 @@ const migrations = [
   Channels1763800800000,
   Appointments1763800900000,
   Campaigns1763801000000,
+  Agents1763801200000,
 ];
 
 /**

@@ -1,3 +1,10 @@
+import {
+  AgentActionEntity,
+  AgentDraftEntity,
+  AgentEntity,
+  AgentRunEntity,
+  HandoffEntity,
+} from './agents/entities';
 import { AppointmentEntity } from './appointments/entities';
 import { ApprovalEntity } from './approvals/entities';
 import { CampaignEntity, RecipientEntity } from './campaigns/entities';
@@ -39,4 +46,9 @@ export const ENTITIES = [
   CampaignEntity,
   RecipientEntity,
   AppointmentEntity,
+  AgentEntity,
+  AgentRunEntity,
+  AgentDraftEntity,
+  AgentActionEntity,
+  HandoffEntity,
 ];

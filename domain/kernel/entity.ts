@@ -45,13 +45,17 @@ export const references = (
   table: string,
   column: string,
   target: string,
-  opts: { cascade?: boolean; nullable?: boolean } = {},
+  opts: { cascade?: boolean; nullable?: boolean; setNull?: boolean } = {},
 ): ManyToOne => ({
   type: 'many-to-one',
   target,
   joinColumn: { name: column, foreignKeyConstraintName: `${table}_${column}_fkey` },
-  ...(opts.cascade === false ? {} : { onDelete: 'CASCADE' as const }),
-  ...(opts.nullable ? { nullable: true } : { nullable: false }),
+  ...(opts.setNull
+    ? { onDelete: 'SET NULL' as const }
+    : opts.cascade === false
+      ? {}
+      : { onDelete: 'CASCADE' as const }),
+  ...(opts.nullable || opts.setNull ? { nullable: true } : { nullable: false }),
 });
 
 /** The row's workspace; deleting the workspace deletes the row. */
