@@ -6,6 +6,7 @@ import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance
 import { createPingActivities } from './ping';
 import { createSendActivities, type SendDeps } from './send-message';
 import { createCampaignActivities } from './campaign';
+import { createAgentRunActivities } from './agent-run';
 
 export type ActivityDeps = DeliveryDeps & {
   /** Wakes a campaign's workflow when an approved resume runs here. */
@@ -46,6 +47,7 @@ export const createActivities = (deps: ActivityDeps) => {
       concurrency: deps.channels.campaignConcurrency,
     }),
     ...createAppointmentActivities({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
+    ...createAgentRunActivities(services),
   };
 };
 

@@ -1,3 +1,4 @@
+import { agentScheduler } from '../domain/agents/temporal';
 import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalGate } from '../domain/approvals/temporal';
 import { campaignWaker } from '../domain/campaigns/temporal';
@@ -35,6 +36,7 @@ async function main(argv: string[]): Promise<unknown> {
       campaigns: campaignWaker(client),
       secretsKey: config.secretsKey,
       appointments: bookingDesk(db, client, config.temporalTaskQueue),
+      agents: { schedule: agentScheduler(client, config.temporalTaskQueue).describe },
       webhooks: {
         secretsKey: config.secretsKey,
         allowPrivateTargets: config.webhookAllowPrivateTargets,

@@ -6,6 +6,7 @@ import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
 import { approvalGate } from '../domain/approvals/temporal';
 import { campaignWaker } from '../domain/campaigns/temporal';
+import { agentScheduler } from '../domain/agents/temporal';
 import { bookingDesk } from '../domain/appointments/temporal';
 import { connectClient } from '../infra/temporal-client';
 
@@ -31,6 +32,7 @@ export async function listenApi(
   const approvals = approvalGate(db, client, config.temporalTaskQueue);
   const campaigns = campaignWaker(client);
   const appointments = bookingDesk(db, client, config.temporalTaskQueue);
+  const agents = { schedule: agentScheduler(client, config.temporalTaskQueue).describe };
   const app = buildApp({
     db,
     config,
@@ -38,6 +40,7 @@ export async function listenApi(
     approvals,
     campaigns,
     appointments,
+    agents,
     crashAfterCommit: opts.crashAfterCommit,
   });
   const server = app.listen(config.port, config.host);

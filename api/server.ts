@@ -31,6 +31,7 @@ export type AppDeps = {
   campaigns?: Services['campaigns'];
   /** Starts bookings' workflows and carries decisions to them; without it bookings wait for the sweep. */
   appointments?: Services['appointments'];
+  agents?: Services['agents'];
   log: Logger;
   /**
    * Fault injection for the crash-safety suite only (API_CRASH_AFTER_COMMIT): the process kills
@@ -44,7 +45,16 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({ db, config, log, approvals, campaigns, appointments, crashAfterCommit }: AppDeps) {
+export function buildApp({
+  db,
+  config,
+  log,
+  approvals,
+  campaigns,
+  appointments,
+  agents,
+  crashAfterCommit,
+}: AppDeps) {
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
   // entries. Anything left of them was written by the client and proves nothing.
@@ -52,7 +62,14 @@ export function buildApp({ db, config, log, approvals, campaigns, appointments, 
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
   app.silent = true;
-  const services: Services = { db, approvals, campaigns, appointments, secretsKey: config.secretsKey };
+  const services: Services = {
+    db,
+    approvals,
+    campaigns,
+    appointments,
+    agents,
+    secretsKey: config.secretsKey,
+  };
   const routes = v1Router(services);
   const publicDoor = publicRouter(services, {
     publicUrl: config.publicUrl ?? 'http://localhost',

@@ -1,3 +1,6 @@
+import { discardDraft, listDrafts, sendDraft } from './agents/operations/drafts';
+import { pauseAgent, runAgentNow, startAgent, stopAgent } from './agents/operations/lifecycle';
+import { agentRuns, configureAgent, createAgent, getAgent, listAgents } from './agents/operations/setup';
 import { bookAppointment } from './appointments/operations/book';
 import { cancelAppointment, confirmAppointment, declineAppointment } from './appointments/operations/decide';
 import { markNoShow } from './appointments/operations/no-show';
@@ -112,6 +115,19 @@ export const operations = {
   declineAppointment,
   cancelAppointment,
   markNoShow,
+  // agents
+  createAgent,
+  configureAgent,
+  listAgents,
+  getAgent,
+  agentRuns,
+  startAgent,
+  runAgentNow,
+  pauseAgent,
+  stopAgent,
+  listDrafts,
+  sendDraft,
+  discardDraft,
   // connections
   addConnection,
   listConnections,

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { agentSyncKey, agentUpkeep } from '../domain/agents/repository';
+import type { AgentScheduler } from '../domain/agents/temporal';
 import { campaignUpkeep } from '../domain/campaigns/repository';
 import { campaignStarter } from '../domain/campaigns/temporal';
 import { messageUpkeep } from '../domain/conversations/repository';
@@ -27,13 +29,22 @@ const source = <T>(s: {
   start: (row: T) => Promise<void>;
 }): OutboxSource => s as OutboxSource;
 
-/** The service's outboxes: webhook deliveries, outbound messages and launched campaigns. */
-export function outboxSources(db: DataSource, client: Client, taskQueue: string): OutboxSource[] {
+/**
+ * The service's outboxes: webhook deliveries, outbound messages, launched campaigns, and agents whose
+ * Temporal schedule is behind their status (or that have a run to start).
+ */
+export function outboxSources(
+  db: DataSource,
+  client: Client,
+  taskQueue: string,
+  agents: AgentScheduler,
+): OutboxSource[] {
   // Every workspace's rows.
   const all = new Data(db.manager, undefined);
   const deliveries = deliveryUpkeep(all);
   const messages = messageUpkeep(all);
   const campaigns = campaignUpkeep(all);
+  const agentRows = agentUpkeep(all);
   return [
     source({
       name: 'webhook delivery',
@@ -52,6 +63,15 @@ export function outboxSources(db: DataSource, client: Client, taskQueue: string)
       unstarted: campaigns.unstarted,
       key: (c) => c.id,
       start: campaignStarter(client, taskQueue),
+    }),
+    source({
+      name: 'agent schedule',
+      unstarted: agentRows.unsynced,
+      key: agentSyncKey,
+      start: async (a) => {
+        await agents.sync(a, a.timezone);
+        await agentRows.synced(a);
+      },
     }),
   ];
 }

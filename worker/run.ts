@@ -14,6 +14,7 @@ import { workflowCanceller, workflowStatus } from '../infra/temporal-client';
 import { ensureSchedules } from './schedules';
 import { deliveryStarter } from './start-delivery';
 import { outboxSources, startRelay } from './relay';
+import { agentScheduler } from '../domain/agents/temporal';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
 
 export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void> };
@@ -68,7 +69,12 @@ export async function runWorker(
     databaseUrl: config.databaseUrl,
     log,
     crashAt: opts.crashAt,
-    sources: outboxSources(db, client, config.temporalTaskQueue),
+    sources: outboxSources(
+      db,
+      client,
+      config.temporalTaskQueue,
+      agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
+    ),
   });
   await relay.ready;
   log.info('worker running', { task_queue: config.temporalTaskQueue, namespace: config.temporalNamespace });

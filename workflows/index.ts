@@ -5,3 +5,4 @@ export { reconcileDeliveriesWorkflow, retentionWorkflow } from './maintenance';
 export { pingWorkflow } from './ping';
 export { sendMessageWorkflow } from './send-message';
 export { campaignWorkflow } from './campaign';
+export { agentRunWorkflow } from './agent-run';

@@ -37,6 +37,8 @@ export type Agent = {
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
+  /** A person approved a run now; the relay starts it (`agent:<id>-now-<this time>`) and clears it. */
+  run_requested_at: Date | null;
   /** Null while Temporal's schedule `agent:<id>` has yet to be made to match the status (the relay does it). */
   schedule_synced_at: Date | null;
 };
@@ -57,6 +59,7 @@ export const AgentEntity = entity<Agent>({
     created_by: { type: 'uuid', nullable: true },
     created_at: clockDefault,
     updated_at: clockDefault,
+    run_requested_at: { type: 'timestamptz', nullable: true },
     schedule_synced_at: { type: 'timestamptz', nullable: true },
   },
   relations: inWorkspace('agents'),

@@ -1,3 +1,4 @@
+import { agentReadsReply } from '../agents/handover';
 import type { OperationContext } from '../kernel/operation';
 import type { Message } from './entities';
 import type { Lead } from '../leads/entities';
@@ -70,6 +71,7 @@ export async function recordInboundMessageIn(
       channel: msg.channel,
       classification: null,
     });
+    await agentReadsReply(ctx, lead, { id: row.id, channel: msg.channel, body: msg.body });
   }
   return view;
 }

@@ -2,9 +2,10 @@ import type { EntityManager } from 'typeorm';
 
 /**
  * Which door a call came through: the REST API, the assistant endpoint, the operator CLI, an approved
- * action (or other work of the worker), or a public page or provider webhook that carries no API key.
+ * action (or other work of the worker), a public page or provider webhook that carries no API key, or an
+ * AI agent's run.
  */
-export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity' | 'public';
+export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity' | 'public' | 'agent';
 /** `parked`: a gated call waits for a person's approval; nothing has happened yet. */
 export type AuditOutcome = 'allowed' | 'refused' | 'failed' | 'parked';
 

@@ -67,9 +67,11 @@ export type EventDataMap = {
     changed_by:
       | { type: 'api_key'; key_id: string; user_id: string }
       | { type: 'member'; user_id: string }
+      | { type: 'agent'; agent_id: string }
       | { type: 'operator' };
   };
-  'lead.handover_required': { lead_id: string; reason: string };
+  /** `handoff_id` and `priority`: the hand-over a person picks up (as in ai.escalated). */
+  'lead.handover_required': { lead_id: string; reason: string; handoff_id: string; priority: string };
   'lead.scored': Score;
   'score.changed': Score;
   'lead.intent_changed': {

@@ -42,6 +42,15 @@ export type Services = {
   secretsKey?: Buffer;
   /** Where bookings are handed to their workflows; absent at doors that cannot reach Temporal. */
   appointments?: BookingDesk;
+  /**
+   * What Temporal says of an agent's schedule `agent:<id>` (an operator may pause it in the Web UI);
+   * absent at doors that cannot reach Temporal.
+   */
+  agents?: {
+    schedule: (
+      agentId: string,
+    ) => Promise<{ exists: boolean; paused: boolean; note: string | null; next_runs: string[] }>;
+  };
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
-import type { Actor } from './actor';
+import { ownWorkspace, type Actor } from './actor';
 import { Data } from './data';
 import { writeAudit, type AuditOutcome } from './audit';
 import { DomainError, invalid, notFound } from './errors';
@@ -34,15 +34,39 @@ export type RunResult<O> = { output: O; replayed: boolean; refusal?: DomainError
 
 const forbidden = (reason: string) => new DomainError('forbidden', 'forbidden', {}, reason);
 
-/** The key's scope AND its owner's live role; a member's live role; the operator may do anything. */
+/**
+ * The key's scope AND its owner's live role; a member's live role; an agent's scopes, never a change
+ * to agents (agents cannot configure agents, whatever door or tool list led there) and never a gated
+ * action (no person approved it); the operator may do anything.
+ */
 function authorise(op: AnyOperation, actor: Actor): void {
   if (actor.type === 'operator') return;
   if (op.operatorOnly) throw forbidden(`${op.name} is for the operator door only`);
   const reason =
     actor.type === 'key'
       ? refusalReason(actor.principal, op.requirement)
-      : roleRefusal(actor.role, op.requirement.minRole);
+      : actor.type === 'agent'
+        ? agentRefusal(op, actor.scopes)
+        : roleRefusal(actor.role, op.requirement.minRole);
   if (reason) throw forbidden(reason);
+}
+
+function agentRefusal(op: AnyOperation, scopes: readonly string[]): string | undefined {
+  if (op.requirement.scope === 'agents:write')
+    return `an agent may not run ${op.name}: agents cannot configure agents`;
+  if (op.gated) return `an agent may not run ${op.name}: it waits for a person's approval`;
+  if (!scopes.includes(op.requirement.scope)) return `an agent's run lacks scope ${op.requirement.scope}`;
+  return undefined;
+}
+
+/** An agent's refused call is audited here: its run has no door of its own to do it. */
+async function auditAgentRefusal(services: Services, op: AnyOperation, actor: Actor, err: unknown) {
+  if (actor.type !== 'agent' || !(err instanceof DomainError)) return;
+  await writeAudit(services.db.manager, {
+    ...auditRecord(actor, op.name, 'refused', actor.workspaceId, {}),
+    reason: err.auditReason ?? err.message,
+    status: err.code === 'forbidden' ? 403 : 400,
+  });
 }
 
 /** Tenancy by construction: keys and members act in their own workspace only; only the operator names one. */
@@ -53,7 +77,7 @@ async function confine(
   named: string | undefined,
 ): Promise<string | undefined> {
   if (actor.type !== 'operator') {
-    const own = actor.type === 'key' ? actor.principal.workspaceId : actor.workspaceId;
+    const own = ownWorkspace(actor)!;
     if (named !== undefined && named !== own)
       throw forbidden(`an actor of workspace ${own} named workspace ${named}`);
     return own;
@@ -66,6 +90,21 @@ async function confine(
   const rows: unknown[] = await m.query('SELECT 1 FROM workspaces WHERE id = $1', [named]);
   if (rows.length === 0) throw notFound('workspace');
   return named.toLowerCase();
+}
+
+/** `admit`, with an agent's refusal audited. */
+async function admitted<S extends yup.AnyObjectSchema, O>(
+  services: Services,
+  op: Operation<S, O>,
+  actor: Actor,
+  raw: unknown,
+) {
+  try {
+    return admit(op, actor, raw);
+  } catch (err) {
+    await auditAgentRefusal(services, op, actor, err);
+    throw err;
+  }
 }
 
 /** Authorises, then validates: a caller without the permission learns nothing about the input. */
@@ -93,7 +132,7 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   raw: unknown,
   opts: RunOptions = {},
 ): Promise<RunResult<O>> {
-  const { input, prepared } = admit(op, actor, raw);
+  const { input, prepared } = await admitted(services, op, actor, raw);
   if (op.gated && actor.type === 'key') {
     const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
     const effect = await op.summary(input, new Data(services.db.manager, workspaceId));
@@ -131,7 +170,7 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
   raw: unknown,
   opts: RunOptions = {},
 ): Promise<RunResult<O> | { parked: Parked }> {
-  const { input, prepared } = admit(op, actor, raw);
+  const { input, prepared } = await admitted(services, op, actor, raw);
   if (!(op.gated && actor.type === 'key')) return perform(services, op, actor, input, prepared, opts);
   const gate = services.approvals;
   if (!gate) throw new Error(`${op.name} is gated, and this door has no approval gate to park it in`);
@@ -237,7 +276,7 @@ const auditRecord = (
   actorUserId: actor.ctx.actorUserId,
   requestId: actor.ctx.requestId,
   clientIp: actor.ctx.clientIp,
-  details,
+  details: actor.type === 'agent' ? { ...details, agent_id: actor.agentId } : details,
 });
 
 type AuditState = {

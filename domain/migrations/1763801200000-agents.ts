@@ -25,6 +25,7 @@ export class Agents1763801200000 implements MigrationInterface {
         created_by uuid,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        run_requested_at timestamptz,
         schedule_synced_at timestamptz
       );
       CREATE INDEX agents_workspace ON agents (workspace_id, created_at DESC);
@@ -94,10 +95,20 @@ export class Agents1763801200000 implements MigrationInterface {
         resolved_at timestamptz
       );
       CREATE INDEX handoffs_lead ON handoffs (lead_id, created_at DESC);
+
+      ALTER TABLE audit_log DROP CONSTRAINT audit_log_door_check;
+      ALTER TABLE audit_log ADD CONSTRAINT audit_log_door_check
+        CHECK (door IN ('rest', 'mcp', 'admin', 'activity', 'public', 'agent'));
     `);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE handoffs, agent_actions, agent_drafts, agent_runs, agents;`);
+    await q.query(`
+      DELETE FROM audit_log WHERE door = 'agent';
+      ALTER TABLE audit_log DROP CONSTRAINT audit_log_door_check;
+      ALTER TABLE audit_log ADD CONSTRAINT audit_log_door_check
+        CHECK (door IN ('rest', 'mcp', 'admin', 'activity', 'public'));
+      DROP TABLE handoffs, agent_actions, agent_drafts, agent_runs, agents;
+    `);
   }
 }

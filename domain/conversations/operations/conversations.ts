@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { handoffsIn } from '../../agents/repository';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
@@ -111,8 +112,9 @@ export const replyToConversation = defineOperation({
     if (subject !== undefined && channel !== 'email')
       throw new DomainError('invalid_request', 'subject is for email only.', { field: 'subject' });
     const row = await queueMessage(data, lead, { channel: channel as OutboundChannel, body, subject });
-    // The reply answers the lead's waiting messages.
+    // The reply answers the lead's waiting messages, and a person's reply picks up any hand-over.
     await leadsIn(data).mark(lead.id, { needs_attention: false });
+    if (ctx.actor.type !== 'agent') await handoffsIn(data).resolveFor(lead.id);
     ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row.id, channel });
     return { ...messageView(row), lead_id: lead.id };
   },
