@@ -102,7 +102,9 @@ export const agentRunsIn = (data: Data) => {
             [data.workspaceId, runIds],
           ),
 
-    record: (values: Omit<AgentAction, 'id' | 'workspace_id' | 'at'>) => actions.insert(values),
+    /** `at`: the run's clock (its workflow's), so limits measured by it count what it did. */
+    record: (values: Omit<AgentAction, 'id' | 'workspace_id' | 'at'> & { at?: Date }) =>
+      actions.insert(values),
 
     /** Messages the agent sent or drafted since `since` (its daily limit), or in this run (per run). */
     messagesSince: async (agentId: string, since: Date): Promise<number> => {

@@ -105,7 +105,7 @@ export async function runBatch(
   });
   if (due.length === 0) return { done: true, acted: 0, note: null };
   let acted = 0;
-  for (const { id } of due) if (await chase(services, agent, run, id, workspace?.name ?? '')) acted++;
+  for (const { id } of due) if (await chase(services, agent, run, id, workspace?.name ?? '', now)) acted++;
   return { done: false, acted, note: null };
 }
 
@@ -115,7 +115,14 @@ export async function runBatch(
  * audit). Its action commits with it, once per lead per run; a contact who opted out is skipped,
  * and that is recorded too. Answers whether a message was written.
  */
-async function chase(services: Services, agent: Agent, run: AgentRun, leadId: string, workspaceName: string) {
+async function chase(
+  services: Services,
+  agent: Agent,
+  run: AgentRun,
+  leadId: string,
+  workspaceName: string,
+  now: Date,
+) {
   const actor = agentActor(agent, run);
   const look = unconfined(services.db.manager).in(agent.workspace_id);
   const lead = await leadsIn(look).find(leadId);
@@ -132,6 +139,7 @@ async function chase(services: Services, agent: Agent, run: AgentRun, leadId: st
         message_id: null,
         draft_id: null,
         outcome,
+        at: now,
       });
     });
   try {
@@ -158,6 +166,7 @@ async function chase(services: Services, agent: Agent, run: AgentRun, leadId: st
           message_id: null,
           draft_id: draft.id,
           outcome: 'waiting for review',
+          at: now,
         });
         await writeAudit(m, {
           door: 'agent',
@@ -189,9 +198,10 @@ async function chase(services: Services, agent: Agent, run: AgentRun, leadId: st
             message_id: messageId,
             draft_id: null,
             outcome: 'queued',
+            at: now,
           });
-          const now = await leadsIn(data).find(lead.id);
-          await markChased(data, emitter(m), actor, now!);
+          const current = await leadsIn(data).find(lead.id);
+          await markChased(data, emitter(m), actor, current!);
         },
       },
     );

@@ -199,6 +199,11 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
    * Acme"); `look` (the call's data) lets it name records rather than ids.
    */
   summary: (input: yup.InferType<S>, look?: Data) => string | Promise<string>;
+  /**
+   * For a gated operation: what can be refused before a person is asked (an agent with no sources),
+   * so a request that could only fail is never parked. It throws the refusal; `run` checks again.
+   */
+  precondition?: (input: yup.InferType<S>, look: Data) => Promise<void>;
   run: (ctx: OperationContext, input: yup.InferType<S>) => Promise<O>;
 };
 

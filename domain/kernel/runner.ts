@@ -135,6 +135,7 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   const { input, prepared } = await admitted(services, op, actor, raw);
   if (op.gated && actor.type === 'key') {
     const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
+    await op.precondition?.(input, new Data(services.db.manager, workspaceId!));
     const effect = await op.summary(input, new Data(services.db.manager, workspaceId));
     throw new DomainError(
       'needs_confirmation',
@@ -176,6 +177,7 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
   if (!gate) throw new Error(`${op.name} is gated, and this door has no approval gate to park it in`);
   const { parked, start } = await services.db.transaction(async (m) => {
     const workspaceId = (await confine(m, op, actor, opts.workspaceId))!;
+    await op.precondition?.(input, new Data(m, workspaceId));
     const summary = await op.summary(input, new Data(m, workspaceId));
     const result = await gate.park(new Data(m, workspaceId), {
       operation: op.name,

@@ -39,6 +39,15 @@ const CAMPAIGN_WRITE_TOOLS = [
   'campaign.send',
   'campaign.update',
 ];
+const AGENT_READ_TOOLS = ['agent.drafts', 'agent.get', 'agent.list', 'agent.runs'];
+const AGENT_WRITE_TOOLS = [
+  'agent.configure',
+  'agent.create',
+  'agent.pause',
+  'agent.run_now',
+  'agent.start',
+  'agent.stop',
+];
 const BUSINESS_READ_TOOLS = [
   'approval.cancel',
   'approval.get',
@@ -131,6 +140,16 @@ for (const protocolVersion of MCP_VERSIONS) {
         [...CAMPAIGN_READ_TOOLS, ...CAMPAIGN_WRITE_TOOLS].sort(),
       );
       assert.deepEqual(await names(['campaigns:write'], 'viewer'), [], 'a viewer cannot change campaigns');
+      assert.deepEqual(await names(['agents:read'], 'viewer'), AGENT_READ_TOOLS);
+      assert.deepEqual(
+        await names(['agents:read', 'agents:write']),
+        [...AGENT_READ_TOOLS, ...AGENT_WRITE_TOOLS].sort(),
+      );
+      assert.deepEqual(
+        await names(['agents:read', 'agents:write'], 'member'),
+        AGENT_READ_TOOLS,
+        'configuring agents needs an admin',
+      );
     });
 
     it('describes each tool for a model; with tool_names=underscore every text names tools that way', async () => {

@@ -42,6 +42,11 @@ const TABLES = [
   'appointments',
   'campaigns',
   'campaign_recipients',
+  'agents',
+  'agent_runs',
+  'agent_drafts',
+  'agent_actions',
+  'handoffs',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -125,9 +130,33 @@ async function populated(db: DataSource, services: Services) {
         [workspaceId, status],
       )
     )[0]!.id;
+  // Agents in each state an operation acts on, with a run and a draft waiting for review.
+  const agent = async (status: string) =>
+    (
+      await db.query<{ id: string }[]>(
+        `INSERT INTO agents (workspace_id, name, type, status, cadence, sources, limits, template_version)
+         VALUES ($1, 'Chaser', 'follow_up', $2, '{"days":[1,2,3,4,5],"time":"09:00"}',
+                 '{"lead_statuses":["NEW"]}', '{"per_run":5,"per_day":10,"per_lead_per_week":1}', 'v1')
+         RETURNING id`,
+        [workspaceId, status],
+      )
+    )[0]!.id;
+  const draftAgentId = await agent('DRAFT');
+  const [run] = await db.query<{ id: string }[]>(
+    `INSERT INTO agent_runs (workspace_id, agent_id, workflow_id, trigger) VALUES ($1, $2, $3, 'run_now') RETURNING id`,
+    [workspaceId, draftAgentId, `agent:${draftAgentId}-now-${randomUUID()}`],
+  );
+  const [draft] = await db.query<{ id: string }[]>(
+    `INSERT INTO agent_drafts (workspace_id, agent_id, run_id, lead_id, channel, subject, body, template)
+     VALUES ($1, $2, $3, $4, 'email', 'Hi', 'Hello', 'follow_up.first@v1') RETURNING id`,
+    [workspaceId, draftAgentId, run!.id, lead.data!.id],
+  );
   return {
     ...w,
     workspaceId,
+    draftAgentId,
+    activeAgentId: await agent('ACTIVE'),
+    agentDraftId: draft!.id,
     // An email the provider accepted, for a bounce report to name.
     sentEmailId: (
       await db.query<{ provider_message_id: string }[]>(
@@ -230,6 +259,18 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'approval.cancel': (w) => ({ approvalId: w.approvalId }),
   'approval.approve': (w) => ({ id: w.approvalId, as: w.email }),
   'approval.reject': (w) => ({ id: w.approvalId, as: w.email }),
+  'agent.create': () => ({ name: 'Chaser', type: 'follow_up' }),
+  'agent.configure': (w) => ({ agentId: w.draftAgentId, review_level: 'send' }),
+  'agent.list': () => ({}),
+  'agent.get': (w) => ({ agentId: w.draftAgentId }),
+  'agent.runs': (w) => ({ agentId: w.draftAgentId }),
+  'agent.start': (w) => ({ agentId: w.draftAgentId }),
+  'agent.run_now': (w) => ({ agentId: w.draftAgentId }),
+  'agent.pause': (w) => ({ agentId: w.activeAgentId }),
+  'agent.stop': (w) => ({ agentId: w.activeAgentId }),
+  'agent.drafts': () => ({}),
+  'agent.send_draft': (w) => ({ draftId: w.agentDraftId }),
+  'agent.discard_draft': (w) => ({ draftId: w.agentDraftId }),
 };
 
 describe('every operation, through the one runner', () => {

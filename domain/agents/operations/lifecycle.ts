@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import type { Data } from '../../kernel/data';
 import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import type { Agent } from '../entities';
@@ -13,6 +14,8 @@ const input = yup.object({ agentId: agentIdField });
 
 /** An agent with nowhere to find work would run and do nothing: refused, naming `sources`. */
 function mustHaveSources(a: Agent) {
+  if (a.status === 'STOPPED')
+    throw new DomainError('conflict', 'The agent is STOPPED: a stopped agent cannot start or run again.');
   const s = a.sources;
   const has =
     a.type === 'follow_up'
@@ -27,6 +30,22 @@ function mustHaveSources(a: Agent) {
       { field: 'sources' },
     );
 }
+
+function mustBeStartable(a: Agent) {
+  mustHaveSources(a);
+  if (!a.cadence)
+    throw new DomainError('invalid_request', 'cadence: the agent has no cadence; configure one first.', {
+      field: 'cadence',
+    });
+}
+
+/** Refused before a person is asked: a request that could only fail is never parked. */
+const checked =
+  (rule: (a: Agent) => void) =>
+  async (i: { agentId: string }, look: Data): Promise<void> => {
+    const a = await agentsIn(look).find(i.agentId);
+    if (a && a.status !== 'ACTIVE') rule(a);
+  };
 
 const change = async (ctx: OperationContext, a: Agent, values: Partial<Agent>, resync = true) => {
   const changed = await agentsIn(ctx.data.in(a.workspace_id)).change(a.id, values, { resync });
@@ -49,6 +68,7 @@ export const startAgent = defineOperation({
   input,
   output: AGENT,
   doors: { mcp: true, admin: { command: 'agent start', flags: (f) => ({ agentId: f.id }) } },
+  precondition: checked(mustBeStartable),
   summary: async (i, look) => {
     const a = look && (await agentsIn(look).find(i.agentId));
     const when = a?.cadence ? `, running ${cadenceText(a.cadence)}` : '';
@@ -62,13 +82,7 @@ export const startAgent = defineOperation({
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
     if (a.status === 'ACTIVE') return agentView(a);
-    if (a.status === 'STOPPED')
-      throw new DomainError('conflict', 'The agent is STOPPED: a stopped agent cannot be started again.');
-    if (!a.cadence)
-      throw new DomainError('invalid_request', 'cadence: the agent has no cadence; configure one first.', {
-        field: 'cadence',
-      });
-    mustHaveSources(a);
+    mustBeStartable(a);
     return change(ctx, a, { status: 'ACTIVE' });
   },
 });
@@ -87,11 +101,10 @@ export const runAgentNow = defineOperation({
   input,
   output: AGENT,
   doors: { mcp: true, admin: { command: 'agent run-now', flags: (f) => ({ agentId: f.id }) } },
+  precondition: checked(mustHaveSources),
   summary: async (i, look) => `Run ${await described(i, look)} once now`,
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
-    if (a.status === 'STOPPED')
-      throw new DomainError('conflict', 'The agent is STOPPED: a stopped agent cannot run.');
     mustHaveSources(a);
     return change(ctx, a, { run_requested_at: new Date() });
   },
