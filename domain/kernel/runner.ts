@@ -135,7 +135,7 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   const { input, prepared } = await admitted(services, op, actor, raw);
   if (op.gated && actor.type === 'key') {
     const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
-    await op.precondition?.(input, new Data(services.db.manager, workspaceId!));
+    await op.precondition?.(input, new Data(services.db.manager, workspaceId));
     const effect = await op.summary(input, new Data(services.db.manager, workspaceId));
     throw new DomainError(
       'needs_confirmation',
