@@ -19,12 +19,14 @@ export const testApp = (
     trustProxy?: boolean;
     rateLimitPerMinute?: number;
     approvals?: Services['approvals'];
+    agents?: Services['agents'];
     config?: Partial<AppDeps['config']>;
   } = {},
 ) => {
   const app = buildApp({
     db,
     approvals: opts.approvals,
+    agents: opts.agents,
     config: {
       ...SERVICE_DEFAULTS,
       trustProxy: opts.trustProxy ?? false,
