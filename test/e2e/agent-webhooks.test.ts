@@ -5,17 +5,10 @@ import { createAgent } from '../../domain/agents/operations/setup';
 import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
+import { zoneAtNoon } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
-
-/** A zone where it is about noon now, so a run started now is inside the sending window. */
-function zoneAtNoon(): string {
-  let offset = 12 - new Date().getUTCHours();
-  if (offset > 14) offset -= 24;
-  if (offset < -12) offset += 24;
-  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
-}
 
 type Received = { ok: boolean; data: Record<string, unknown> };
 

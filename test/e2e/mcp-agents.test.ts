@@ -9,18 +9,10 @@ import { addMember } from '../../domain/identity/operations/members';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { testApp } from '../helpers/api';
-import { workspaceWithKey } from '../helpers/fixtures';
+import { workspaceWithKey, zoneAtNoon } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
 import { mcpClient, serve, structured, textOf } from '../helpers/mcp';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
-
-/** A zone where it is about noon now, so a run started now is inside the sending window. */
-function zoneAtNoon(): string {
-  let offset = 12 - new Date().getUTCHours();
-  if (offset > 14) offset -= 24;
-  if (offset < -12) offset += 24;
-  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
-}
 
 const count = async (s: WebhookStack, sql: string, params: unknown[]) =>
   (await s.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${sql}`, params))[0]!.n;

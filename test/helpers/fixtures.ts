@@ -53,3 +53,14 @@ export const refusal = async (work: Promise<unknown>): Promise<DomainError> => {
   }
   assert.fail('expected a refusal');
 };
+
+/**
+ * A time zone where it is about noon now (`Etc/GMT-3` is UTC+3), so work that may only happen in the
+ * day (an agent's sending window) can be tested at any hour.
+ */
+export function zoneAtNoon(): string {
+  let offset = 12 - new Date().getUTCHours();
+  if (offset > 14) offset -= 24;
+  if (offset < -12) offset += 24;
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}
