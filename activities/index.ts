@@ -7,6 +7,7 @@ import { createPingActivities } from './ping';
 import { createSendActivities, type SendDeps } from './send-message';
 import { createCampaignActivities } from './campaign';
 import { createAgentRunActivities } from './agent-run';
+import { createSourcingActivities } from './sourcing';
 
 export type ActivityDeps = DeliveryDeps & {
   /** Wakes a campaign's workflow when an approved resume runs here. */
@@ -48,6 +49,7 @@ export const createActivities = (deps: ActivityDeps) => {
     }),
     ...createAppointmentActivities({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
     ...createAgentRunActivities(services),
+    ...createSourcingActivities(services),
   };
 };
 

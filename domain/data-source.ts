@@ -11,6 +11,7 @@ import { Channels1763800800000 } from './migrations/1763800800000-channels';
 import { Appointments1763800900000 } from './migrations/1763800900000-appointments';
 import { Campaigns1763801000000 } from './migrations/1763801000000-campaigns';
 import { Agents1763801200000 } from './migrations/1763801200000-agents';
+import { Prospects1763801300000 } from './migrations/1763801300000-prospects';
 import { ENTITIES } from './entities';
 
 const migrations = [
@@ -26,6 +27,7 @@ const migrations = [
   Appointments1763800900000,
   Campaigns1763801000000,
   Agents1763801200000,
+  Prospects1763801300000,
 ];
 
 /**

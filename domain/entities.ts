@@ -5,6 +5,7 @@ import {
   AgentRunEntity,
   HandoffEntity,
 } from './agents/entities';
+import { ProspectEntity, ProspectListEntity, SourcingRunEntity } from './prospects/entities';
 import { AppointmentEntity } from './appointments/entities';
 import { ApprovalEntity } from './approvals/entities';
 import { CampaignEntity, RecipientEntity } from './campaigns/entities';
@@ -51,4 +52,7 @@ export const ENTITIES = [
   AgentDraftEntity,
   AgentActionEntity,
   HandoffEntity,
+  ProspectListEntity,
+  SourcingRunEntity,
+  ProspectEntity,
 ];

@@ -1,6 +1,14 @@
 import { discardDraft, listDrafts, sendDraft } from './agents/operations/drafts';
 import { pauseAgent, runAgentNow, startAgent, stopAgent } from './agents/operations/lifecycle';
 import { agentRuns, configureAgent, createAgent, getAgent, listAgents } from './agents/operations/setup';
+import {
+  approveProspect,
+  getProspect,
+  importProspects,
+  listProspects,
+  rejectProspect,
+  startProspectSourcing,
+} from './prospects/operations/prospects';
 import { bookAppointment } from './appointments/operations/book';
 import { cancelAppointment, confirmAppointment, declineAppointment } from './appointments/operations/decide';
 import { markNoShow } from './appointments/operations/no-show';
@@ -115,6 +123,13 @@ export const operations = {
   declineAppointment,
   cancelAppointment,
   markNoShow,
+  // prospects
+  importProspects,
+  startProspectSourcing,
+  listProspects,
+  getProspect,
+  approveProspect,
+  rejectProspect,
   // agents
   createAgent,
   configureAgent,

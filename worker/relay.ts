@@ -5,6 +5,8 @@ import { agentSyncKey, agentUpkeep } from '../domain/agents/repository';
 import type { AgentScheduler } from '../domain/agents/temporal';
 import { campaignUpkeep } from '../domain/campaigns/repository';
 import { campaignStarter } from '../domain/campaigns/temporal';
+import { sourcingUpkeep } from '../domain/prospects/repository';
+import { sourcingStarter } from '../domain/prospects/temporal';
 import { messageUpkeep } from '../domain/conversations/repository';
 import { Data } from '../domain/kernel/data';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
@@ -30,7 +32,7 @@ const source = <T>(s: {
 }): OutboxSource => s as OutboxSource;
 
 /**
- * The service's outboxes: webhook deliveries, outbound messages, launched campaigns, and agents whose
+ * The service's outboxes: webhook deliveries, outbound messages, launched campaigns, sourcing runs, and agents whose
  * Temporal schedule is behind their status (or that have a run to start).
  */
 export function outboxSources(
@@ -45,6 +47,7 @@ export function outboxSources(
   const messages = messageUpkeep(all);
   const campaigns = campaignUpkeep(all);
   const agentRows = agentUpkeep(all);
+  const sourcing = sourcingUpkeep(all);
   return [
     source({
       name: 'webhook delivery',
@@ -63,6 +66,12 @@ export function outboxSources(
       unstarted: campaigns.unstarted,
       key: (c) => c.id,
       start: campaignStarter(client, taskQueue),
+    }),
+    source({
+      name: 'sourcing run',
+      unstarted: sourcing.unstarted,
+      key: (r) => r.id,
+      start: sourcingStarter(client, taskQueue),
     }),
     source({
       name: 'agent schedule',

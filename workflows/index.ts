@@ -6,3 +6,4 @@ export { pingWorkflow } from './ping';
 export { sendMessageWorkflow } from './send-message';
 export { campaignWorkflow } from './campaign';
 export { agentRunWorkflow } from './agent-run';
+export { sourcingWorkflow } from './sourcing';

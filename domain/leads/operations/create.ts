@@ -80,16 +80,23 @@ export const createLead = defineOperation({
   },
 });
 
-type ParsedIntake = {
+/** An intake, whatever brought it: an ad form (POST /leads), or a sourced prospect a person approved. */
+export type ParsedIntake = {
   contact: Contact;
   source: string;
+  /** `ad_form`, `prospecting`: where the lead came from. */
   sourceType: string;
   message?: string;
   answers: Record<string, unknown>;
-  consentAt: Date;
+  /** When the person asked to be contacted; null for a sourced prospect, who did not. */
+  consentAt: Date | null;
 };
 
-async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promise<IntakeResult> {
+/**
+ * The one intake every door shares: dedupe, suppression, the touch, `lead.created` / `lead.touched`,
+ * the optional message and qualification.
+ */
+export async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promise<IntakeResult> {
   const workspaceId = ctx.workspaceId!;
   const leads = leadsIn(ctx.data);
   const contact = normaliseContact(intake.contact, await workspaceTimezone(ctx.data, workspaceId));
@@ -155,7 +162,7 @@ async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promis
       {
         ...changes,
         ...(Object.keys(newAnswers).length ? { answers: { ...match.answers, ...newAnswers } } : {}),
-        ...(match.consent_at === null ? { consent_at: intake.consentAt } : {}),
+        ...(match.consent_at === null && intake.consentAt ? { consent_at: intake.consentAt } : {}),
       },
       outcome === 'MERGED',
     );
@@ -202,7 +209,7 @@ async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promis
   return { data: leadView(lead), outcome };
 }
 
-const suppressedError = () =>
+export const suppressedError = () =>
   new DomainError(
     'suppressed',
     'This contact is suppressed (opted out or blocked); nothing was stored.',
