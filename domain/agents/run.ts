@@ -12,6 +12,7 @@ import { emitEvent } from '../kernel/events';
 import type { OperationContext, Services } from '../kernel/operation';
 import { runOperation } from '../kernel/runner';
 import { leadsIn, lockLead } from '../leads/repository/leads';
+import { startProspectSourcing } from '../prospects/operations/prospects';
 import { markChased } from './chase';
 import type { Agent, AgentRun } from './entities';
 import { agentDraftsIn, agentRunsIn, agentsIn } from './repository';
@@ -219,9 +220,56 @@ async function chase(
   }
 }
 
-/** A prospecting agent's run: sourcing over each of its lists, each proposing what it scores. */
+/**
+ * A prospecting agent's run: sourcing over each of its lists through `prospect.start_sourcing`, as
+ * the agent (up to `per_run` candidates each); what the runs score waits for a person to approve or
+ * reject. Each start is an action, committed with it; a retried batch skips the lists already started.
+ */
 async function prospect(services: Services, agent: Agent, run: AgentRun): Promise<AgentBatchOutcome> {
-  void services;
-  void run;
-  return { done: true, acted: 0, note: `prospecting over ${agent.sources.prospect_lists?.join(', ')}` };
+  const actor = agentActor(agent, run);
+  const look = unconfined(services.db.manager).in(agent.workspace_id);
+  const started = (await agentRunsIn(look).actionsOf([run.id])).map((a) => a.outcome);
+  let acted = 0;
+  for (const list of agent.sources.prospect_lists ?? []) {
+    const label = `list "${list}"`;
+    if (started.some((o) => o.startsWith(label))) continue;
+    try {
+      await runOperation(
+        services,
+        startProspectSourcing,
+        actor,
+        { list, limit: agent.limits.per_run },
+        {
+          auditDetails: { run_id: run.id },
+          alsoInTransaction: async (m, output) => {
+            const sourcing = output as { id: string; workflow_id: string };
+            await agentRunsIn(unconfined(m).in(agent.workspace_id)).record({
+              agent_id: agent.id,
+              run_id: run.id,
+              kind: 'proposed',
+              lead_id: null,
+              subject_id: sourcing.id,
+              message_id: null,
+              draft_id: null,
+              outcome: `${label}: sourcing up to ${agent.limits.per_run} candidates (${sourcing.workflow_id}); scored prospects wait for a person`,
+            });
+          },
+        },
+      );
+      acted++;
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      await agentRunsIn(look).record({
+        agent_id: agent.id,
+        run_id: run.id,
+        kind: 'skipped',
+        lead_id: null,
+        subject_id: null,
+        message_id: null,
+        draft_id: null,
+        outcome: `${label}: ${err.message}`,
+      });
+    }
+  }
+  return { done: true, acted, note: null };
 }
