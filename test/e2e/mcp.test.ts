@@ -39,6 +39,8 @@ const CAMPAIGN_WRITE_TOOLS = [
   'campaign.send',
   'campaign.update',
 ];
+const PROSPECT_READ_TOOLS = ['prospect.get', 'prospect.list'];
+const PROSPECT_WRITE_TOOLS = ['prospect.approve', 'prospect.reject', 'prospect.start_sourcing'];
 const AGENT_READ_TOOLS = ['agent.drafts', 'agent.get', 'agent.list', 'agent.runs'];
 const AGENT_WRITE_TOOLS = [
   'agent.configure',
@@ -140,6 +142,12 @@ for (const protocolVersion of MCP_VERSIONS) {
         [...CAMPAIGN_READ_TOOLS, ...CAMPAIGN_WRITE_TOOLS].sort(),
       );
       assert.deepEqual(await names(['campaigns:write'], 'viewer'), [], 'a viewer cannot change campaigns');
+      assert.deepEqual(await names(['prospects:read'], 'viewer'), PROSPECT_READ_TOOLS);
+      assert.deepEqual(
+        await names(['prospects:read', 'prospects:write'], 'member'),
+        [...PROSPECT_READ_TOOLS, ...PROSPECT_WRITE_TOOLS].sort(),
+        'prospect.import reads a server file: the operator only',
+      );
       assert.deepEqual(await names(['agents:read'], 'viewer'), AGENT_READ_TOOLS);
       assert.deepEqual(
         await names(['agents:read', 'agents:write']),

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
 import { authenticateKey } from '../../domain/identity/authenticate';
@@ -18,6 +21,10 @@ import { operator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody } from '../helpers/leads';
 
 const SECRETS_KEY = Buffer.alloc(32, 7);
+
+/** A candidate list for `prospect.import`, which reads a file on the server. */
+const PROSPECT_CSV = path.join(mkdtempSync(path.join(tmpdir(), 'ops-')), 'q4.csv');
+writeFileSync(PROSPECT_CSV, 'email,first_name\nana@acme.example,Ana\n');
 
 /** Every table a change can touch; a digest of their rows says whether anything changed. */
 const TABLES = [
@@ -47,6 +54,9 @@ const TABLES = [
   'agent_drafts',
   'agent_actions',
   'handoffs',
+  'prospect_lists',
+  'sourcing_runs',
+  'prospects',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -151,9 +161,19 @@ async function populated(db: DataSource, services: Services) {
      VALUES ($1, $2, $3, $4, 'email', 'Hi', 'Hello', 'follow_up.first@v1') RETURNING id`,
     [workspaceId, draftAgentId, run!.id, lead.data!.id],
   );
+  const [list] = await db.query<{ id: string }[]>(
+    `INSERT INTO prospect_lists (workspace_id, name) VALUES ($1, 'Q4') RETURNING id`,
+    [workspaceId],
+  );
+  const [prospect] = await db.query<{ id: string }[]>(
+    `INSERT INTO prospects (workspace_id, list_id, email, line, status, score)
+     VALUES ($1, $2, $3, 2, 'SCORED', 80) RETURNING id`,
+    [workspaceId, list!.id, `prospect-${randomUUID().slice(0, 8)}@example.com`],
+  );
   return {
     ...w,
     workspaceId,
+    prospectId: prospect!.id,
     draftAgentId,
     activeAgentId: await agent('ACTIVE'),
     agentDraftId: draft!.id,
@@ -259,6 +279,12 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'approval.cancel': (w) => ({ approvalId: w.approvalId }),
   'approval.approve': (w) => ({ id: w.approvalId, as: w.email }),
   'approval.reject': (w) => ({ id: w.approvalId, as: w.email }),
+  'prospect.import': () => ({ file: PROSPECT_CSV, list: 'Imported' }),
+  'prospect.start_sourcing': () => ({ list: 'Q4' }),
+  'prospect.list': () => ({}),
+  'prospect.get': (w) => ({ prospectId: w.prospectId }),
+  'prospect.approve': (w) => ({ prospectId: w.prospectId }),
+  'prospect.reject': (w) => ({ prospectId: w.prospectId, reason: 'Not a fit' }),
   'agent.create': () => ({ name: 'Chaser', type: 'follow_up' }),
   'agent.configure': (w) => ({ agentId: w.draftAgentId, review_level: 'send' }),
   'agent.list': () => ({}),
