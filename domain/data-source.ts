@@ -12,6 +12,7 @@ import { Appointments1763800900000 } from './migrations/1763800900000-appointmen
 import { Campaigns1763801000000 } from './migrations/1763801000000-campaigns';
 import { Agents1763801200000 } from './migrations/1763801200000-agents';
 import { Prospects1763801300000 } from './migrations/1763801300000-prospects';
+import { Analytics1763801400000 } from './migrations/1763801400000-analytics';
 import { ENTITIES } from './entities';
 
 const migrations = [
@@ -28,6 +29,7 @@ const migrations = [
   Campaigns1763801000000,
   Agents1763801200000,
   Prospects1763801300000,
+  Analytics1763801400000,
 ];
 
 /**

@@ -9,6 +9,7 @@ import {
   rejectProspect,
   startProspectSourcing,
 } from './prospects/operations/prospects';
+import { analyticsSummary } from './analytics/operations/summary';
 import { bookAppointment } from './appointments/operations/book';
 import { cancelAppointment, confirmAppointment, declineAppointment } from './appointments/operations/decide';
 import { markNoShow } from './appointments/operations/no-show';
@@ -130,6 +131,8 @@ export const operations = {
   getProspect,
   approveProspect,
   rejectProspect,
+  // analytics
+  analyticsSummary,
   // agents
   createAgent,
   configureAgent,

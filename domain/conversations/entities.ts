@@ -72,6 +72,7 @@ export const MessageEntity = entity<Message>({
     { name: 'messages_lead_recent', columns: ['lead_id', 'at', 'id'], synchronize: false },
     // Partial indexes (the relay's queue, inbound replays), which the migration made.
     { name: 'messages_unstarted', columns: ['at'], synchronize: false },
+    { name: 'messages_campaign_at', columns: ['workspace_id', 'at'], synchronize: false },
     {
       name: 'messages_campaign_send',
       columns: ['campaign_id', 'lead_id', 'campaign_step'],

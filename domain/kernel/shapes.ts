@@ -7,6 +7,7 @@ import type { JsonSchema } from './json-schema';
  */
 export const string = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
 export const integer = (extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', ...extra });
+export const number = (extra: JsonSchema = {}): JsonSchema => ({ type: 'number', ...extra });
 export const boolean: JsonSchema = { type: 'boolean' };
 export const uuid = string({ format: 'uuid' });
 export const dateTime = string({ format: 'date-time' });

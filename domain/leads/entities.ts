@@ -38,6 +38,11 @@ export type Lead = {
   created_at: Date;
   updated_at: Date;
   search_text: string;
+  /** Our first message to the lead (set by a trigger on messages: every path that writes one). */
+  first_response_at: Date | null;
+  /** When it first reached BOOKED, and WON (set by a trigger on its status; kept if it moves on). */
+  booked_at: Date | null;
+  won_at: Date | null;
 };
 export const LeadEntity = entity<Lead>({
   name: 'Lead',
@@ -71,6 +76,9 @@ export const LeadEntity = entity<Lead>({
       update: false,
       select: false,
     },
+    first_response_at: { type: 'timestamptz', nullable: true },
+    booked_at: { type: 'timestamptz', nullable: true },
+    won_at: { type: 'timestamptz', nullable: true },
   },
   relations: inWorkspace('leads'),
   checks: [
@@ -97,6 +105,8 @@ export const LeadEntity = entity<Lead>({
     { name: 'leads_recent', columns: ['workspace_id', 'created_at', 'id'], synchronize: false },
     { name: 'leads_status', columns: ['workspace_id', 'status', 'created_at'], synchronize: false },
     { name: 'leads_search', columns: ['search_text'], synchronize: false },
+    // Covering and partial: the analytics summary's one index-only scan (the migration made it).
+    { name: 'leads_analytics', columns: ['workspace_id', 'created_at'], synchronize: false },
   ],
 });
 

@@ -142,6 +142,7 @@ for (const protocolVersion of MCP_VERSIONS) {
         [...CAMPAIGN_READ_TOOLS, ...CAMPAIGN_WRITE_TOOLS].sort(),
       );
       assert.deepEqual(await names(['campaigns:write'], 'viewer'), [], 'a viewer cannot change campaigns');
+      assert.deepEqual(await names(['analytics:read'], 'viewer'), ['analytics.summary']);
       assert.deepEqual(await names(['prospects:read'], 'viewer'), PROSPECT_READ_TOOLS);
       assert.deepEqual(
         await names(['prospects:read', 'prospects:write'], 'member'),

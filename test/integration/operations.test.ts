@@ -279,6 +279,7 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'approval.cancel': (w) => ({ approvalId: w.approvalId }),
   'approval.approve': (w) => ({ id: w.approvalId, as: w.email }),
   'approval.reject': (w) => ({ id: w.approvalId, as: w.email }),
+  'analytics.summary': () => ({ from: '2026-01-01', to: '2026-01-31' }),
   'prospect.import': () => ({ file: PROSPECT_CSV, list: 'Imported' }),
   'prospect.start_sourcing': () => ({ list: 'Q4' }),
   'prospect.list': () => ({}),
