@@ -95,7 +95,7 @@ describe('prospects: CSV import, sourcing runs, approval through the intake', ()
     return w.workspace.id;
   }
   /** Runs a sourcing run's workflow, as the relay starts it, to its end. */
-  const source = async (runId: string) =>
+  const source = (runId: string): Promise<{ scored: number; dropped: number }> =>
     env.client.workflow.execute(SOURCING_WORKFLOW_TYPE, {
       taskQueue: TASK_QUEUE,
       workflowId: `sourcing:${runId}`,
