@@ -17,6 +17,11 @@ export type ApiResults = {
   search: Phase;
   postLead: Phase;
   searchOneConn: Phase;
+  /** One request at a time against bare Koa: the floor for the one-connection rows. */
+  bareOneConn: Measured;
+  /** `analytics.summary` through the assistant endpoint, one at a time: the default 30 days, and a year. */
+  analytics30: Phase;
+  analyticsYear: Phase;
   fragments: string[];
   keysCreated: number;
 };
@@ -101,5 +106,82 @@ export async function runApiPhases(
     oneConnKeys,
     await oneAtATime(api.url, duration, withKey(oneConnKeys, searchRequest)),
   );
-  return { bare: bareResult, getLead, search, postLead, searchOneConn, fragments, keysCreated };
+  log.info(`bare Koa@1conn: ${duration} s, one request at a time`);
+  const bareOneConn = await oneAtATime(bare.url, duration, bareNext);
+
+  const today = new Date().toISOString().slice(0, 10);
+  const yearAgo = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
+  const analyticsPhase = async (label: string, args: Record<string, string>): Promise<Phase> => {
+    const make: KeyedRequest = (key) => summaryRequest(key, args);
+    const [probeKey] = await createKeys(db, workspaceId, 1);
+    keysCreated++;
+    await checkSummary(api.url, make(probeKey!), log, label);
+    log.info(`${label}: ${duration} s, one request at a time`);
+    const pool = await keyPool(200, duration);
+    return keyed(pool, await oneAtATime(api.url, duration, withKey(pool, make)));
+  };
+  const analytics30 = await analyticsPhase('analytics.summary (30 days)@1conn', {});
+  const analyticsYear = await analyticsPhase('analytics.summary (365 days)@1conn', {
+    from: yearAgo,
+    to: today,
+  });
+  return {
+    bare: bareResult,
+    getLead,
+    search,
+    postLead,
+    searchOneConn,
+    bareOneConn,
+    analytics30,
+    analyticsYear,
+    fragments,
+    keysCreated,
+  };
+}
+
+/** A `tools/call` of `analytics.summary` as a 2026-07-28 client sends it (stateless, headers and `_meta`). */
+function summaryRequest(key: string, args: Record<string, string>): ReturnType<NextRequest> {
+  return {
+    method: 'POST',
+    path: '/api/mcp',
+    headers: {
+      ...bearer(key),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'analytics.summary',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'analytics.summary',
+        arguments: args,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  };
+}
+
+/** One call first: a tool error answers 200 too, and a run of refusals would measure nothing. */
+async function checkSummary(url: string, req: ReturnType<NextRequest>, log: Logger, label: string) {
+  const res = await fetch(new URL(req.path!, url), {
+    method: 'POST',
+    headers: req.headers as Record<string, string>,
+    body: req.body,
+  });
+  const body = (await res.json()) as {
+    result?: { isError?: boolean; structuredContent?: unknown };
+    error?: unknown;
+  };
+  if (!res.ok || body.error || body.result?.isError)
+    throw new Error(`${label}: the call failed: ${JSON.stringify(body).slice(0, 500)}`);
+  const r = body.result!.structuredContent as { period: unknown; leads: { total: number } };
+  log.info(`${label}: ${JSON.stringify(r.period)}, ${r.leads.total} leads in the period`);
 }

@@ -5,7 +5,7 @@ import type { Scope } from '../../domain/kernel/permissions';
 import { asBenchOperator } from './bench-database';
 
 const BENCH_MEMBER = 'bench@example.com';
-const SCOPES: Scope[] = ['leads:read', 'leads:write', 'business:read'];
+const SCOPES: Scope[] = ['leads:read', 'leads:write', 'business:read', 'analytics:read'];
 
 /** The member every bench key belongs to; created on the first run against a workspace. */
 export async function ensureMember(db: DataSource, workspaceId: string): Promise<string> {

@@ -5,6 +5,7 @@ import type { Measured } from './stats';
 import { SEARCH_KINDS } from './traffic';
 
 const SEARCH_P99_TARGET_MS = 30;
+const ANALYTICS_P99_TARGET_MS = 100;
 
 type Row = { label: string; m: Measured; ratio: number | null };
 
@@ -44,9 +45,13 @@ export type ApiReport = {
 
 /** Prints the plan, the table and, as the very last stdout line, every figure as one JSON object. */
 export function printApiReport({ settings, seed, results, plan, plansByKind, apiRequestsCutOff }: ApiReport) {
-  const { bare, getLead, search, postLead, searchOneConn } = results;
-  const apiPhases = [getLead, search, postLead, searchOneConn];
-  const all = [bare, ...apiPhases];
+  const { bare, getLead, search, postLead, searchOneConn, bareOneConn, analytics30, analyticsYear } = results;
+  const apiPhases = [getLead, search, postLead, searchOneConn, analytics30, analyticsYear];
+  const all = [bare, bareOneConn, ...apiPhases];
+  const analyticsMet = analytics30.p99_ms < ANALYTICS_P99_TARGET_MS;
+  const yearMet = analyticsYear.p99_ms < ANALYTICS_P99_TARGET_MS;
+  /** A one-connection row's p99 against bare Koa's at one connection (the floor). */
+  const p99Ratio = (m: Measured) => Math.round((m.p99_ms / bareOneConn.p99_ms) * 100) / 100;
   const met = searchOneConn.p99_ms < SEARCH_P99_TARGET_MS;
   const used = (p: SearchPlan) => `leads_search ${p.index_used ? 'used' : 'NOT used'}`;
 
@@ -65,7 +70,16 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       { label: 'GET /leads?query=', m: search, ratio: ratioOf(search, bare) },
       { label: 'POST /leads', m: postLead, ratio: ratioOf(postLead, bare) },
       { label: 'search@1conn', m: searchOneConn, ratio: null },
+      { label: 'bare koa@1conn', m: bareOneConn, ratio: null },
+      { label: 'analytics 30d@1conn', m: analytics30, ratio: null },
+      { label: 'analytics 365d@1conn', m: analyticsYear, ratio: null },
     ]),
+  );
+  console.log(
+    `\nanalytics.summary at 1 connection, ${settings.leads} leads: 30 days p50 ${analytics30.p50_ms} ms, ` +
+      `p99 ${analytics30.p99_ms} ms (target < ${ANALYTICS_P99_TARGET_MS} ms: ${analyticsMet ? 'met' : 'MISSED'}; ` +
+      `${p99Ratio(analytics30)}x bare Koa's p99 at 1 connection); 365 days p50 ${analyticsYear.p50_ms} ms, ` +
+      `p99 ${analyticsYear.p99_ms} ms (${yearMet ? 'under' : 'OVER'} ${ANALYTICS_P99_TARGET_MS} ms)`,
   );
   console.log(
     `\nsearch at 1 connection: p99 ${searchOneConn.p99_ms} ms (target < ${SEARCH_P99_TARGET_MS} ms: ` +
@@ -101,6 +115,18 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       search_p99_ms: searchOneConn.p99_ms,
       search_p99_target_ms: SEARCH_P99_TARGET_MS,
       search_p99_met: met,
+      bare_koa_1conn: bareOneConn,
+      analytics_30d_1conn: analytics30,
+      analytics_365d_1conn: analyticsYear,
+      analytics_30d_p50_ms: analytics30.p50_ms,
+      analytics_30d_p99_ms: analytics30.p99_ms,
+      analytics_365d_p50_ms: analyticsYear.p50_ms,
+      analytics_365d_p99_ms: analyticsYear.p99_ms,
+      analytics_p99_target_ms: ANALYTICS_P99_TARGET_MS,
+      analytics_30d_p99_met: analyticsMet,
+      analytics_365d_p99_met: yearMet,
+      ratio_analytics_30d_p99_vs_bare_1conn: p99Ratio(analytics30),
+      ratio_analytics_365d_p99_vs_bare_1conn: p99Ratio(analyticsYear),
       search_plan: summary(plan),
       search_plans_by_kind: plansByKind.map((p, i) => ({ kind: SEARCH_KINDS[i], ...summary(p) })),
       non_2xx_total: all.reduce((sum, m) => sum + m.non_2xx, 0),
