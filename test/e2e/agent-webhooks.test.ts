@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAgentNow } from '../../domain/agents/operations/lifecycle';
 import { createAgent } from '../../domain/agents/operations/setup';
 import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { approveProspect, importProspects, listProspects } from '../../domain/prospects/operations/prospects';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { zoneAtNoon } from '../helpers/fixtures';
@@ -13,7 +17,7 @@ import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 type Received = { ok: boolean; data: Record<string, unknown> };
 
 /** What an agent causes, as a customer's endpoint receives it: signed deliveries with the spec's fields. */
-describe("an agent's events, delivered as webhooks", () => {
+describe("an agent's and a prospect's events, delivered as webhooks", () => {
   let s: WebhookStack;
   let rx: Receiver;
   let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
@@ -21,7 +25,13 @@ describe("an agent's events, delivered as webhooks", () => {
     smtp = await startSmtpSink();
     s = await startWebhookStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'team@acme.example' } });
     rx = await startReceiver();
-    await s.endpoint(rx, ['lead.status_changed', 'ai.escalated', 'lead.handover_required']);
+    await s.endpoint(rx, [
+      'lead.status_changed',
+      'ai.escalated',
+      'lead.handover_required',
+      'lead.created',
+      'lead.touched',
+    ]);
     await s.db.query(`UPDATE workspaces SET timezone = $2 WHERE id = $1`, [s.workspace.id, zoneAtNoon()]);
   });
   after(async () => {
@@ -106,5 +116,48 @@ describe("an agent's events, delivered as webhooks", () => {
         occurred_at: undefined,
       },
     );
+  });
+
+  it('lead.created with source type prospecting when a person approves a prospect; lead.touched when it matched a lead', async () => {
+    const workspaceId = s.workspace.id;
+    const known = (await postLead(s.app, s.key, intakeBody({ source: 'ads' }))).body.data as {
+      id: string;
+      email: string;
+    };
+    const csv = path.join(mkdtempSync(path.join(tmpdir(), 'hooks-')), 'list.csv');
+    writeFileSync(
+      csv,
+      `email,first_name,company\nnew.prospect@example.com,Nia,Acme\n${known.email},Kim,Beta\n`,
+    );
+    await s.run(importProspects, { file: csv, list: 'Webhook list' }, { workspaceId });
+    const listed = (await s.run(listProspects, { list: 'Webhook list' }, { workspaceId })) as {
+      data: { id: string; email: string }[];
+    };
+    const [fresh, matched] = ['new.prospect@example.com', known.email].map((e) =>
+      listed.data.find((p) => p.email === e)!,
+    );
+    const approved = (await s.run(approveProspect, { prospectId: fresh!.id })) as { lead_id: string };
+    const created = await received('lead.created', approved.lead_id);
+    assert.ok(created.ok, 'signed');
+    assert.equal(created.data.source_type, 'prospecting');
+    assert.equal(created.data.source, 'Webhook list');
+    assert.equal(created.data.email, 'new.prospect@example.com');
+    await s.run(approveProspect, { prospectId: matched!.id });
+    const touched = await waitFor(
+      'lead.touched from the prospect',
+      async () =>
+        rx
+          .ofType('lead.touched')
+          .map((r): Received => ({
+            ok: r.helperOk,
+            ...(JSON.parse(r.body) as { data: Record<string, unknown> }),
+          }))
+          .find((e) => e.data.lead_id === known.id && e.data.source_type === 'prospecting'),
+      30_000,
+      50,
+    );
+    assert.ok(touched.ok, 'signed');
+    assert.equal(touched.data.outcome, 'MERGED');
+    assert.equal(touched.data.source, 'Webhook list');
   });
 });
