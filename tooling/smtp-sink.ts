@@ -54,6 +54,8 @@ export async function startSmtpSink() {
       closedSessions.add(session.id);
     },
   });
+  // A sender killed mid-session resets its connection; a real server notes it and serves the rest.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {

@@ -31,6 +31,8 @@ export async function startSmtpCounter() {
       });
     },
   });
+  // A sender killed mid-session resets its connection; a real server notes it and serves the rest.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {

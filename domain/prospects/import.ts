@@ -62,18 +62,18 @@ function readHeader(header: string[]): (ProspectField | null)[] {
   if (unknown !== undefined)
     throw new DomainError(
       'invalid_request',
-      `file: the header has an unknown column "${unknown}"; ${accepted}.`,
+      `the file's header has an unknown column "${unknown}"; ${accepted}.`,
       {
         field: 'file',
       },
     );
   const seen = fields.find((f, i) => fields.indexOf(f) !== i);
   if (seen)
-    throw new DomainError('invalid_request', `file: the header names ${seen} twice.`, { field: 'file' });
+    throw new DomainError('invalid_request', `the file's header names ${seen} twice.`, { field: 'file' });
   if (!fields.includes('email') && !fields.includes('phone'))
     throw new DomainError(
       'invalid_request',
-      `file: the header needs an email or a phone column; ${accepted}.`,
+      `the file's header needs an email or a phone column; ${accepted}.`,
       {
         field: 'file',
       },
@@ -132,7 +132,7 @@ export async function importCsv(
   let headerError: DomainError | undefined;
   const malformed = new Set<number>();
   await stat(opts.file).catch(() => {
-    throw new DomainError('invalid_request', `file: cannot read ${opts.file}`, { field: 'file' });
+    throw new DomainError('invalid_request', `cannot read the file ${opts.file}`, { field: 'file' });
   });
   const source = createReadStream(opts.file);
   const parser = source.pipe(

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { repoRoot } from '../../tooling/paths';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
@@ -138,5 +141,120 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
       assert.equal(r.stderr.split('\n').length, 1, r.stderr);
       assert.match(r.stderr, /^error/);
     }
+  });
+
+  it('imports prospects from a CSV file, and runs agents and their drafts from the shell', async () => {
+    const ws = admin(
+      'workspace',
+      'create',
+      '--name',
+      'Prospector',
+      '--timezone',
+      'Europe/London',
+      '--industry',
+      'solar',
+    );
+    const workspaceId = ws.json!.id as string;
+    const dir = mkdtempSync(path.join(tmpdir(), 'cli-'));
+    const csv = path.join(dir, 'list.csv');
+    writeFileSync(csv, 'email,first_name,company\nana@sun.example,Ana,Sun Ltd\nnope,Bo,\n');
+    const imported = admin(
+      'prospect',
+      'import',
+      '--workspace',
+      workspaceId,
+      '--file',
+      csv,
+      '--list',
+      'Solar Q4',
+    );
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.deepEqual(
+      [imported.json!.imported, imported.json!.bad_rows, imported.json!.bad],
+      [1, 1, [{ line: 3, field: 'email', reason: 'email is not an email address' }]],
+    );
+    const wrong = path.join(dir, 'wrong.csv');
+    writeFileSync(wrong, 'mail,name\nx@y.example,X\n');
+    const refused = admin(
+      'prospect',
+      'import',
+      '--workspace',
+      workspaceId,
+      '--file',
+      wrong,
+      '--list',
+      'Solar Q4',
+    );
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^error \(file\): the file's header has an unknown column "mail"/);
+    assert.equal(refused.stderr.split('\n').length, 1, 'one line');
+    const listed = admin('prospect', 'list', '--workspace', workspaceId, '--list', 'Solar Q4');
+    assert.equal((listed.json!.data as unknown[]).length, 1);
+
+    const agent = admin(
+      'agent',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--name',
+      'Chaser',
+      '--type',
+      'follow_up',
+    );
+    assert.equal(agent.json!.status, 'DRAFT');
+    const configured = admin(
+      'agent',
+      'configure',
+      '--id',
+      agent.json!.id as string,
+      '--days',
+      '1,2,3,4,5',
+      '--time',
+      '09:00',
+      '--statuses',
+      'NEW,CONTACTED',
+      '--per-run',
+      '10',
+      '--review',
+      'draft',
+    );
+    assert.equal(configured.code, 0, configured.stderr);
+    assert.deepEqual(configured.json!.cadence, { days: [1, 2, 3, 4, 5], time: '09:00' });
+    assert.equal((configured.json!.limits as { per_run: number }).per_run, 10);
+    const zero = admin('agent', 'configure', '--id', agent.json!.id as string, '--per-day', '0');
+    assert.match(zero.stderr, /^error \(limits\.per_day\): limits\.per_day must be at least 1/);
+
+    const [lead] = await t.db.query<{ id: string }[]>(
+      `INSERT INTO leads (workspace_id, first_name, email, source) VALUES ($1, 'Ana', 'lead@sun.example', 'ads') RETURNING id`,
+      [workspaceId],
+    );
+    const [run] = await t.db.query<{ id: string }[]>(
+      `INSERT INTO agent_runs (workspace_id, agent_id, workflow_id, trigger) VALUES ($1, $2, 'agent:x-now', 'run_now') RETURNING id`,
+      [workspaceId, agent.json!.id],
+    );
+    const draft = async () =>
+      (
+        await t.db.query<{ id: string }[]>(
+          `INSERT INTO agent_drafts (workspace_id, agent_id, run_id, lead_id, channel, subject, body, template)
+           VALUES ($1, $2, $3, $4, 'email', 'Following up', 'Hi Ana', 'follow_up.first@v1') RETURNING id`,
+          [workspaceId, agent.json!.id, run!.id, lead!.id],
+        )
+      )[0]!.id;
+    const [first, second] = [await draft(), await draft()];
+    const drafts = admin('agent', 'drafts', '--workspace', workspaceId);
+    assert.equal(drafts.json!.count, 2);
+    const sent = admin('agent', 'send-draft', '--id', first, '--as', 'owner@sun.example');
+    assert.equal(sent.json!.status, 'SENT', sent.stderr);
+    const [message] = await t.db.query(`SELECT status, subject FROM messages WHERE id = $1`, [
+      sent.json!.message_id,
+    ]);
+    assert.deepEqual({ ...message }, { status: 'queued', subject: 'Following up' });
+    assert.equal(admin('agent', 'discard-draft', '--id', second).json!.status, 'DISCARDED');
+    const again = admin('agent', 'send-draft', '--id', second);
+    assert.match(again.stderr, /^error: The draft was already discarded/);
+
+    const summary = admin('analytics', 'summary', '--workspace', workspaceId);
+    assert.equal(summary.code, 0, summary.stderr);
+    assert.equal((summary.json!.leads as { total: number }).total, 1);
   });
 });
