@@ -1,7 +1,8 @@
-import { actorRef, type Actor } from '../kernel/actor';
+import type { Actor } from '../kernel/actor';
 import type { Data } from '../kernel/data';
 import type { OperationContext } from '../kernel/operation';
 import type { Lead } from '../leads/entities';
+import { moveStatus } from '../leads/move-status';
 import { leadsIn } from '../leads/repository/leads';
 
 /**
@@ -14,16 +15,7 @@ export async function markChased(
   actor: Actor,
   lead: Lead,
 ): Promise<void> {
-  const leads = leadsIn(data);
-  if (lead.status !== 'NEW') {
-    if (lead.follow_up !== 'ACTIVE') await leads.mark(lead.id, { follow_up: 'ACTIVE' });
-    return;
-  }
-  await leads.change(lead.id, { status: 'CONTACTED', follow_up: 'ACTIVE' });
-  await emit(
-    lead.workspace_id,
-    'lead.status_changed',
-    { type: 'lead', id: lead.id },
-    { lead_id: lead.id, status: 'CONTACTED', previous_status: 'NEW', changed_by: actorRef(actor) },
-  );
+  if (lead.status === 'NEW')
+    await moveStatus({ data, emit, actor }, lead, 'CONTACTED', { follow_up: 'ACTIVE' });
+  else if (lead.follow_up !== 'ACTIVE') await leadsIn(data).mark(lead.id, { follow_up: 'ACTIVE' });
 }

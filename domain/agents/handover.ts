@@ -23,23 +23,14 @@ export async function agentReadsReply(
   const reading = readReply(message.body);
   if (reading.kind === 'other') return;
   await leadsIn(data).mark(lead.id, { follow_up: 'STOPPED' });
-  const drafts = agentDraftsIn(data);
-  for (const d of await drafts.list({ agentId, status: 'PENDING', limit: 100 }))
-    if (d.lead_id === lead.id)
-      await drafts.decide(d.id, {
-        status: 'DISCARDED',
-        message_id: null,
-        decided_by: 'agent: the lead replied',
-      });
+  await agentDraftsIn(data).discardFor(agentId, lead.id, 'agent: the lead replied');
   if (reading.kind === 'declined') {
     await runs.record({
       agent_id: agentId,
       run_id: null,
       kind: 'skipped',
       lead_id: lead.id,
-      subject_id: null,
       message_id: message.id,
-      draft_id: null,
       outcome: 'the lead declined: follow-up stopped',
     });
     return;
@@ -59,7 +50,6 @@ export async function agentReadsReply(
     lead_id: lead.id,
     subject_id: handoff.id,
     message_id: message.id,
-    draft_id: null,
     outcome: `handed to a person: ${reading.reason.replaceAll('_', ' ')} (${reading.priority})`,
   });
   const subject = { type: 'lead' as const, id: lead.id };

@@ -103,8 +103,10 @@ export const agentRunsIn = (data: Data) => {
           ),
 
     /** `at`: the run's clock (its workflow's), so limits measured by it count what it did. */
-    record: (values: Omit<AgentAction, 'id' | 'workspace_id' | 'at'> & { at?: Date }) =>
-      actions.insert(values),
+    record: (
+      values: Pick<AgentAction, 'agent_id' | 'run_id' | 'kind' | 'lead_id' | 'outcome'> &
+        Partial<Pick<AgentAction, 'subject_id' | 'message_id' | 'draft_id' | 'at'>>,
+    ) => actions.insert({ subject_id: null, message_id: null, draft_id: null, ...values }),
 
     /** Messages the agent sent or drafted since `since` (its daily limit), or in this run (per run). */
     messagesSince: async (agentId: string, since: Date): Promise<number> => {
@@ -211,6 +213,12 @@ export const agentDraftsIn = (data: Data) => {
       ),
     decide: async (id: string, values: Pick<AgentDraft, 'status' | 'message_id' | 'decided_by'>) =>
       (await rows.update({ id }, { ...values, decided_at: now }))[0]!,
+    /** The lead replied: the agent's drafts for it that wait for review will not be sent. */
+    discardFor: (agentId: string, leadId: string, by: string) =>
+      rows.set(
+        { agent_id: agentId, lead_id: leadId, status: 'PENDING' },
+        { status: 'DISCARDED', decided_by: by, decided_at: now },
+      ),
     /** The drafted action points at the message the draft became. */
     linkMessage: async (draftId: string, messageId: string) => {
       await data.scoped(AgentActionEntity).set({ draft_id: draftId }, { message_id: messageId });

@@ -136,9 +136,6 @@ async function chase(
         run_id: run.id,
         kind: 'skipped',
         lead_id: lead.id,
-        subject_id: null,
-        message_id: null,
-        draft_id: null,
         outcome,
         at: now,
       });
@@ -163,8 +160,6 @@ async function chase(
           run_id: run.id,
           kind: 'drafted',
           lead_id: lead.id,
-          subject_id: null,
-          message_id: null,
           draft_id: draft.id,
           outcome: 'waiting for review',
           at: now,
@@ -195,9 +190,7 @@ async function chase(
             run_id: run.id,
             kind: 'sent',
             lead_id: lead.id,
-            subject_id: null,
             message_id: messageId,
-            draft_id: null,
             outcome: 'queued',
             at: now,
           });
@@ -249,8 +242,6 @@ async function prospect(services: Services, agent: Agent, run: AgentRun): Promis
               kind: 'proposed',
               lead_id: null,
               subject_id: sourcing.id,
-              message_id: null,
-              draft_id: null,
               outcome: `${label}: sourcing up to ${agent.limits.per_run} candidates (${sourcing.workflow_id}); scored prospects wait for a person`,
             });
           },
@@ -264,9 +255,6 @@ async function prospect(services: Services, agent: Agent, run: AgentRun): Promis
         run_id: run.id,
         kind: 'skipped',
         lead_id: null,
-        subject_id: null,
-        message_id: null,
-        draft_id: null,
         outcome: `${label}: ${err.message}`,
       });
     }

@@ -1,4 +1,5 @@
 import type { Data } from '../kernel/data';
+import { DomainError } from '../kernel/errors';
 import { DELIVERIES_CHANNEL } from '../kernel/events';
 import {
   PROSPECT_FIELDS,
@@ -34,13 +35,17 @@ export const prospectsIn = (data: Data) => {
       return (await lists.findOne({ name }))!;
     },
 
-    /** A list named by id or by name. */
-    list: async (ref: string): Promise<ProspectList | null> =>
-      /^[0-9a-f-]{36}$/i.test(ref)
-        ? ((await lists.findOne({ id: ref.toLowerCase() })) ?? lists.findOne({ name: ref }))
-        : lists.findOne({ name: ref }),
-
     listById: (id: string) => lists.findOne({ id }),
+
+    /** A list named by id or by name, or "not found" naming `list`. */
+    mustFindList: async (ref: string): Promise<ProspectList> => {
+      const found = /^[0-9a-f-]{36}$/i.test(ref)
+        ? ((await lists.findOne({ id: ref.toLowerCase() })) ?? (await lists.findOne({ name: ref })))
+        : await lists.findOne({ name: ref });
+      if (!found)
+        throw new DomainError('not_found', `No prospect list "${ref}" in this workspace.`, { field: 'list' });
+      return found;
+    },
 
     /**
      * Stores a batch of candidates; one already in the list (same email, or same phone without an

@@ -1,7 +1,7 @@
 import { workspaceNamed } from '../identity/repository';
 import { Data } from '../kernel/data';
 import type { OperationContext, Services } from '../kernel/operation';
-import { DomainError, notFound } from '../kernel/errors';
+import { notFound } from '../kernel/errors';
 import { prospectsIn } from './repository';
 import { PROSPECT_SCORING_VERSION, scoreProspect } from './scoring';
 import { runView } from './views';
@@ -12,10 +12,7 @@ import { runView } from './views';
  * agent's run names itself on the run.
  */
 export async function startSourcing(ctx: OperationContext, i: { list: string; limit?: number }) {
-  const repo = prospectsIn(ctx.data);
-  const list = await repo.list(i.list);
-  if (!list)
-    throw new DomainError('not_found', `No prospect list "${i.list}" in this workspace.`, { field: 'list' });
+  const list = await prospectsIn(ctx.data).mustFindList(i.list);
   const run = await prospectsIn(ctx.data.in(list.workspace_id)).startRun({
     list_id: list.id,
     scoring_version: PROSPECT_SCORING_VERSION,

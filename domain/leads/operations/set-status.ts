@@ -1,10 +1,10 @@
 import * as yup from 'yup';
-import { actorRef } from '../../kernel/actor';
 import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../requirements';
 import { STATUS_RESULT } from '../outputs';
-import { leadsIn, lockLead } from '../repository/leads';
+import { moveStatus } from '../move-status';
+import { lockLead } from '../repository/leads';
 import { leadView } from '../views';
 import { leadIdField, statusField } from '../schemas';
 import { canMove, CLOSED, type LeadStatus } from '../status-rules';
@@ -48,22 +48,13 @@ export const setLeadStatus = defineOperation({
       });
     }
     const closing = CLOSED.includes(status);
-    const updated = await leadsIn(data).change(lead.id, {
-      status,
-      ...(closing ? { follow_up: 'STOPPED' } : {}),
-    });
+    const updated = await moveStatus({ ...ctx, data }, lead, status, closing ? { follow_up: 'STOPPED' } : {});
     if (closing) {
       warnings.push({
         code: 'follow_up_stopped',
         message: `Follow-up has stopped because the lead is now ${status}.`,
       });
     }
-    await ctx.emit(
-      lead.workspace_id,
-      'lead.status_changed',
-      { type: 'lead', id: lead.id },
-      { lead_id: lead.id, status, previous_status: lead.status, changed_by: actorRef(ctx.actor) },
-    );
     return { lead: leadView(updated), warnings };
   },
 });

@@ -141,11 +141,7 @@ export const listProspects = defineOperation({
   summary: () => 'List prospects',
   run: async (ctx, i) => {
     const repo = prospectsIn(ctx.data);
-    const list = i.list === undefined ? undefined : await repo.list(i.list);
-    if (i.list !== undefined && !list)
-      throw new DomainError('not_found', `No prospect list "${i.list}" in this workspace.`, {
-        field: 'list',
-      });
+    const list = i.list === undefined ? undefined : await repo.mustFindList(i.list);
     const rows = await repo.search({
       listId: list?.id,
       status: i.status,
