@@ -8,6 +8,7 @@ import { createSendActivities, type SendDeps } from './send-message';
 import { createCampaignActivities } from './campaign';
 import { createAgentRunActivities } from './agent-run';
 import { createSourcingActivities } from './sourcing';
+import { createSalesActivities } from './sales';
 
 export type ActivityDeps = DeliveryDeps & {
   /** Wakes a campaign's workflow when an approved resume runs here. */
@@ -28,6 +29,7 @@ export const createActivities = (deps: ActivityDeps) => {
     clock: deps.clock,
     campaigns: deps.campaigns,
     secretsKey: deps.secretsKey,
+    cancelTimers: deps.cancelWorkflows,
     webhooks: {
       secretsKey: deps.secretsKey,
       allowPrivateTargets: deps.allowPrivateTargets,
@@ -50,6 +52,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createAppointmentActivities({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
     ...createAgentRunActivities(services),
     ...createSourcingActivities(services),
+    ...createSalesActivities(services),
   };
 };
 

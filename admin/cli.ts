@@ -35,6 +35,8 @@ async function main(argv: string[]): Promise<unknown> {
       approvals: approvalGate(db, client, config.temporalTaskQueue),
       campaigns: campaignWaker(client),
       secretsKey: config.secretsKey,
+      publicUrl: config.publicUrl,
+      cancelTimers: cancelWorkflows,
       appointments: bookingDesk(db, client, config.temporalTaskQueue),
       agents: { schedule: agentScheduler(client, config.temporalTaskQueue).describe },
       webhooks: {

@@ -29,3 +29,10 @@ export type RequestState = {
 };
 
 export type AppContext = ParameterizedContext<RequestState>;
+
+/**
+ * The path as logs may show it: the matched route's pattern (`/quotes/:token`), so a token in a URL
+ * never reaches a log line; the raw path only when no route matched.
+ */
+export const loggedPath = (ctx: AppContext): string =>
+  (ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.path;

@@ -13,6 +13,7 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
+import { quotePageRouter } from './public/quotes';
 import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
 import { mcpDoor, mcpRoute } from './mcp/route';
@@ -24,7 +25,12 @@ export type AppDeps = {
     Config,
     'trustProxy' | 'rateLimitPerMinute' | 'requestTimeoutMs' | 'auditQueueLimit' | 'refusedPerMinute'
   > &
-    Partial<Pick<Config, 'mcpAllowedOrigins' | 'trustedProxyHops' | 'secretsKey' | 'publicUrl' | 'sms'>>;
+    Partial<
+      Pick<
+        Config,
+        'mcpAllowedOrigins' | 'trustedProxyHops' | 'secretsKey' | 'publicUrl' | 'sms' | 'quotePagePerMinute'
+      >
+    >;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
   /** Wakes a campaign's workflow after a pause; without it the workflow notices at its next batch. */
@@ -69,6 +75,7 @@ export function buildApp({
     appointments,
     agents,
     secretsKey: config.secretsKey,
+    publicUrl: config.publicUrl,
   };
   const routes = v1Router(services);
   const publicDoor = publicRouter(services, {
@@ -84,6 +91,7 @@ export function buildApp({
     .use(errors(log))
     .use(openApiRoute())
     .use(publicDoor.routes())
+    .use(quotePageRouter(services, { perMinute: config.quotePagePerMinute ?? 30 }).routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { Identity1763800000000 } from './migrations/1763800000000-identity';
 import { Leads1763800100000 } from './migrations/1763800100000-leads';
@@ -13,7 +14,12 @@ import { Campaigns1763801000000 } from './migrations/1763801000000-campaigns';
 import { Agents1763801200000 } from './migrations/1763801200000-agents';
 import { Prospects1763801300000 } from './migrations/1763801300000-prospects';
 import { Analytics1763801400000 } from './migrations/1763801400000-analytics';
+import { Sales1763801500000 } from './migrations/1763801500000-sales';
 import { ENTITIES } from './entities';
+
+// A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
+// would put it at a midnight in some time zone, and one day could read as another.
+pg.types.setTypeParser(pg.types.builtins.DATE, (v: string) => v);
 
 const migrations = [
   Identity1763800000000,
@@ -30,6 +36,7 @@ const migrations = [
   Agents1763801200000,
   Prospects1763801300000,
   Analytics1763801400000,
+  Sales1763801500000,
 ];
 
 /**

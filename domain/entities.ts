@@ -5,6 +5,13 @@ import {
   AgentRunEntity,
   HandoffEntity,
 } from './agents/entities';
+import {
+  DocumentCounterEntity,
+  InvoiceEntity,
+  OpportunityEntity,
+  QuoteEntity,
+  QuoteSignatureEntity,
+} from './sales/entities';
 import { ProspectEntity, ProspectListEntity, SourcingRunEntity } from './prospects/entities';
 import { AppointmentEntity } from './appointments/entities';
 import { ApprovalEntity } from './approvals/entities';
@@ -55,4 +62,9 @@ export const ENTITIES = [
   ProspectListEntity,
   SourcingRunEntity,
   ProspectEntity,
+  OpportunityEntity,
+  DocumentCounterEntity,
+  QuoteEntity,
+  QuoteSignatureEntity,
+  InvoiceEntity,
 ];

@@ -9,6 +9,15 @@ import {
   rejectProspect,
   startProspectSourcing,
 } from './prospects/operations/prospects';
+import {
+  closeOpportunityByHand,
+  createOpportunity,
+  getOpportunity,
+  listOpportunities,
+} from './sales/operations/opportunities';
+import { createQuote, getQuote, listQuotes, reviseQuote, sendQuoteOp } from './sales/operations/quotes';
+import { acceptQuotePage, declineQuotePage, viewQuotePage } from './sales/operations/quote-page';
+import { getInvoice, issueInvoice, listInvoices, payInvoice } from './sales/operations/invoices';
 import { analyticsSummary } from './analytics/operations/summary';
 import { bookAppointment } from './appointments/operations/book';
 import { cancelAppointment, confirmAppointment, declineAppointment } from './appointments/operations/decide';
@@ -64,6 +73,7 @@ import {
   recoverEndpoint,
   resendDelivery,
 } from './webhooks/operations/deliveries';
+import { listEventTypes } from './webhooks/operations/event-types';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -133,6 +143,23 @@ export const operations = {
   rejectProspect,
   // analytics
   analyticsSummary,
+  // sales: opportunities, quotes (and the customer's page), invoices
+  createOpportunity,
+  closeOpportunityByHand,
+  getOpportunity,
+  listOpportunities,
+  createQuote,
+  reviseQuote,
+  sendQuoteOp,
+  getQuote,
+  listQuotes,
+  viewQuotePage,
+  acceptQuotePage,
+  declineQuotePage,
+  issueInvoice,
+  payInvoice,
+  getInvoice,
+  listInvoices,
   // agents
   createAgent,
   configureAgent,
@@ -169,6 +196,7 @@ export const operations = {
   resendDelivery,
   recoverEndpoint,
   listNotifications,
+  listEventTypes,
 } as const;
 
 const byName = new Map<string, AnyOperation>(

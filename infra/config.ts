@@ -32,6 +32,8 @@ export type Config = {
   auditQueueLimit: number;
   /** Refused requests (no key, unknown key, refused address) allowed per client address per minute. */
   refusedPerMinute: number;
+  /** Requests per client address per minute on a quote's public page (view, sign, decline). */
+  quotePagePerMinute: number;
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };
   /** The worker creates the reconcile and retention schedules (off in tests that run many workers). */
   maintenanceSchedules: boolean;
@@ -120,6 +122,7 @@ const schema = yup.object({
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: intSetting('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 100, 600_000, 10_000),
   AUDIT_QUEUE_LIMIT: intSetting('AUDIT_QUEUE_LIMIT', 10, 1_000_000, 5_000),
   REFUSED_PER_MINUTE: intSetting('REFUSED_PER_MINUTE', 1, 1_000_000, 60),
+  QUOTE_PAGE_PER_MINUTE: intSetting('QUOTE_PAGE_PER_MINUTE', 1, 1_000_000, 30),
   IDEMPOTENCY_RETENTION_HOURS: intSetting('IDEMPOTENCY_RETENTION_HOURS', 24, 24 * 365, 48),
   AUDIT_RETENTION_DAYS: intSetting('AUDIT_RETENTION_DAYS', 1, 3_650, 365),
   EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30),
@@ -230,6 +233,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     auditQueueLimit: parsed.AUDIT_QUEUE_LIMIT,
     refusedPerMinute: parsed.REFUSED_PER_MINUTE,
+    quotePagePerMinute: parsed.QUOTE_PAGE_PER_MINUTE,
     retention: {
       idempotencyHours: parsed.IDEMPOTENCY_RETENTION_HOURS,
       auditDays: parsed.AUDIT_RETENTION_DAYS,

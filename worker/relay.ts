@@ -7,6 +7,8 @@ import { campaignUpkeep } from '../domain/campaigns/repository';
 import { campaignStarter } from '../domain/campaigns/temporal';
 import { sourcingUpkeep } from '../domain/prospects/repository';
 import { sourcingStarter } from '../domain/prospects/temporal';
+import { salesUpkeep } from '../domain/sales/repository';
+import { invoiceTimerStarter, quoteTimerStarter } from '../domain/sales/temporal';
 import { messageUpkeep } from '../domain/conversations/repository';
 import { Data } from '../domain/kernel/data';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
@@ -32,7 +34,8 @@ const source = <T>(s: {
 }): OutboxSource => s as OutboxSource;
 
 /**
- * The service's outboxes: webhook deliveries, outbound messages, launched campaigns, sourcing runs, and agents whose
+ * The service's outboxes: webhook deliveries, outbound messages, launched campaigns, sourcing runs, sent
+ * quotes' and issued invoices' timers, and agents whose
  * Temporal schedule is behind their status (or that have a run to start).
  */
 export function outboxSources(
@@ -48,6 +51,9 @@ export function outboxSources(
   const campaigns = campaignUpkeep(all);
   const agentRows = agentUpkeep(all);
   const sourcing = sourcingUpkeep(all);
+  const sales = salesUpkeep(all);
+  const startQuoteTimer = quoteTimerStarter(client, taskQueue);
+  const startInvoiceTimer = invoiceTimerStarter(client, taskQueue);
   return [
     source({
       name: 'webhook delivery',
@@ -72,6 +78,24 @@ export function outboxSources(
       unstarted: sourcing.unstarted,
       key: (r) => r.id,
       start: sourcingStarter(client, taskQueue),
+    }),
+    source({
+      name: 'quote expiry',
+      unstarted: sales.unstartedQuotes,
+      key: (q) => q.id,
+      start: async (q) => {
+        await startQuoteTimer(q);
+        await sales.quoteTimerStarted(q.id);
+      },
+    }),
+    source({
+      name: 'invoice due date',
+      unstarted: sales.unstartedInvoices,
+      key: (i) => i.id,
+      start: async (i) => {
+        await startInvoiceTimer(i);
+        await sales.invoiceTimerStarted(i.id);
+      },
     }),
     source({
       name: 'agent schedule',

@@ -7,3 +7,4 @@ export { sendMessageWorkflow } from './send-message';
 export { campaignWorkflow } from './campaign';
 export { agentRunWorkflow } from './agent-run';
 export { sourcingWorkflow } from './sourcing';
+export { invoiceDueWorkflow, quoteExpiryWorkflow } from './sales';

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../infra/logger';
-import type { RequestState } from '../context';
+import { loggedPath, type RequestState } from '../context';
 import { unavailable } from '../unavailable';
 
 /**
@@ -23,7 +23,7 @@ export const deadline =
     log.warn('request deadline passed; answered 503', {
       request_id: ctx.state.requestId,
       method: ctx.method,
-      path: ctx.path,
+      path: loggedPath(ctx),
       deadline_ms: ms,
     });
     unavailable(ctx, 'The service could not answer in time. The request may still complete; retry later.');

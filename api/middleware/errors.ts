@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Logger } from '../../infra/logger';
-import type { RequestState } from '../context';
+import { loggedPath, type RequestState } from '../context';
 import { databaseUnavailable } from '../errors';
 import { respondWith, serverFault } from '../respond';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
@@ -35,7 +35,7 @@ export const errors =
         log.error('request failed', {
           request_id: ctx.state.requestId,
           method: ctx.method,
-          path: ctx.path,
+          path: loggedPath(ctx),
           error: err instanceof Error ? (err.stack ?? err.message) : String(err),
         });
         ctx.state.auditReason =

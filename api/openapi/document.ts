@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonSchema } from '../../domain/kernel/json-schema';
+import { EVENT_SCHEMAS } from '../../domain/kernel/event-validation';
 import type { Requirement } from '../../domain/kernel/permissions';
 import { IDEMPOTENCY_HEADER, restRoutes, type RestRoute } from '../rest/routes';
 import { errorSchema, withoutNul } from './schemas';
@@ -39,7 +40,7 @@ const errors = {
 };
 
 const guarded = (need: Requirement) => ({
-  security: [{ bearerAuth: [need.scope] }],
+  security: [{ bearerAuth: need.scope === 'any' ? [] : [need.scope] }],
   'x-required-scope': need.scope,
   'x-minimum-role': need.minRole,
 });
@@ -221,8 +222,63 @@ export function openApiDocument(): Json {
           schema: { type: 'string', enum: ['true'] },
         },
       },
-      schemas: components.schemas,
+      schemas: { ...components.schemas, ...eventSchemas() },
     },
     paths,
+    webhooks: eventWebhooks(),
   };
+}
+
+/** A published event schema, without the keys that make it a document of its own. */
+const embedded = (schema: Json): Json => {
+  const { $schema: _draft, $id: _id, ...rest } = schema;
+  return rest;
+};
+
+/** The envelope (`EventEnvelope`) and each type's data (`EventData.<type>`), as components. */
+function eventSchemas(): Record<string, Json> {
+  return {
+    EventEnvelope: embedded(EVENT_SCHEMAS.envelope),
+    ...Object.fromEntries(
+      Object.entries(EVENT_SCHEMAS.types).map(([type, t]) => [`EventData.${type}`, embedded(t.schema)]),
+    ),
+  };
+}
+
+/**
+ * OpenAPI 3.1 `webhooks`: what an endpoint receives, one entry per event type, each body the envelope
+ * with that type and its data. The same schemas `GET /api/v1/event-types` serves.
+ */
+function eventWebhooks(): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(EVENT_SCHEMAS.types).map(([type, t]) => [
+      type,
+      {
+        post: {
+          summary: type,
+          description: `${t.description} Signed with \`service-signature\`; retried on failure for about 22.6 hours.`,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  allOf: [
+                    { $ref: '#/components/schemas/EventEnvelope' },
+                    {
+                      type: 'object',
+                      properties: {
+                        type: { const: type },
+                        data: { $ref: `#/components/schemas/EventData.${type}` },
+                      },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          responses: { '200': { description: 'Any 2xx within 10 seconds acknowledges the delivery.' } },
+        },
+      },
+    ]),
+  );
 }

@@ -30,6 +30,8 @@ export type Message = {
   /** A campaign's send: (campaign, lead, step) is unique, so no step reaches a lead twice. */
   campaign_id: string | null;
   campaign_step: number | null;
+  /** Inbound: what it says, by the intent rules (domain/leads/intent-rules.ts). */
+  classification: string | null;
 };
 export const MessageEntity = entity<Message>({
   name: 'Message',
@@ -54,6 +56,7 @@ export const MessageEntity = entity<Message>({
     sent_at: { type: 'timestamptz', nullable: true },
     campaign_id: { type: 'uuid', nullable: true },
     campaign_step: { type: 'integer', nullable: true },
+    classification: { type: 'text', nullable: true },
   },
   relations: {
     ...inWorkspace('messages'),

@@ -1,5 +1,7 @@
 import { agentReadsReply } from '../agents/handover';
 import type { OperationContext } from '../kernel/operation';
+import { applyIntent } from '../leads/intent';
+import { classifyMessage } from '../leads/intent-rules';
 import type { Message } from './entities';
 import type { Lead } from '../leads/entities';
 import { leadsIn } from '../leads/repository/leads';
@@ -22,8 +24,9 @@ export type MessageView = Pick<Message, 'id' | 'lead_id' | 'channel' | 'status' 
 };
 
 /**
- * Stores an inbound message on a (locked) lead and marks the lead as needing attention. A reply
- * (a lead writing back on a channel) also emits reply.received, once per stored message.
+ * Stores an inbound message on a (locked) lead, classified by the intent rules, and marks the lead as
+ * needing attention; the classification may move the lead's buying intent. A reply (a lead writing
+ * back on a channel) also emits reply.received with the classification, once per stored message.
  */
 export async function recordInboundMessageIn(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
@@ -37,12 +40,14 @@ export async function recordInboundMessageIn(
   },
 ): Promise<MessageView> {
   const data = ctx.data.in(lead.workspace_id);
+  const classification = classifyMessage(msg.body);
   const row = await messagesIn(data).record({
     lead_id: lead.id,
     channel: msg.channel,
     direction: 'inbound',
     status: 'received',
     body: msg.body,
+    classification,
     ...msg.provider,
   });
   await leadsIn(data).mark(lead.id, { needs_attention: true });
@@ -64,12 +69,13 @@ export async function recordInboundMessageIn(
     body: msg.body,
     received_at: view.at,
   });
+  if (classification) await applyIntent(ctx, lead, { id: row.id, classification });
   if (msg.isReply) {
     await ctx.emit(lead.workspace_id, 'reply.received', subject, {
       message_id: row.id,
       lead_id: lead.id,
       channel: msg.channel,
-      classification: null,
+      classification,
     });
     await agentReadsReply(ctx, lead, { id: row.id, channel: msg.channel, body: msg.body });
   }

@@ -17,7 +17,7 @@ export const messagesIn = (data: Data) => {
   return {
     record: (
       values: Pick<Message, 'lead_id' | 'channel' | 'direction' | 'status' | 'body'> &
-        Partial<Pick<Message, 'subject' | 'provider_message_id' | 'in_reply_to'>>,
+        Partial<Pick<Message, 'subject' | 'provider_message_id' | 'in_reply_to' | 'classification'>>,
     ) => rows.insert(values),
 
     /**

@@ -41,7 +41,31 @@ type Suppression = {
   source: string;
 };
 
-type QuoteRef = { quote_id: string; number: string; revision: number };
+type QuoteRef = {
+  quote_id: string;
+  /** The quote's number, given when it was first sent (gap-free per workspace). */
+  number: string;
+  /** 1 for the first version; each revision supersedes the one before. */
+  revision: number;
+};
+
+/** The buying-intent states a lead moves between. */
+export type Intent = 'EXPLORATORY' | 'EVALUATING' | 'BOOKING_READY' | 'NOT_NOW' | 'NOT_INTERESTED';
+
+/** What one inbound message says, by the intent rules. */
+export type Classification =
+  | 'BOOKING_REQUEST'
+  | 'PRICING_QUESTION'
+  | 'PRODUCT_QUESTION'
+  | 'POSITIVE'
+  | 'NOT_NOW'
+  | 'NOT_INTERESTED'
+  | 'OTHER';
+
+export type NextBestAction =
+  'BOOK_MEETING' | 'SEND_QUOTE' | 'ANSWER_QUESTION' | 'NURTURE' | 'FOLLOW_UP_LATER' | 'CLOSE_LOST';
+
+export type OpportunityStage = 'QUALIFIED' | 'BOOKED' | 'PROPOSAL' | 'WON' | 'LOST';
 
 export type EventDataMap = {
   'lead.created': Contact & { lead_id: string; status: string; source_type: string; source: string };
@@ -76,11 +100,22 @@ export type EventDataMap = {
   'score.changed': Score;
   'lead.intent_changed': {
     lead_id: string;
-    intent: string;
-    previous_intent: string | null;
+    /** The new buying-intent state. */
+    intent: Intent;
+    /** The state before; null for the lead's first classified message. */
+    previous_intent: Intent | null;
+    /** 0 to 100: how ready to buy the lead's messages read. */
     intent_score: number;
-    next_best_action: string;
+    /** What a person (or an agent) should do next. */
+    next_best_action: NextBestAction;
+    /** 0 to 1: the share of the qualification questions the lead has answered. */
     qualification_completeness: number;
+    /** The inbound message whose classification moved the intent. */
+    message_id: string;
+    /** The classification of that message. */
+    classification: Classification;
+    /** The version of the classification rules. */
+    rules_version: string;
   };
   'message.received': {
     message_id: string;
@@ -90,7 +125,13 @@ export type EventDataMap = {
     body: string;
     received_at: string;
   };
-  'reply.received': { message_id: string; lead_id: string; channel: string; classification: string | null };
+  'reply.received': {
+    message_id: string;
+    lead_id: string;
+    channel: string;
+    /** What the reply says, by the versioned intent rules; null when it could not be classified. */
+    classification: Classification | null;
+  };
   'booking.created': Omit<Meeting, 'previous_status'>;
   'meeting.booked': Meeting;
   'meeting.pending': Meeting;
@@ -99,16 +140,31 @@ export type EventDataMap = {
   'meeting.no_show': Meeting;
   'contact.unsubscribed': Suppression;
   'contact.suppressed': Suppression;
-  'opportunity.created': { opportunity_id: string; lead_id: string; stage: string; motion: string };
+  'opportunity.created': {
+    opportunity_id: string;
+    lead_id: string;
+    /** Where it stands: QUALIFIED, BOOKED, PROPOSAL (a quote was sent), then WON or LOST. */
+    stage: OpportunityStage;
+    /** INBOUND (the lead came to the workspace) or OUTBOUND (it was prospected). */
+    motion: 'INBOUND' | 'OUTBOUND';
+    /** What opened it: a booking, a qualification with buying intent, or a person. */
+    origin: 'BOOKING' | 'BUYING_INTENT' | 'MANUAL';
+  };
   'opportunity.won': {
     opportunity_id: string;
     lead_id: string;
     reason: string;
+    /** The confirmed payment that closed it; null when it was closed by hand. */
     payment: {
+      invoice_id: string;
+      /** In the currency's minor unit (cents). */
       amount: number;
+      /** ISO 4217, upper case. */
       currency: string;
       recurring: boolean;
-      interval: string | null;
+      /** month or year for a recurring payment; null for a one-off. */
+      interval: 'month' | 'year' | null;
+      /** Monthly recurring revenue in minor units; null for a one-off. */
       mrr: number | null;
     } | null;
   };
@@ -123,29 +179,57 @@ export type EventDataMap = {
   'quote.sent': QuoteRef & {
     opportunity_id: string;
     lead_id: string;
+    /** In the currency's minor unit (cents). */
     total: number;
+    /** ISO 4217, upper case. */
     currency: string;
+    /** The last day it can be accepted (YYYY-MM-DD, in the workspace's time zone). */
     valid_until: string;
   };
-  'quote.viewed': QuoteRef;
-  'quote.accepted': QuoteRef;
-  'quote.declined': QuoteRef;
-  'quote.expired': QuoteRef;
-  'signature.completed': QuoteRef & { signed_at: string };
-  'invoice.issued': { invoice_id: string; number: string; total: number; currency: string; due_date: string };
+  'quote.viewed': QuoteRef & { lead_id: string };
+  'quote.accepted': QuoteRef & { lead_id: string; opportunity_id: string; signature_id: string };
+  'quote.declined': QuoteRef & { lead_id: string; opportunity_id: string };
+  'quote.expired': QuoteRef & { lead_id: string; valid_until: string };
+  'signature.completed': QuoteRef & {
+    signature_id: string;
+    lead_id: string;
+    signed_at: string;
+    /** SHA-256 (hex) of the exact quote revision the signer was shown. */
+    document_sha256: string;
+    /** The version of the consent text the signer agreed to. */
+    consent_version: string;
+  };
+  'invoice.issued': {
+    invoice_id: string;
+    number: string;
+    /** In the currency's minor unit (cents). */
+    total: number;
+    currency: string;
+    /** YYYY-MM-DD. */
+    due_date: string;
+    quote_id: string;
+    lead_id: string;
+  };
   'invoice.paid': {
     invoice_id: string;
     number: string;
     total: number;
     currency: string;
-    quote_id: string | null;
+    /** The accepted quote it was issued from. */
+    quote_id: string;
+    lead_id: string;
+    paid_at: string;
   };
   'invoice.overdue': {
     invoice_id: string;
     number: string;
+    /** What is still due, in minor units. */
     amount_due: number;
     currency: string;
     due_date: string;
+    lead_id: string;
+    /** The reminder email; null when the customer cannot be emailed (no address, opted out). */
+    reminder_message_id: string | null;
   };
   /** Sent only by the endpoint test, to that endpoint, whatever it subscribed to. */
   'endpoint.test': { endpoint_id: string };
@@ -195,3 +279,52 @@ export const EVENT_TYPES = [
 type Unlisted = Exclude<EventType, (typeof EVENT_TYPES)[number] | typeof TEST_EVENT_TYPE>;
 const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyTypeListed;
+
+/** What each type means, as the published schemas and `GET /api/v1/event-types` describe it. */
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  'lead.created': 'A new lead reached the workspace from any source (ad form, import, added by hand).',
+  'lead.touched':
+    'Someone already a lead arrived again through a form, an import or the API; matched and updated, not duplicated.',
+  'lead.qualified': 'A lead finished qualification and was scored; carries the outcome and the answers.',
+  'lead.status_changed':
+    'A lead moved to a different status, by a person, the conversation assistant, an agent or external software.',
+  'lead.handover_required': 'Follow-up stopped and a person is needed.',
+  'lead.scored': 'A lead received a new score.',
+  'score.changed': 'A new score moved the lead to a different grade (A to D).',
+  'lead.intent_changed':
+    "The lead's buying intent moved to a new state (for example EXPLORATORY to BOOKING_READY, or NOT_NOW), by the versioned intent rules reading an inbound message; carries the new and previous state, intent score, next best action and qualification completeness.",
+  'message.received': 'An inbound message arrived on any channel.',
+  'reply.received':
+    'A lead replied; once per inbound message, fired from the stored message, with its classification.',
+  'booking.created': 'An appointment was booked for a lead.',
+  'meeting.booked': 'A meeting was confirmed by a calendar or a person.',
+  'meeting.pending':
+    'A lead chose a time no connected calendar could confirm; waits for someone to confirm or decline.',
+  'meeting.cancelled': 'A booked or requested meeting was cancelled by the lead, a calendar or a person.',
+  'meeting.no_show': 'A booked meeting was marked no-show.',
+  'contact.unsubscribed': 'A person opted out on one channel or all.',
+  'contact.suppressed':
+    'An address or number was blocked for a reason other than opt-out: bounce, complaint, invalid number, manual block.',
+  'opportunity.created':
+    'A lead became a sales opportunity: when it was booked, qualified with buying intent, or by hand.',
+  'opportunity.won':
+    'An opportunity closed as won; carries the lead, the reason, and the payment (amount, currency, recurring, interval, MRR) when a confirmed payment closed it.',
+  'opportunity.lost': 'An opportunity closed as lost; carries the lead and the reason.',
+  'ai.escalated':
+    'The conversation assistant handed a lead to a person, or asked a person for background help while keeping the conversation; carries reason and priority.',
+  'quote.sent':
+    'A quote revision was sent to the customer; carries quote id and number, opportunity and lead, revision, total, valid-until date.',
+  'quote.viewed': 'The customer opened a sent quote revision for the first time; once per revision.',
+  'quote.accepted': 'The customer accepted a quote revision on its public page, with a signature.',
+  'quote.declined': 'The customer declined a quote revision on its public page.',
+  'quote.expired':
+    'A sent quote revision passed its valid-until date unaccepted and can no longer be signed.',
+  'signature.completed': 'The customer signed a quote revision with a simple electronic signature.',
+  'invoice.issued':
+    'An invoice was numbered and issued from an accepted quote; carries invoice id and number, total, currency, due date.',
+  'invoice.paid':
+    'An invoice was paid in full; carries invoice id and number, total, the quote it came from.',
+  'invoice.overdue':
+    'An issued invoice passed its due date unpaid and its first overdue reminder went out; carries the amount still due.',
+  'endpoint.test': "Sent only by an endpoint's Test, to that endpoint, whatever it subscribed to.",
+};

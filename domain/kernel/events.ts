@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { EventData, EventType } from './event-catalogue';
+import { checkEventData } from './event-validation';
 
-export type Subject = { type: 'lead' | 'endpoint'; id: string };
+/** What an event is about: its `data.subject_type`. */
+export const SUBJECT_TYPES = ['lead', 'endpoint', 'opportunity', 'quote', 'invoice'] as const;
+export type Subject = { type: (typeof SUBJECT_TYPES)[number]; id: string };
 
 const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 
@@ -13,7 +16,8 @@ export const DELIVERIES_CHANNEL = 'webhook_deliveries';
  * Appends an event to the outbox with the caller's transaction, so the event exists exactly when
  * the change that caused it does, and fans it out in the same transaction: one delivery per enabled
  * endpoint of the workspace subscribed to the type (or to `*`). `only` restricts the fan-out to one
- * endpoint (the endpoint test). The envelope is serialised once here; every attempt sends these bytes.
+ * endpoint (the endpoint test). The data is checked against its type's published schema (a mismatch
+ * fails the change). The envelope is serialised once here; every attempt sends these bytes.
  */
 export async function emitEvent<T extends EventType>(
   m: Pick<EntityManager, 'query'>,
@@ -26,6 +30,7 @@ export async function emitEvent<T extends EventType>(
   const id = newEventId();
   const createdAt = new Date().toISOString();
   const data = { subject_type: subject.type, subject_id: subject.id, occurred_at: createdAt, ...fields };
+  checkEventData(type, data);
   const envelope = JSON.stringify({ id, type, created_at: createdAt, data });
   await m.query(
     `INSERT INTO events (id, workspace_id, type, created_at, data, envelope) VALUES ($1, $2, $3, $4, $5, $6)`,

@@ -51,6 +51,13 @@ export type Services = {
       agentId: string,
     ) => Promise<{ exists: boolean; paused: boolean; note: string | null; next_runs: string[] }>;
   };
+  /** The service's public URL, for links people open (a quote's page); absent: http://localhost:3000. */
+  publicUrl?: string;
+  /**
+   * Cancels timer workflows whose reason is gone (a paid invoice's due-date reminder); absent at doors
+   * that cannot reach Temporal, where the timer wakes, finds nothing to do and ends.
+   */
+  cancelTimers?: WorkflowCanceller;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */

@@ -21,8 +21,11 @@ export type Role = (typeof ROLES)[number];
 export const roleAtLeast = (held: Role, minimum: Role): boolean =>
   ROLES.indexOf(held) >= ROLES.indexOf(minimum);
 
-/** What a route or tool needs: the key's scope AND the owner's live role; the narrower wins. */
-export type Requirement = { scope: Scope; minRole: Role };
+/**
+ * What a route or tool needs: the key's scope AND the owner's live role; the narrower wins. `any`: any
+ * valid key (a read of the service's own published contract, such as the event schemas).
+ */
+export type Requirement = { scope: Scope | 'any'; minRole: Role };
 
 /** The caller behind a key, read afresh on every request (no cache outlives a demotion or revocation). */
 export type Principal = {
@@ -39,7 +42,7 @@ export type Principal = {
 
 /** Returns the real reason a principal may not do something, or undefined when it may. */
 export function refusalReason(p: Principal, need: Requirement): string | undefined {
-  if (!p.scopes.includes(need.scope)) return `key lacks scope ${need.scope}`;
+  if (need.scope !== 'any' && !p.scopes.includes(need.scope)) return `key lacks scope ${need.scope}`;
   if (p.role === null) return 'key owner is no longer a member of the workspace';
   if (!roleAtLeast(p.role, need.minRole)) return `key owner's role ${p.role} is below ${need.minRole}`;
   return undefined;

@@ -55,7 +55,8 @@ function agentRefusal(op: AnyOperation, scopes: readonly string[]): string | und
   if (op.requirement.scope === 'agents:write')
     return `an agent may not run ${op.name}: agents cannot configure agents`;
   if (op.gated) return `an agent may not run ${op.name}: it waits for a person's approval`;
-  if (!scopes.includes(op.requirement.scope)) return `an agent's run lacks scope ${op.requirement.scope}`;
+  if (op.requirement.scope !== 'any' && !scopes.includes(op.requirement.scope))
+    return `an agent's run lacks scope ${op.requirement.scope}`;
   return undefined;
 }
 

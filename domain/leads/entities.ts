@@ -7,6 +7,8 @@ import {
   references,
   uuidKey,
 } from '../kernel/entity';
+import type { Intent } from '../kernel/event-catalogue';
+import { INTENTS } from './intent-rules';
 import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
 export const FOLLOW_UP = ['NOT_STARTED', 'ACTIVE', 'STOPPED'] as const;
@@ -43,6 +45,9 @@ export type Lead = {
   /** When it first reached BOOKED, and WON (set by a trigger on its status; kept if it moves on). */
   booked_at: Date | null;
   won_at: Date | null;
+  /** Buying intent from its classified inbound messages (domain/leads/intent.ts); null until one. */
+  intent: Intent | null;
+  intent_score: number | null;
 };
 export const LeadEntity = entity<Lead>({
   name: 'Lead',
@@ -79,6 +84,8 @@ export const LeadEntity = entity<Lead>({
     first_response_at: { type: 'timestamptz', nullable: true },
     booked_at: { type: 'timestamptz', nullable: true },
     won_at: { type: 'timestamptz', nullable: true },
+    intent: { type: 'text', nullable: true },
+    intent_score: { type: 'integer', nullable: true },
   },
   relations: inWorkspace('leads'),
   checks: [
@@ -86,6 +93,8 @@ export const LeadEntity = entity<Lead>({
     { name: 'leads_phone_check', expression: "(phone ~ '^\\+?[0-9]{3,20}$'::text)" },
     oneOfCheck('leads', 'status', LEAD_STATUSES),
     oneOfCheck('leads', 'follow_up', FOLLOW_UP),
+    oneOfCheck('leads', 'intent', INTENTS),
+    { name: 'leads_intent_score_check', expression: '((intent_score >= 0) AND (intent_score <= 100))' },
   ],
   indices: [
     // One live lead per address: intake matching relies on it, concurrent intakes cannot both create.

@@ -1,12 +1,15 @@
 import { messagesIn } from '../conversations/repository';
 import type { OperationContext } from '../kernel/operation';
+import { openOpportunity } from '../sales/opportunities';
+import { BUYING } from './intent-rules';
 import type { Lead } from './entities';
 import { leadsIn } from './repository/leads';
 import { SCORING_VERSION, scoreLead } from './scoring';
 
 /**
  * Scores a (locked) lead with the current rules and records the outcome: lead.qualified,
- * lead.scored and, when an earlier grade exists and the new one differs, score.changed.
+ * lead.scored and, when an earlier grade exists and the new one differs, score.changed. A qualified
+ * lead whose buying intent is already known becomes an opportunity.
  */
 export async function qualifyLeadIn(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
@@ -49,5 +52,8 @@ export async function qualifyLeadIn(
   if (previousGrade !== null && previousGrade !== s.grade) {
     await ctx.emit(lead.workspace_id, 'score.changed', subject, scored);
   }
+  // Qualified with buying intent: a sales opportunity.
+  if (s.result === 'QUALIFIED' && lead.intent !== null && BUYING.includes(lead.intent))
+    await openOpportunity(ctx, lead, 'BUYING_INTENT', 'QUALIFIED');
   return { ...lead, score_id: score.id, score_total: s.total, score_grade: s.grade };
 }

@@ -21,6 +21,14 @@ const TIMELINE_POINTS: Record<string, number> = {
 };
 const KNOWN_ANSWERS = ['budget', 'timeline', 'service', 'decision_maker'] as const;
 
+/** The share (0 to 1, three decimals) of the qualification questions a lead has answered. */
+export function qualificationCompleteness(answers: Record<string, unknown>): number {
+  const answered = KNOWN_ANSWERS.filter(
+    (k) => answers[k] !== undefined && answers[k] !== null && answers[k] !== '',
+  ).length;
+  return Math.round((answered / KNOWN_ANSWERS.length) * 1000) / 1000;
+}
+
 const gradeOf = (total: number): Grade => (total >= 75 ? 'A' : total >= 50 ? 'B' : total >= 25 ? 'C' : 'D');
 
 /**
@@ -55,11 +63,10 @@ export function scoreLead(
     ),
   );
   const grade = gradeOf(total);
-  const answered = KNOWN_ANSWERS.filter((k) => a[k] !== undefined && a[k] !== null && a[k] !== '').length;
   return {
     total,
     grade,
-    confidence: Math.round((answered / KNOWN_ANSWERS.length) * 1000) / 1000,
+    confidence: qualificationCompleteness(a),
     result: grade === 'A' || grade === 'B' ? 'QUALIFIED' : 'NOT_QUALIFIED',
     reasons,
   };

@@ -16,11 +16,16 @@ import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
 import { unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { issueInvoice } from '../../domain/sales/operations/invoices';
+import { createOpportunity } from '../../domain/sales/operations/opportunities';
+import { acceptQuotePage } from '../../domain/sales/operations/quote-page';
+import { createQuote, sendQuoteOp } from '../../domain/sales/operations/quotes';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { operator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody } from '../helpers/leads';
 
 const SECRETS_KEY = Buffer.alloc(32, 7);
+const IN_A_MONTH = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 
 /** A candidate list for `prospect.import`, which reads a file on the server. */
 const PROSPECT_CSV = path.join(mkdtempSync(path.join(tmpdir(), 'ops-')), 'q4.csv');
@@ -57,6 +62,11 @@ const TABLES = [
   'prospect_lists',
   'sourcing_runs',
   'prospects',
+  'opportunities',
+  'document_counters',
+  'quotes',
+  'quote_signatures',
+  'invoices',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -170,9 +180,66 @@ async function populated(db: DataSource, services: Services) {
      VALUES ($1, $2, $3, 2, 'SCORED', 80) RETURNING id`,
     [workspaceId, list!.id, `prospect-${randomUUID().slice(0, 8)}@example.com`],
   );
+  // The sales back half: a lead with an open opportunity, a draft quote, a sent one (whose page's token
+  // the customer's operations take), and an invoice issued from an accepted one.
+  const sales = await runOperation(
+    services,
+    createLead,
+    as,
+    { ...intakeBody(), idempotency_key: randomUUID() },
+    { workspaceId },
+  );
+  const salesLeadId = sales.data!.id;
+  const opportunity = await runOperation(
+    services,
+    createOpportunity,
+    as,
+    { lead: salesLeadId },
+    { workspaceId },
+  );
+  const quote = () =>
+    runOperation(
+      services,
+      createQuote,
+      as,
+      {
+        lead: salesLeadId,
+        currency: 'EUR',
+        lines: [{ description: 'Setup', quantity: 1, unit_amount: 50_000 }],
+        valid_until: IN_A_MONTH,
+      },
+      { workspaceId },
+    );
+  const sendQuote = async () => {
+    const { link } = await runOperation(services, sendQuoteOp, as, { quote: (await quote()).id });
+    return link.split('/').pop()!;
+  };
+  const quoteToken = await sendQuote();
+  const invoiced = await sendQuote();
+  await runOperation(services, acceptQuotePage, as, { token: invoiced, name: 'Ana Lima', consent: true });
+  const acceptedToken = await sendQuote();
+  const accepted = await runOperation(services, acceptQuotePage, as, {
+    token: acceptedToken,
+    name: 'Ana Lima',
+    consent: true,
+  });
+  const [acceptedQuote] = await db.query<{ id: string }[]>(
+    `SELECT id FROM quotes WHERE number = $1 AND workspace_id = $2`,
+    [accepted.number, workspaceId],
+  );
+  const [invoicedQuote] = await db.query<{ id: string }[]>(
+    `SELECT id FROM quotes WHERE status = 'ACCEPTED' AND workspace_id = $1 AND id <> $2`,
+    [workspaceId, acceptedQuote!.id],
+  );
+  const invoice = await runOperation(services, issueInvoice, as, { quote: invoicedQuote!.id });
   return {
     ...w,
     workspaceId,
+    opportunityId: opportunity.id,
+    draftQuoteId: (await quote()).id,
+    quoteToken,
+    acceptedQuoteId: acceptedQuote!.id,
+    invoiceId: invoice.id,
     prospectId: prospect!.id,
     draftAgentId,
     activeAgentId: await agent('ACTIVE'),
@@ -298,6 +365,28 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'agent.drafts': () => ({}),
   'agent.send_draft': (w) => ({ draftId: w.agentDraftId }),
   'agent.discard_draft': (w) => ({ draftId: w.agentDraftId }),
+  'opportunity.create': (w) => ({ lead: w.leadId }),
+  'opportunity.close': (w) => ({ opportunity: w.opportunityId, outcome: 'lost', reason: 'Budget cut' }),
+  'opportunity.get': (w) => ({ opportunity: w.opportunityId }),
+  'opportunity.list': () => ({}),
+  'quote.create': (w) => ({
+    lead: w.leadId,
+    currency: 'EUR',
+    lines: [{ description: 'Setup', quantity: 1, unit_amount: 50_000 }],
+    valid_until: IN_A_MONTH,
+  }),
+  'quote.revise': (w) => ({ quote: w.draftQuoteId, currency: 'USD' }),
+  'quote.send': (w) => ({ quote: w.draftQuoteId }),
+  'quote.get': (w) => ({ quote: w.draftQuoteId }),
+  'quote.list': () => ({}),
+  'quote.view_page': (w) => ({ token: w.quoteToken }),
+  'quote.accept': (w) => ({ token: w.quoteToken, name: 'Ana Lima', consent: true }),
+  'quote.decline': (w) => ({ token: w.quoteToken }),
+  'invoice.issue': (w) => ({ quote: w.acceptedQuoteId }),
+  'invoice.pay': (w) => ({ invoice: w.invoiceId }),
+  'invoice.get': (w) => ({ invoice: w.invoiceId }),
+  'invoice.list': () => ({}),
+  'event_type.list': () => ({}),
 };
 
 describe('every operation, through the one runner', () => {

@@ -1,0 +1,28 @@
+import { operatorActor } from '../domain/kernel/actor';
+import type { Services } from '../domain/kernel/operation';
+import { runOperation } from '../domain/kernel/runner';
+import { remindOverdueInvoice } from '../domain/sales/operations/invoices';
+import { expireQuote } from '../domain/sales/operations/quote-page';
+import { invoiceWorkflowId, quoteWorkflowId } from '../domain/sales/views';
+
+/** The sales timers' work, through the runner like any change (its events, its audit row). */
+export const createSalesActivities = (services: Services) => ({
+  expireQuote: async (quoteId: string): Promise<string> =>
+    (
+      await runOperation(
+        services,
+        expireQuote,
+        operatorActor({ door: 'activity', requestId: quoteWorkflowId(quoteId) }),
+        { quote: quoteId },
+      )
+    ).status,
+  remindOverdueInvoice: async (invoiceId: string): Promise<boolean> =>
+    (
+      await runOperation(
+        services,
+        remindOverdueInvoice,
+        operatorActor({ door: 'activity', requestId: invoiceWorkflowId(invoiceId) }),
+        { invoice: invoiceId },
+      )
+    ).reminded,
+});

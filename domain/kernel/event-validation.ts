@@ -1,0 +1,35 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { EventType } from './event-catalogue';
+import published from './event-schemas.json';
+
+/** The published schemas (generated from the catalogue's types by `npm run schemas`). */
+export const EVENT_SCHEMAS = published as {
+  envelope: Record<string, unknown>;
+  types: Record<EventType, { description: string; schema: Record<string, unknown> }>;
+};
+
+const ajv = new Ajv2020({ allErrors: false, strict: true });
+addFormats(ajv);
+const compiled = new Map<string, ValidateFunction>();
+
+/**
+ * Refuses event data that does not match its type's published schema, naming the type and the first
+ * failing field: no event leaves that a receiver validating against the schema would reject. Each
+ * type's validator is compiled once, on first use.
+ */
+export function checkEventData(type: EventType, data: unknown): void {
+  let validate = compiled.get(type);
+  if (!validate) {
+    const entry = EVENT_SCHEMAS.types[type];
+    if (!entry) throw new Error(`event type ${type} has no published schema: run npm run schemas`);
+    validate = ajv.compile(entry.schema);
+    compiled.set(type, validate);
+  }
+  if (!validate(data)) {
+    const [e] = validate.errors ?? [];
+    throw new Error(
+      `${type} data does not match its schema: ${e?.instancePath || '/'} ${e?.message ?? ''}`.trim(),
+    );
+  }
+}

@@ -1,0 +1,36 @@
+import * as yup from 'yup';
+import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../kernel/event-catalogue';
+import { EVENT_SCHEMAS } from '../../kernel/event-validation';
+import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { anyJson, arrayOf, integer, object, string } from '../../kernel/shapes';
+
+const EVENT_TYPE = object({ name: string(), description: string(), schema: anyJson }, { title: 'EventType' });
+
+/** The catalogue as published: every type an endpoint can subscribe to, with its data's JSON Schema. */
+export const listEventTypes = defineOperation({
+  name: 'event_type.list',
+  title: 'List event types and their schemas',
+  description:
+    'Every webhook event type (and endpoint.test), what it means, and the JSON Schema (2020-12) of its `data`, with the envelope every delivery shares. Any valid key may read it.',
+  returns: '{ data: [{ name, description, schema }], count, envelope }.',
+  requirement: { scope: 'any', minRole: 'viewer' },
+  reach: 'workspace',
+  ...READ_ONLY,
+  input: yup.object({}),
+  output: object(
+    { data: arrayOf(EVENT_TYPE), count: integer({ minimum: 0 }), envelope: anyJson },
+    { title: 'EventTypeList' },
+  ),
+  doors: {
+    rest: { method: 'get', path: '/event-types', operationId: 'listEventTypes' },
+  },
+  summary: () => 'List event types',
+  run: () => {
+    const data = ([...EVENT_TYPES, TEST_EVENT_TYPE] as EventType[]).map((name) => ({
+      name,
+      description: EVENT_SCHEMAS.types[name].description,
+      schema: EVENT_SCHEMAS.types[name].schema,
+    }));
+    return Promise.resolve({ data, count: data.length, envelope: EVENT_SCHEMAS.envelope });
+  },
+});

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../../domain/kernel/operation';
+import { createLead } from '../../domain/leads/operations/create';
+import { createQuote, sendQuoteOp } from '../../domain/sales/operations/quotes';
+import { dayIn } from '../../domain/sales/documents';
+import { asOperator } from './fixtures';
+import { intakeBody } from './leads';
+
+/** A lead with an email address, made through the intake as the operator. */
+export async function leadIn(services: Services, workspaceId: string, over: Record<string, unknown> = {}) {
+  const lead = (await asOperator(
+    services,
+    createLead,
+    { ...intakeBody(over), idempotency_key: randomUUID() },
+    { workspaceId },
+  )) as { data: { id: string; email: string | null } };
+  return lead.data;
+}
+
+/** Today in a time zone, YYYY-MM-DD. */
+export const today = (zone = 'Europe/Paris') => dayIn(new Date(), zone);
+
+export const LINES = [
+  { description: 'Onboarding workshop', quantity: 1, unit_amount: 120_000 },
+  { description: 'Licence, per seat', quantity: 12, unit_amount: 2_500 },
+  { description: 'Launch discount', quantity: 1, unit_amount: -10_000 },
+];
+/** What LINES add up to, in cents. */
+export const LINES_TOTAL = 120_000 + 12 * 2_500 - 10_000;
+
+type QuoteOut = { id: string; number: string | null; revision: number; status: string; total: number };
+
+/** A drafted quote for the lead (valid until `validUntil`, default in 30 days). */
+export const draftQuote = async (
+  services: Services,
+  workspaceId: string,
+  leadId: string,
+  over: Record<string, unknown> = {},
+) =>
+  (await asOperator(
+    services,
+    createQuote,
+    {
+      lead: leadId,
+      currency: 'EUR',
+      lines: LINES,
+      valid_until: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+      ...over,
+    },
+    { workspaceId },
+  )) as QuoteOut;
+
+/** Sends a draft; the answer carries the page's link, from which the token is taken. */
+export async function send(services: Services, quoteId: string) {
+  const sent = (await asOperator(services, sendQuoteOp, { quote: quoteId })) as {
+    quote: QuoteOut;
+    link: string;
+  };
+  return { ...sent, token: new URL(sent.link).pathname.split('/').pop()!, path: new URL(sent.link).pathname };
+}
