@@ -231,7 +231,9 @@ export function openApiDocument(): Json {
 
 /** A published event schema, without the keys that make it a document of its own. */
 const embedded = (schema: Json): Json => {
-  const { $schema: _draft, $id: _id, ...rest } = schema;
+  const rest = { ...schema };
+  delete rest.$schema;
+  delete rest.$id;
   return rest;
 };
 

@@ -152,13 +152,8 @@ describe('the whole event catalogue, each type produced by its operation and del
   /** For each type: run what produces it; answer how to recognise the event it sent. */
   const PRODUCERS: Record<EventType, () => Promise<(d: Data) => boolean>> = {
     'lead.created': async () => {
-      // Only an email and no consent: a low grade, so the next intake moves it.
-      const lead = await intake({
-        phone: undefined,
-        consent: undefined,
-        first_name: 'Cat',
-        last_name: undefined,
-      });
+      // Only a name and an email: a low grade, so the next intake (phone, answers) moves it.
+      const lead = await intake({ phone: undefined, first_name: 'Cat', last_name: undefined });
       w.lead = lead.id;
       w.email = lead.email;
       return (d) => d.lead_id === w.lead;
@@ -187,11 +182,15 @@ describe('the whole event catalogue, each type produced by its operation and del
     'opportunity.created': async () => (d) => d.lead_id === w.lead && d.motion === 'INBOUND',
     'booking.created': async () => {
       const start = new Date(Date.now() + 3 * 86_400_000);
-      const b = (await run(bookAppointment, {
-        leadId: w.lead,
-        starts_at: start.toISOString(),
-        ends_at: new Date(start.getTime() + 3_600_000).toISOString(),
-      })) as { id: string };
+      const b = (await run(
+        bookAppointment,
+        {
+          leadId: w.lead,
+          starts_at: start.toISOString(),
+          ends_at: new Date(start.getTime() + 3_600_000).toISOString(),
+        },
+        ws(),
+      )) as { id: string };
       w.booking = b.id;
       return (d) => d.booking_id === w.booking;
     },
@@ -203,11 +202,15 @@ describe('the whole event catalogue, each type produced by its operation and del
     },
     'meeting.cancelled': async () => {
       const start = new Date(Date.now() + 5 * 86_400_000);
-      const b = (await run(bookAppointment, {
-        leadId: w.lead,
-        starts_at: start.toISOString(),
-        ends_at: new Date(start.getTime() + 3_600_000).toISOString(),
-      })) as { id: string };
+      const b = (await run(
+        bookAppointment,
+        {
+          leadId: w.lead,
+          starts_at: start.toISOString(),
+          ends_at: new Date(start.getTime() + 3_600_000).toISOString(),
+        },
+        ws(),
+      )) as { id: string };
       await received('meeting.pending', (d) => d.booking_id === b.id);
       await run(declineAppointment, { appointmentId: b.id });
       return (d) => d.booking_id === b.id;

@@ -386,7 +386,7 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'invoice.pay': (w) => ({ invoice: w.invoiceId }),
   'invoice.get': (w) => ({ invoice: w.invoiceId }),
   'invoice.list': () => ({}),
-  'event_type.list': () => ({}),
+  'event.list_types': () => ({}),
 };
 
 describe('every operation, through the one runner', () => {

@@ -8,7 +8,7 @@ const EVENT_TYPE = object({ name: string(), description: string(), schema: anyJs
 
 /** The catalogue as published: every type an endpoint can subscribe to, with its data's JSON Schema. */
 export const listEventTypes = defineOperation({
-  name: 'event_type.list',
+  name: 'event.list_types',
   title: 'List event types and their schemas',
   description:
     'Every webhook event type (and endpoint.test), what it means, and the JSON Schema (2020-12) of its `data`, with the envelope every delivery shares. Any valid key may read it.',
