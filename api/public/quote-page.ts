@@ -29,7 +29,7 @@ const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-syste
 main{max-width:44rem;margin:0 auto;background:#fff;border-radius:.75rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
 h1{font-size:1.4rem;margin:.2rem 0 1rem}.seller{color:#555;margin:0}table{width:100%;border-collapse:collapse;margin:1rem 0}
 th,td{text-align:left;padding:.5rem .25rem;border-bottom:1px solid #e5e5e5;vertical-align:top}td.n,th.n{text-align:right;white-space:nowrap}
-tfoot td{font-weight:700;border-bottom:0}.meta{color:#555}.banner{padding:.75rem 1rem;border-radius:.5rem;margin:1rem 0;background:#fff4e5;border:1px solid #f0c36d}
+tfoot td{font-weight:700;border-bottom:0}.per{display:block;font-weight:400;color:#555}.meta{color:#555}.banner{padding:.75rem 1rem;border-radius:.5rem;margin:1rem 0;background:#fff4e5;border:1px solid #f0c36d}
 .banner.ok{background:#e8f6ec;border-color:#7cc48f}.error{color:#b00020;font-weight:600}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input[type=text]{width:100%;font:inherit;padding:.7rem;border:1px solid #999;border-radius:.4rem}.consent{display:flex;gap:.6rem;align-items:flex-start;font-weight:400}
 .consent input{width:1.4rem;height:1.4rem;margin-top:.15rem;flex:none}button{font:inherit;width:100%;padding:.8rem 1rem;border-radius:.5rem;border:1px solid #1d1d1f;margin-top:1rem;cursor:pointer}
@@ -78,7 +78,8 @@ export function quotePage(
   opts: { error?: string; name?: string; consent?: boolean } = {},
 ): string {
   const price = (n: number) => escape(money(n, m.currency));
-  const per = m.recurring_interval ? ` per ${escape(m.recurring_interval)}` : '';
+  // On its own line: beside the total it would widen the column past a phone's screen.
+  const per = m.recurring_interval ? `<span class="per">per ${escape(m.recurring_interval)}</span>` : '';
   const rows = m.lines
     .map(
       (l) =>
