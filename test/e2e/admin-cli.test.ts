@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { repoRoot } from '../../tooling/paths';
+import request from 'supertest';
+import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { eventsFor } from '../helpers/leads';
 
@@ -19,7 +21,13 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
     const r = spawnSync('npm', ['run', '-s', 'admin', '--', ...args], {
       cwd: repoRoot(),
       encoding: 'utf8',
-      env: { ...process.env, DATABASE_URL: t.url, TEMPORAL_ADDRESS: '127.0.0.1:1', NODE_ENV: 'test' },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.url,
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        NODE_ENV: 'test',
+        PUBLIC_URL: 'http://quotes.test',
+      },
     });
     const stderr = r.stderr
       .split('\n')
@@ -256,5 +264,102 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
     const summary = admin('analytics', 'summary', '--workspace', workspaceId);
     assert.equal(summary.code, 0, summary.stderr);
     assert.equal((summary.json!.leads as { total: number }).total, 1);
+  });
+
+  it('runs the sales back half: quote create, revise and send, invoice issue and pay, with refusals', async () => {
+    const workspaceId = admin('workspace', 'create', '--name', 'Seller', '--timezone', 'Europe/Paris').json!
+      .id as string;
+    const [lead] = await t.db.query<{ id: string }[]>(
+      `INSERT INTO leads (workspace_id, first_name, email) VALUES ($1, 'Ana', 'ana@buyer.example') RETURNING id`,
+      [workspaceId],
+    );
+    const validUntil = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+    const lines = (amount: number) =>
+      JSON.stringify([
+        { description: 'Setup', quantity: 1, unit_amount: amount },
+        { description: 'Seats', quantity: 10, unit_amount: 1_500 },
+      ]);
+    const quoteArgs = (linesJson: string) => [
+      '--lead',
+      lead!.id,
+      '--currency',
+      'eur',
+      '--lines',
+      linesJson,
+      '--valid-until',
+      validUntil,
+    ];
+    const rows = async () => JSON.stringify(await t.db.query(`SELECT * FROM quotes ORDER BY revision`, []));
+
+    const before = await rows();
+    const empty = admin('quote', 'create', ...quoteArgs('[]'));
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /^error \(lines\): /);
+    const negative = admin('quote', 'create', ...quoteArgs(lines(-50_000)));
+    assert.match(negative.stderr, /^error \(lines\): .*total/);
+    assert.equal(await rows(), before, 'the refusals wrote nothing');
+
+    const draft = admin('quote', 'create', ...quoteArgs(lines(20_000)));
+    assert.equal(draft.code, 0, draft.stderr);
+    assert.deepEqual(
+      [draft.json!.status, draft.json!.number, draft.json!.total, draft.json!.currency],
+      ['DRAFT', null, 35_000, 'EUR'],
+    );
+    const sent = admin('quote', 'send', '--quote', draft.json!.id as string);
+    assert.equal(sent.code, 0, sent.stderr);
+    const first = sent.json!.quote as { id: string; number: string; status: string };
+    assert.deepEqual([first.status, first.number], ['SENT', 'Q-000001']);
+    assert.match(sent.json!.link as string, /^http:\/\/quotes\.test\/quotes\/[A-Za-z0-9_-]{43}$/);
+    const [mail] = await t.db.query<{ subject: string; status: string }[]>(
+      `SELECT subject, status FROM messages WHERE lead_id = $1 AND direction = 'outbound'`,
+      [lead!.id],
+    );
+    assert.match(mail!.subject, /Q-000001/);
+
+    const revised = admin('quote', 'revise', '--quote', first.id, '--lines', lines(10_000));
+    assert.equal(revised.code, 0, revised.stderr);
+    assert.deepEqual([revised.json!.revision, revised.json!.status], [2, 'DRAFT']);
+    const resent = admin('quote', 'send', '--quote', revised.json!.id as string);
+    const second = resent.json!.quote as { id: string; number: string; revision: number };
+    assert.deepEqual([second.number, second.revision], ['Q-000001', 2], 'a revision keeps its number');
+    assert.equal(admin('quote', 'get', '--quote', first.id).json!.status, 'SUPERSEDED');
+    const stale = admin('quote', 'send', '--quote', first.id);
+    assert.match(stale.stderr, /^error \(quote\): Revision 2 is newer/);
+
+    const early = admin('invoice', 'issue', '--quote', second.id);
+    assert.match(early.stderr, /^error \(quote\): Only an accepted quote is invoiced; this one is SENT/);
+    // The customer signs on the page, as a browser posts its form.
+    const page = new URL(resent.json!.link as string).pathname;
+    await request(testApp(t.db))
+      .post(`${page}/accept`)
+      .type('form')
+      .send({ name: 'Ana Buyer', consent: 'yes' })
+      .expect(303);
+
+    const issued = admin('invoice', 'issue', '--quote', second.id);
+    assert.equal(issued.code, 0, issued.stderr);
+    assert.deepEqual(
+      [issued.json!.number, issued.json!.status, issued.json!.total],
+      ['INV-000001', 'ISSUED', 25_000],
+    );
+    const paid = admin('invoice', 'pay', '--invoice', issued.json!.id as string);
+    assert.equal(paid.code, 0, paid.stderr);
+    assert.equal(paid.json!.status, 'PAID');
+    const twice = admin('invoice', 'pay', '--invoice', issued.json!.id as string);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, /^error \(invoice\): Invoice INV-000001 is already paid\.$/);
+    const [opportunity] = admin('opportunity', 'list', '--workspace', workspaceId, '--lead', lead!.id).json!
+      .data as { stage: string }[];
+    assert.equal(opportunity!.stage, 'WON');
+    const types = (await eventsFor(t.db, lead!.id)).map((e) => e.type);
+    for (const type of [
+      'quote.sent',
+      'quote.accepted',
+      'signature.completed',
+      'invoice.issued',
+      'invoice.paid',
+    ])
+      assert.ok(types.includes(type), type);
+    assert.equal(types.filter((x) => x === 'invoice.paid').length, 1, 'paid once');
   });
 });

@@ -150,7 +150,9 @@ export const payInvoice = defineOperation({
     // status rules govern what people and agents may move; they cannot undo a payment).
     if (lead.status !== 'WON') await moveStatus(c, lead, 'WON', { follow_up: 'STOPPED' }, reason);
     const cancel = ctx.services.cancelTimers;
-    if (cancel) ctx.afterCommit(() => cancel([invoiceWorkflowId(invoice.id)]));
+    // The payment is committed whatever Temporal answers: a timer left running wakes at the due date,
+    // finds the invoice paid and sends nothing.
+    if (cancel) ctx.afterCommit(() => cancel([invoiceWorkflowId(invoice.id)]).catch(() => undefined));
     ctx.audit(invoice.workspace_id, {
       invoice_id: invoice.id,
       number: invoice.number,
