@@ -5,43 +5,69 @@
  */
 
 type Contact = {
+  /** Absent when not given; null when given empty. */
   first_name?: string | null;
+  /** Absent when not given; null when given empty. */
   last_name?: string | null;
+  /** Trimmed and lower-cased. */
   email?: string | null;
+  /** E.164 where it parses (national numbers read with the workspace's country); otherwise its digits. */
   phone?: string | null;
+  /** As given. */
   postcode?: string | null;
 };
 
 type Score = {
+  /** The lead scored. */
   lead_id: string;
+  /** This score, one of the lead's score history. */
   score_id: string;
+  /** 0 to 100: the sum of the rules' points, clamped. */
   total: number;
+  /** A (75 and over), B (50 to 74), C (25 to 49) or D (under 25); A and B qualify. */
   grade: string;
+  /** The grade before this score; null for the lead's first. */
   previous_grade: string | null;
+  /** 0 to 1: the share of the qualification questions the lead has answered. */
   confidence: number;
+  /** What asked for the score: lead.created, lead.touched, or manual (a person re-qualified the lead). */
   trigger_event: string;
+  /** The version of the scoring rules that made it. */
   scoring_version: string;
 };
 
 type Meeting = {
+  /** The booking (appointment). */
   booking_id: string;
+  /** The lead the meeting is with. */
   lead_id: string;
+  /** caldav (written to the workspace's connected calendar) or manual (no calendar; a person confirms). */
   provider: string;
+  /** Where the booking stands: REQUESTED, PENDING, CONFIRMED, DECLINED, CANCELLED or NO_SHOW. */
   status: string;
+  /** The status before this change. */
   previous_status: string | null;
+  /** ISO 8601 date-time, UTC. */
   starts_at: string;
+  /** ISO 8601 date-time, UTC. */
   ends_at: string;
 };
 
 type Suppression = {
+  /** The live lead with the blocked address; null when no lead has it. */
   lead_id: string | null;
+  /** The suppression record. */
   suppression_id: string;
+  /** ALL, or the one channel blocked (email, sms, whatsapp, voice, chat, form). */
   channel: string;
+  /** unsubscribed (an opt-out), bounce, complaint, invalid_number or manual. */
   reason: string;
+  /** Who or what reported it, such as "unsubscribe link", "sms STOP", "bounce report" or "operator". */
   source: string;
 };
 
 type QuoteRef = {
+  /** This revision of the quote. */
   quote_id: string;
   /** The quote's number, given when it was first sent (gap-free per workspace). */
   number: string;
@@ -68,37 +94,95 @@ export type NextBestAction =
 export type OpportunityStage = 'QUALIFIED' | 'BOOKED' | 'PROPOSAL' | 'WON' | 'LOST';
 
 export type EventDataMap = {
-  'lead.created': Contact & { lead_id: string; status: string; source_type: string; source: string };
-  'lead.touched': Contact & {
+  'lead.created': Contact & {
+    /** The new lead. */
     lead_id: string;
-    touch_id: string;
-    outcome: 'MERGED' | 'SUPPRESSED';
-    changed_fields: string[];
+    /** The lead's status: NEW. */
+    status: string;
+    /** ad_form (POST /leads) or prospecting (an approved prospect). */
     source_type: string;
+    /** The ad form named by the caller, or the prospect list's name. */
+    source: string;
+  };
+  /** The contact fields are those submitted; none when the contact is suppressed. */
+  'lead.touched': Contact & {
+    /** The existing lead it matched by email or phone. */
+    lead_id: string;
+    /** This arrival, one of the lead's touches. */
+    touch_id: string;
+    /** MERGED (matched; any new details filled gaps) or SUPPRESSED (the contact is blocked; nothing kept). */
+    outcome: 'MERGED' | 'SUPPRESSED';
+    /** The lead's fields this arrival filled in (answers when it added any); empty when nothing was new. */
+    changed_fields: string[];
+    /** ad_form (POST /leads) or prospecting (an approved prospect). */
+    source_type: string;
+    /** The ad form named by the caller, or the prospect list's name. */
     source: string;
   };
   'lead.qualified': {
+    /** The lead qualified. */
     lead_id: string;
+    /** QUALIFIED for grade A or B, NOT_QUALIFIED for C or D. */
     result: 'QUALIFIED' | 'NOT_QUALIFIED';
+    /** The lead's status (NEW, CONTACTED, RESPONDED, QUALIFIED, BOOKED, WON or LOST); qualifying leaves it. */
     status: string;
-    reasons: { code: string }[];
+    /** The scoring rules that matched. */
+    reasons: {
+      /** Such as HAS_EMAIL, TIMELINE_NOW, HAS_BUDGET or NOT_CONTACTABLE. */
+      code: string;
+    }[];
+    /** The lead's stored answers: its form's questions, or a prospect's company details. */
     answers: Record<string, unknown>;
   };
   'lead.status_changed': {
+    /** The lead moved. */
     lead_id: string;
+    /** The new status: NEW, CONTACTED, RESPONDED, QUALIFIED, BOOKED, WON or LOST. */
     status: string;
+    /** The status before. */
     previous_status: string;
+    /** Who moved it: an API key (and the user it belongs to), a member, an AI agent, or the operator. */
     changed_by:
-      | { type: 'api_key'; key_id: string; user_id: string }
-      | { type: 'member'; user_id: string }
-      | { type: 'agent'; agent_id: string }
-      | { type: 'operator' };
+      | {
+          /** Through an API key. */
+          type: 'api_key';
+          /** The API key used. */
+          key_id: string;
+          /** The user the key belongs to. */
+          user_id: string;
+        }
+      | {
+          /** A workspace member on their own authority (an approver). */
+          type: 'member';
+          /** The workspace member. */
+          user_id: string;
+        }
+      | {
+          /** An AI agent's run. */
+          type: 'agent';
+          /** The AI agent. */
+          agent_id: string;
+        }
+      | {
+          /** The operator, at the admin CLI. */
+          type: 'operator';
+        };
   };
   /** `handoff_id` and `priority`: the hand-over a person picks up (as in ai.escalated). */
-  'lead.handover_required': { lead_id: string; reason: string; handoff_id: string; priority: string };
+  'lead.handover_required': {
+    /** The lead handed over. */
+    lead_id: string;
+    /** complaint, request_to_talk or question. */
+    reason: string;
+    /** The hand-over a person picks up. */
+    handoff_id: string;
+    /** normal, high or urgent. */
+    priority: string;
+  };
   'lead.scored': Score;
   'score.changed': Score;
   'lead.intent_changed': {
+    /** The lead whose intent moved. */
     lead_id: string;
     /** The new buying-intent state. */
     intent: Intent;
@@ -118,16 +202,25 @@ export type EventDataMap = {
     rules_version: string;
   };
   'message.received': {
+    /** The stored message. */
     message_id: string;
+    /** The lead who sent it. */
     lead_id: string;
+    /** Where it arrived: email, sms, whatsapp, voice, chat, or form (sent with a lead form). */
     channel: string;
+    /** Always inbound. */
     direction: 'inbound';
+    /** The message text. */
     body: string;
+    /** When it was stored; ISO 8601 date-time, UTC. */
     received_at: string;
   };
   'reply.received': {
+    /** The stored message (as in message.received). */
     message_id: string;
+    /** The lead who replied. */
     lead_id: string;
+    /** Where it arrived: email, sms, whatsapp, voice, chat or form. */
     channel: string;
     /** What the reply says, by the versioned intent rules; null when it could not be classified. */
     classification: Classification | null;
@@ -136,12 +229,17 @@ export type EventDataMap = {
   'meeting.booked': Meeting;
   'meeting.pending': Meeting;
   /** `reason`: why it was declined or cancelled (by a person, or unconfirmed when its start came). */
-  'meeting.cancelled': Meeting & { reason: string };
+  'meeting.cancelled': Meeting & {
+    /** Why it was declined or cancelled; empty when none was given. */
+    reason: string;
+  };
   'meeting.no_show': Meeting;
   'contact.unsubscribed': Suppression;
   'contact.suppressed': Suppression;
   'opportunity.created': {
+    /** The new opportunity. */
     opportunity_id: string;
+    /** The lead it is for; a lead has at most one open. */
     lead_id: string;
     /** Where it stands: QUALIFIED, BOOKED, PROPOSAL (a quote was sent), then WON or LOST. */
     stage: OpportunityStage;
@@ -151,16 +249,21 @@ export type EventDataMap = {
     origin: 'BOOKING' | 'BUYING_INTENT' | 'MANUAL';
   };
   'opportunity.won': {
+    /** The opportunity closed. */
     opportunity_id: string;
+    /** The lead it was for. */
     lead_id: string;
+    /** Why, in words: given by a person, naming the invoice paid, or saying the lead was marked WON. */
     reason: string;
     /** The confirmed payment that closed it; null when it was closed by hand. */
     payment: {
+      /** The invoice paid. */
       invoice_id: string;
       /** In the currency's minor unit (cents). */
       amount: number;
       /** ISO 4217, upper case. */
       currency: string;
+      /** True when the invoice repeats monthly or yearly. */
       recurring: boolean;
       /** month or year for a recurring payment; null for a one-off. */
       interval: 'month' | 'year' | null;
@@ -168,16 +271,30 @@ export type EventDataMap = {
       mrr: number | null;
     } | null;
   };
-  'opportunity.lost': { opportunity_id: string; lead_id: string; reason: string };
-  'ai.escalated': {
-    handoff_id: string;
+  'opportunity.lost': {
+    /** The opportunity closed. */
+    opportunity_id: string;
+    /** The lead it was for. */
     lead_id: string;
-    conversation_id: string;
+    /** Why, in words: given by a person, or saying the lead was marked LOST. */
     reason: string;
+  };
+  'ai.escalated': {
+    /** The hand-over a person picks up. */
+    handoff_id: string;
+    /** The lead handed over. */
+    lead_id: string;
+    /** The lead's thread on the reply's channel: `<lead id>:<channel>`. */
+    conversation_id: string;
+    /** complaint, request_to_talk or question. */
+    reason: string;
+    /** normal, high or urgent. */
     priority: string;
   };
   'quote.sent': QuoteRef & {
+    /** The opportunity it is for; it moves to PROPOSAL. */
     opportunity_id: string;
+    /** The customer it was sent to. */
     lead_id: string;
     /** In the currency's minor unit (cents). */
     total: number;
@@ -186,13 +303,36 @@ export type EventDataMap = {
     /** The last day it can be accepted (YYYY-MM-DD, in the workspace's time zone). */
     valid_until: string;
   };
-  'quote.viewed': QuoteRef & { lead_id: string };
-  'quote.accepted': QuoteRef & { lead_id: string; opportunity_id: string; signature_id: string };
-  'quote.declined': QuoteRef & { lead_id: string; opportunity_id: string };
-  'quote.expired': QuoteRef & { lead_id: string; valid_until: string };
-  'signature.completed': QuoteRef & {
-    signature_id: string;
+  'quote.viewed': QuoteRef & {
+    /** The customer who opened it. */
     lead_id: string;
+  };
+  'quote.accepted': QuoteRef & {
+    /** The customer who accepted it. */
+    lead_id: string;
+    /** The opportunity it is for. */
+    opportunity_id: string;
+    /** The signature given (as in signature.completed). */
+    signature_id: string;
+  };
+  'quote.declined': QuoteRef & {
+    /** The customer who declined it. */
+    lead_id: string;
+    /** The opportunity it is for; it stays open for a revision. */
+    opportunity_id: string;
+  };
+  'quote.expired': QuoteRef & {
+    /** The customer it was sent to. */
+    lead_id: string;
+    /** The last day it could have been accepted (YYYY-MM-DD, in the workspace's time zone). */
+    valid_until: string;
+  };
+  'signature.completed': QuoteRef & {
+    /** The stored signature and its evidence. */
+    signature_id: string;
+    /** The customer who signed. */
+    lead_id: string;
+    /** ISO 8601 date-time, UTC. */
     signed_at: string;
     /** SHA-256 (hex) of the exact quote revision the signer was shown. */
     document_sha256: string;
@@ -200,39 +340,58 @@ export type EventDataMap = {
     consent_version: string;
   };
   'invoice.issued': {
+    /** The new invoice. */
     invoice_id: string;
+    /** Gap-free per workspace, such as INV-000001. */
     number: string;
     /** In the currency's minor unit (cents). */
     total: number;
+    /** ISO 4217, upper case. */
     currency: string;
     /** YYYY-MM-DD. */
     due_date: string;
+    /** The accepted quote revision it was issued from. */
     quote_id: string;
+    /** The customer billed. */
     lead_id: string;
   };
   'invoice.paid': {
+    /** The invoice paid. */
     invoice_id: string;
+    /** Its number, such as INV-000001. */
     number: string;
+    /** The amount paid, in full, in minor units. */
     total: number;
+    /** ISO 4217, upper case. */
     currency: string;
     /** The accepted quote it was issued from. */
     quote_id: string;
+    /** The customer who paid. */
     lead_id: string;
+    /** When the payment was recorded; ISO 8601 date-time, UTC. */
     paid_at: string;
   };
   'invoice.overdue': {
+    /** The overdue invoice. */
     invoice_id: string;
+    /** Its number, such as INV-000001. */
     number: string;
     /** What is still due, in minor units. */
     amount_due: number;
+    /** ISO 4217, upper case. */
     currency: string;
+    /** The day it was due (YYYY-MM-DD, in the workspace's time zone). */
     due_date: string;
+    /** The customer billed. */
     lead_id: string;
     /** The reminder email; null when the customer cannot be emailed (no address, opted out). */
     reminder_message_id: string | null;
   };
   /** Sent only by the endpoint test, to that endpoint, whatever it subscribed to. */
-  'endpoint.test': { endpoint_id: string };
+  'endpoint.test': {
+    /** The endpoint tested. */
+    endpoint_id: string;
+  };
 };
 
 export type EventType = keyof EventDataMap;

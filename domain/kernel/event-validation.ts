@@ -1,4 +1,4 @@
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { EventType } from './event-catalogue';
 import published from './event-schemas.json';
@@ -15,8 +15,8 @@ const compiled = new Map<string, ValidateFunction>();
 
 /**
  * Refuses event data that does not match its type's published schema, naming the type and the first
- * failing field: no event leaves that a receiver validating against the schema would reject. Each
- * type's validator is compiled once, on first use.
+ * failing field (as a JSON pointer into the data): no event leaves that a receiver validating against
+ * the schema would reject. Each type's validator is compiled once, on first use.
  */
 export function checkEventData(type: EventType, data: unknown): void {
   let validate = compiled.get(type);
@@ -27,9 +27,18 @@ export function checkEventData(type: EventType, data: unknown): void {
     compiled.set(type, validate);
   }
   if (!validate(data)) {
-    const [e] = validate.errors ?? [];
-    throw new Error(
-      `${type} data does not match its schema: ${e?.instancePath || '/'} ${e?.message ?? ''}`.trim(),
-    );
+    throw new Error(`${type} data does not match its schema: ${refusal(validate.errors?.[0])}`);
   }
+}
+
+const pointer = (parent: string, name: unknown) =>
+  `${parent}/${String(name).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+// ajv puts a missing or extra property's name in params and points at its parent object; name it.
+function refusal(e: ErrorObject | undefined): string {
+  if (!e) return '/ is invalid';
+  if (e.keyword === 'required') return `${pointer(e.instancePath, e.params.missingProperty)} is required`;
+  if (e.keyword === 'additionalProperties')
+    return `${pointer(e.instancePath, e.params.additionalProperty)} is not allowed (${e.message ?? ''})`;
+  return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`;
 }

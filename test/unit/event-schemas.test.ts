@@ -19,6 +19,22 @@ describe('the published event schemas', () => {
     for (const [type, t] of Object.entries(types)) assert.ok(t.description.length > 10, type);
   });
 
+  it('describe every field of every type, nested ones included', () => {
+    const undescribed: string[] = [];
+    const walk = (s: Record<string, unknown>, at: string) => {
+      for (const [name, p] of Object.entries(
+        (s.properties ?? {}) as Record<string, Record<string, unknown>>,
+      )) {
+        if (!p.description) undescribed.push(`${at}/${name}`);
+        walk(p, `${at}/${name}`);
+      }
+      for (const branch of (s.anyOf ?? []) as Record<string, unknown>[]) walk(branch, at);
+      if (s.items) walk(s.items as Record<string, unknown>, `${at}/*`);
+    };
+    for (const [type, t] of Object.entries(buildEventSchemas().types)) walk(t.schema, type);
+    assert.deepEqual(undescribed, []);
+  });
+
   it('refuse data emitEvent would otherwise send: a missing field, an extra one, a wrong type', () => {
     const base = {
       subject_type: 'quote',
@@ -32,12 +48,51 @@ describe('the published event schemas', () => {
     checkEventData('quote.viewed', base);
     const missing: Record<string, unknown> = { ...base };
     delete missing.number;
-    assert.throws(() => checkEventData('quote.viewed', missing), /quote\.viewed data does not match/);
-    assert.throws(() => checkEventData('quote.viewed', { ...base, email: 'x@y.z' }), /additional properties/);
+    assert.throws(
+      () => checkEventData('quote.viewed', missing),
+      /^Error: quote\.viewed data does not match its schema: \/number is required$/,
+    );
+    assert.throws(
+      () => checkEventData('quote.viewed', { ...base, email: 'x@y.z' }),
+      /: \/email is not allowed \(must NOT have additional properties\)$/,
+    );
     assert.throws(
       () => checkEventData('quote.viewed', { ...base, revision: '1' }),
-      /\/revision must be number/,
+      /: \/revision must be number$/,
     );
-    assert.throws(() => checkEventData('quote.viewed', { ...base, subject_type: 'nope' }), /subject_type/);
+    assert.throws(
+      () => checkEventData('quote.viewed', { ...base, subject_type: 'nope' }),
+      /: \/subject_type must be equal to one of the allowed values$/,
+    );
+  });
+
+  it('name the field inside a nested object too', () => {
+    const won = {
+      subject_type: 'opportunity',
+      subject_id: 'o1',
+      occurred_at: '2026-11-24T10:00:00.000Z',
+      opportunity_id: 'o1',
+      lead_id: 'l1',
+      reason: 'Invoice INV-000001 was paid.',
+      payment: {
+        invoice_id: 'i1',
+        amount: 1000,
+        currency: 'EUR',
+        recurring: false,
+        interval: null,
+        mrr: null,
+      },
+    };
+    checkEventData('opportunity.won', won);
+    const noMrr: Record<string, unknown> = { ...won.payment };
+    delete noMrr.mrr;
+    assert.throws(
+      () => checkEventData('opportunity.won', { ...won, payment: noMrr }),
+      /: \/payment\/mrr is required$/,
+    );
+    assert.throws(
+      () => checkEventData('opportunity.won', { ...won, payment: { ...won.payment, note: 'x' } }),
+      /: \/payment\/note is not allowed/,
+    );
   });
 });
