@@ -73,10 +73,21 @@ export function buildEventSchemas() {
       "Every webhook delivery's body: the event id (stable across retries: dedupe on it), its type, when it was created, and its data (the type's own schema).",
     type: 'object',
     properties: {
-      id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
-      type: { type: 'string', enum: types },
-      created_at: { type: 'string', format: 'date-time' },
-      data: { type: 'object' },
+      id: {
+        type: 'string',
+        pattern: '^evt_[0-9a-f]{32}$',
+        description: 'The event id: the same on every retry and resend of this event.',
+      },
+      type: { type: 'string', enum: types, description: 'The event type; it decides the shape of data.' },
+      created_at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the event was committed (ISO 8601, UTC).',
+      },
+      data: {
+        type: 'object',
+        description: "The type's data, with subject_type, subject_id and occurred_at: see its own schema.",
+      },
     },
     required: ['id', 'type', 'created_at', 'data'],
     additionalProperties: false,

@@ -113,7 +113,7 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
     assert.equal(msg.code, 0, msg.stderr);
     assert.equal(msg.json!.direction, 'inbound');
     const types = (await eventsFor(t.db, lead!.id)).map((e) => e.type);
-    assert.deepEqual(types, ['message.received', 'reply.received']);
+    assert.deepEqual(types, ['message.received', 'lead.intent_changed', 'reply.received']);
 
     const revoked = admin('key', 'revoke', '--id', key.json!.id as string);
     assert.ok(revoked.json!.revoked_at);
@@ -280,6 +280,8 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
         { description: 'Seats', quantity: 10, unit_amount: 1_500 },
       ]);
     const quoteArgs = (linesJson: string) => [
+      '--workspace',
+      workspaceId,
       '--lead',
       lead!.id,
       '--currency',
@@ -351,7 +353,11 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
     const [opportunity] = admin('opportunity', 'list', '--workspace', workspaceId, '--lead', lead!.id).json!
       .data as { stage: string }[];
     assert.equal(opportunity!.stage, 'WON');
-    const types = (await eventsFor(t.db, lead!.id)).map((e) => e.type);
+    const types = (
+      await t.db.query<{ type: string }[]>(`SELECT type FROM events WHERE workspace_id = $1 ORDER BY seq`, [
+        workspaceId,
+      ])
+    ).map((e) => e.type);
     for (const type of [
       'quote.sent',
       'quote.accepted',
