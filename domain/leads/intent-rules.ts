@@ -22,11 +22,11 @@ const RULES: [Classification, RegExp][] = [
   ],
   [
     'NOT_NOW',
-    /\b(not (right )?now|maybe later|not (a good|the right) time|next (week|month|quarter|year)|too busy|get back to (me|you|us) later|in a (few|couple of) (weeks|months)|after the holidays)\b/i,
+    /\b(not (right )?now|maybe later|not (a good|the right) time|too busy|get back to (me|you|us) later|(circle|check|come) back (to (me|us) )?(later|next (month|quarter|year))|in a (few|couple of) (weeks|months)|after the holidays|(not|no budget) (until|before) next (month|quarter|year))\b/i,
   ],
   [
     'BOOKING_REQUEST',
-    /\b((book|schedule|set up|arrange|plan)\b.{0,30}\b(call|meeting|demo|appointment|visit|time)|when (are|would) you (be )?(free|available)|are you (free|available)|let'?s (meet|talk|have a call)|can we (meet|talk|call|have a call)|call me)\b/i,
+    /\b((book|schedule|set up|arrange|plan)\b.{0,30}\b(call|meeting|demo|appointment|visit|time)|when (are|would) you (be )?(free|available)|are you (free|available)|(any|free|open) (slots?|times?)|slots?\b.{0,20}\b(today|tomorrow|this|next)|availability|let'?s (meet|talk|have a call)|can we (meet|talk|call|have a call)|call me)\b/i,
   ],
   [
     'PRICING_QUESTION',

@@ -1,6 +1,7 @@
 import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
 import type { OpportunityStage } from '../kernel/event-catalogue';
+import { lockLead } from '../leads/repository/leads';
 import {
   InvoiceEntity,
   OpportunityEntity,
@@ -165,3 +166,17 @@ export const salesUpkeep = (data: Data) => ({
   invoiceTimerStarted: (id: string) =>
     data.sql(`UPDATE invoices SET timer_started_at = clock_timestamp() WHERE id = $1`, [id]),
 });
+
+/**
+ * The quote or invoice a call names, row-locked after its lead (the order every writer takes), with the
+ * call's data confined to the lead's workspace.
+ */
+export async function lockedWithLead<T extends { lead_id: string }>(
+  data: Data,
+  repoOf: (d: Data) => { mustFind(id: string, lock?: boolean): Promise<T> },
+  id: string,
+) {
+  const found = await repoOf(data).mustFind(id);
+  const locked = await lockLead(data, found.lead_id);
+  return { ...locked, row: await repoOf(locked.data).mustFind(id, true) };
+}

@@ -140,6 +140,20 @@ describe('the whole event catalogue, each type produced by its operation and del
     assert.ok(res.status < 300, JSON.stringify(res.body));
     return (res.body as { data: { id: string; email: string } }).data;
   };
+  /** A one-hour meeting for the catalogue's lead, some days ahead; answers its id. */
+  const book = async (daysAhead: number) => {
+    const start = new Date(Date.now() + daysAhead * 86_400_000);
+    const b = (await run(
+      bookAppointment,
+      {
+        leadId: w.lead,
+        starts_at: start.toISOString(),
+        ends_at: new Date(start.getTime() + 3_600_000).toISOString(),
+      },
+      ws(),
+    )) as { id: string };
+    return b.id;
+  };
   const page = (path: string) => request(s.app).get(path).set('User-Agent', 'CatalogueTest/1.0');
   const form = (path: string, body: Data) => request(s.app).post(path).type('form').send(body);
   const acceptedQuote = async (leadId: string) => {
@@ -181,17 +195,7 @@ describe('the whole event catalogue, each type produced by its operation and del
     'lead.intent_changed': async () => (d) => d.lead_id === w.lead && d.intent === 'EVALUATING',
     'opportunity.created': async () => (d) => d.lead_id === w.lead && d.motion === 'INBOUND',
     'booking.created': async () => {
-      const start = new Date(Date.now() + 3 * 86_400_000);
-      const b = (await run(
-        bookAppointment,
-        {
-          leadId: w.lead,
-          starts_at: start.toISOString(),
-          ends_at: new Date(start.getTime() + 3_600_000).toISOString(),
-        },
-        ws(),
-      )) as { id: string };
-      w.booking = b.id;
+      w.booking = await book(3);
       return (d) => d.booking_id === w.booking;
     },
     'meeting.pending': async () => (d) => d.booking_id === w.booking,
@@ -201,19 +205,10 @@ describe('the whole event catalogue, each type produced by its operation and del
       return (d) => d.booking_id === w.booking && d.status === 'CONFIRMED';
     },
     'meeting.cancelled': async () => {
-      const start = new Date(Date.now() + 5 * 86_400_000);
-      const b = (await run(
-        bookAppointment,
-        {
-          leadId: w.lead,
-          starts_at: start.toISOString(),
-          ends_at: new Date(start.getTime() + 3_600_000).toISOString(),
-        },
-        ws(),
-      )) as { id: string };
-      await received('meeting.pending', (d) => d.booking_id === b.id);
-      await run(declineAppointment, { appointmentId: b.id });
-      return (d) => d.booking_id === b.id;
+      const id = await book(5);
+      await received('meeting.pending', (d) => d.booking_id === id);
+      await run(declineAppointment, { appointmentId: id });
+      return (d) => d.booking_id === id;
     },
     'meeting.no_show': async () => {
       // A confirmed meeting that has started (written as a calendar would have left it).

@@ -85,7 +85,13 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
     assert.equal(res.status, 201);
     assert.equal(res.body.data.needs_attention, true);
     const types = (await eventsFor(t.db, res.body.data.id)).map((e) => e.type);
-    assert.deepEqual(types, ['lead.created', 'message.received', 'lead.qualified', 'lead.scored']);
+    assert.deepEqual(types, [
+      'lead.created',
+      'message.received',
+      'lead.intent_changed',
+      'lead.qualified',
+      'lead.scored',
+    ]);
     assert.equal(
       await count(t.db, 'messages', `lead_id = $1 AND direction = 'inbound'`, [res.body.data.id]),
       1,

@@ -132,16 +132,16 @@ describe('reading and searching leads', () => {
       channel: 'sms',
       body: 'Yes please',
     });
-    const events = (await eventsFor(t.db, lead.id)).slice(-2);
+    const events = (await eventsFor(t.db, lead.id)).slice(-3);
     assert.deepEqual(
       events.map((e) => e.type),
-      ['message.received', 'reply.received'],
+      ['message.received', 'lead.intent_changed', 'reply.received'],
     );
-    const reply = events[1]!.data;
+    const reply = events[2]!.data;
+    assert.equal(reply.classification, 'POSITIVE');
     assert.equal(reply.message_id, msg.id);
     assert.equal(reply.lead_id, lead.id);
     assert.equal(reply.channel, 'sms');
-    assert.equal(reply.classification, null);
   });
 
   it('searches name, email or phone case-insensitively and partially; archived leads are left out', async () => {

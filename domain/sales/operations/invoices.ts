@@ -10,7 +10,7 @@ import { INVOICE_STATUSES, type Invoice } from '../entities';
 import { addDays, endOfDay, money, mrrOf } from '../documents';
 import { closeOpportunity } from '../opportunities';
 import { notPast, todayIn } from '../quotes';
-import { invoicesIn, nextNumber, quotesIn } from '../repository';
+import { invoicesIn, nextNumber, quotesIn, lockedWithLead } from '../repository';
 import { SALES_READ, SALES_WRITE } from '../requirements';
 import { dayField, idField } from '../schemas';
 import { INVOICE, invoiceView, invoiceWorkflowId } from '../views';
@@ -18,13 +18,6 @@ import { INVOICE, invoiceView, invoiceWorkflowId } from '../views';
 const invoiceField = idField('invoice', 'The invoice.');
 const DEFAULT_TERMS_DAYS = 14;
 const subjectOf = (i: Invoice) => ({ type: 'invoice' as const, id: i.id });
-
-/** The invoice a call names, locked, with its lead locked first (the order every writer takes). */
-async function lockedInvoice(ctx: { data: import('../../kernel/data').Data }, id: string) {
-  const found = await invoicesIn(ctx.data).mustFind(id);
-  const { lead, data } = await lockLead(ctx.data, found.lead_id);
-  return { lead, data, invoice: await invoicesIn(data).mustFind(id, true) };
-}
 
 export const issueInvoice = defineOperation({
   name: 'invoice.issue',
@@ -112,7 +105,7 @@ export const payInvoice = defineOperation({
   doors: { admin: { command: 'invoice pay', flags: (f) => ({ invoice: f.invoice, amount: f.amount }) } },
   summary: (i) => `Record invoice ${i.invoice} as paid`,
   run: async (ctx, i) => {
-    const { invoice, lead, data } = await lockedInvoice(ctx, i.invoice);
+    const { row: invoice, lead, data } = await lockedWithLead(ctx.data, invoicesIn, i.invoice);
     if (invoice.status === 'PAID')
       throw new DomainError('conflict', `Invoice ${invoice.number} is already paid.`, { field: 'invoice' });
     const due = Number(invoice.total) - Number(invoice.amount_paid);
@@ -244,7 +237,7 @@ export const remindOverdueInvoice = defineOperation({
   doors: {},
   summary: (i) => `Remind the customer of overdue invoice ${i.invoice}`,
   run: async (ctx, i) => {
-    const { invoice, lead, data } = await lockedInvoice(ctx, i.invoice);
+    const { row: invoice, lead, data } = await lockedWithLead(ctx.data, invoicesIn, i.invoice);
     if (invoice.status !== 'ISSUED' || invoice.overdue_at) return { reminded: false };
     const due = Number(invoice.total) - Number(invoice.amount_paid);
     let messageId: string | null = null;

@@ -9,7 +9,7 @@ import type { Interval, Quote } from '../entities';
 import { priced } from '../documents';
 import { openOpportunity } from '../opportunities';
 import { sendQuote, notPast, todayIn } from '../quotes';
-import { quotesIn } from '../repository';
+import { quotesIn, lockedWithLead } from '../repository';
 import { SALES_READ, SALES_WRITE } from '../requirements';
 import { currencyField, dayField, idField, intervalField, jsonFlag, linesField } from '../schemas';
 import { QUOTE, quoteView } from '../views';
@@ -24,13 +24,6 @@ const quoteFlags = (f: Record<string, string>) => ({
   valid_until: f['valid-until'],
   interval: f.interval,
 });
-
-/** The revision a call names, locked, with its lead locked first (the order every writer takes). */
-async function lockedQuote(ctx: { data: import('../../kernel/data').Data }, id: string) {
-  const found = await quotesIn(ctx.data).mustFind(id);
-  const { lead, data } = await lockLead(ctx.data, found.lead_id);
-  return { lead, data, quote: await quotesIn(data).mustFind(id, true) };
-}
 
 export const createQuote = defineOperation({
   name: 'quote.create',
@@ -98,7 +91,7 @@ export const reviseQuote = defineOperation({
   doors: { admin: { command: 'quote revise', flags: (f) => ({ quote: f.quote, ...quoteFlags(f) }) } },
   summary: (i) => `Revise quote ${i.quote}`,
   run: async (ctx, i) => {
-    const { quote, data } = await lockedQuote(ctx, i.quote);
+    const { row: quote, data } = await lockedWithLead(ctx.data, quotesIn, i.quote);
     const quotes = quotesIn(data);
     const [latest] = await quotes.family(quote.family_id, true);
     if (latest!.id !== quote.id)
@@ -156,7 +149,7 @@ export const sendQuoteOp = defineOperation({
   doors: { admin: { command: 'quote send', flags: (f) => ({ quote: f.quote }) } },
   summary: (i) => `Send quote ${i.quote}`,
   run: async (ctx, i) => {
-    const { quote, lead, data } = await lockedQuote(ctx, i.quote);
+    const { row: quote, lead, data } = await lockedWithLead(ctx.data, quotesIn, i.quote);
     const { quote: sent, link } = await sendQuote({ ...ctx, data }, quote, lead, data);
     ctx.audit(quote.workspace_id, { quote_id: sent.id, number: sent.number, revision: sent.revision });
     return { quote: quoteView(sent), link };
