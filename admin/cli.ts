@@ -10,14 +10,13 @@ import { runOperation } from '../domain/kernel/runner';
 import { loadConfig } from '../infra/config';
 import { connectClient, workflowCanceller } from '../infra/temporal-client';
 import { envWithDevStack } from '../infra/dev-stack';
-import { parseArgs } from './args';
-import { commands, usage } from './commands';
+import { parseArgv } from './args';
 
-/** The operator CLI: JSON on stdout; one line on stderr and exit 1 on any error. */
-async function main(argv: string[]): Promise<unknown> {
-  const { group, command, flags } = parseArgs(argv);
-  const cmd = group && command ? commands.get(`${group} ${command}`) : undefined;
-  if (!cmd) throw new Error(`unknown command "${[group, command].filter(Boolean).join(' ')}"; ${usage()}`);
+/** The operator CLI: JSON on stdout (help as text); one line on stderr and exit 1 on any error. */
+async function main(argv: string[]): Promise<string> {
+  const parsed = parseArgv(argv);
+  if ('help' in parsed) return parsed.help;
+  const { command: cmd, flags } = parsed;
   const config = loadConfig(envWithDevStack());
   const db = await openDatabase(config.databaseUrl, { poolSize: 2 });
   // Connected only when a command talks to workflows (cancels them, or decides a parked request).
@@ -50,7 +49,8 @@ async function main(argv: string[]): Promise<unknown> {
     const output: unknown = await runOperation(services, cmd.operation, actor, input, {
       workspaceId: flags.workspace,
     });
-    return cmd.binding.present ? cmd.binding.present(output) : output;
+    const shown = cmd.binding.present ? cmd.binding.present(output) : output;
+    return JSON.stringify(shown, null, 2) + '\n';
   } finally {
     await db.destroy();
     await temporal?.close();
@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<unknown> {
 }
 
 main(process.argv.slice(2)).then(
-  (result) => process.stdout.write(JSON.stringify(result, null, 2) + '\n'),
+  (text) => process.stdout.write(text),
   (err: unknown) => {
     const field =
       err instanceof DomainError && typeof err.details.field === 'string' ? ` (${err.details.field})` : '';

@@ -11,5 +11,3 @@ export const commands: ReadonlyMap<string, Command> = new Map(
     return binding ? [[binding.command, { operation, binding }]] : [];
   }),
 );
-
-export const usage = () => `commands: ${[...commands.keys()].sort().join(', ')}`;
