@@ -2,10 +2,13 @@ import type { ParameterizedContext } from 'koa';
 import type { RateCount } from '../domain/identity/authenticate';
 import type { AuditDoor, AuditOutcome } from '../domain/kernel/audit';
 import type { Principal } from '../domain/kernel/permissions';
+import type { Logger } from '../infra/logger';
 
 /** What the middleware chain learns about a request, read by the audit middleware at the end. */
 export type RequestState = {
   requestId: string;
+  /** The API's logger with this request's `request_id` on every line. */
+  log: Logger;
   clientIp?: string;
   principal?: Principal;
   /** Counted with the key lookup; the rate-limit middleware decides with it. */

@@ -83,12 +83,12 @@ export function buildApp({
     ...(config.sms && { sms: { authToken: config.sms.authToken } }),
   });
   app
-    .use(requestId())
+    .use(requestId(log))
     .use(mcpDoor())
-    .use(deadline(config.requestTimeoutMs, log))
+    .use(deadline(config.requestTimeoutMs))
     .use(rateLimitPolicy(config.rateLimitPerMinute))
-    .use(audit(createAuditWriter(db, config.auditQueueLimit), log))
-    .use(errors(log))
+    .use(audit(createAuditWriter(db, config.auditQueueLimit)))
+    .use(errors())
     .use(openApiRoute())
     .use(publicDoor.routes())
     .use(quotePageRouter(services, { perMinute: config.quotePagePerMinute ?? 30 }).routes())

@@ -142,6 +142,7 @@ export function startRelay(opts: RelayOptions) {
   // Started by this relay, waiting for their first attempt to record (which marks the row started):
   // not started again meanwhile. Lost in a crash, which costs only a refused duplicate start.
   const recentlyStartedBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
+  const logOf = new Map(opts.sources.map((s) => [s.name, log.child({ outbox: s.name })]));
 
   const pass = async (): Promise<number> => {
     let most = 0;
@@ -151,6 +152,7 @@ export function startRelay(opts: RelayOptions) {
 
   const passOf = async ({ name, unstarted, key, start }: OutboxSource): Promise<number> => {
     const recentlyStarted = recentlyStartedBy.get(name)!;
+    const sourceLog = logOf.get(name)!;
     const now = Date.now();
     for (const [k, at] of recentlyStarted) if (now - at > RECENTLY_STARTED_MS) recentlyStarted.delete(k);
     const due = await unstarted(batchSize, [...recentlyStarted.keys()]);
@@ -166,7 +168,7 @@ export function startRelay(opts: RelayOptions) {
           if (opts.crashAt === 'before-mark') process.exit(87);
           recentlyStarted.set(key(d), Date.now());
         } catch (err) {
-          log.warn(`could not start a ${name} workflow; will retry`, { error: String(err) });
+          sourceLog.warn('could not start a workflow; will retry', { row: key(d), error: String(err) });
         }
       }
     };

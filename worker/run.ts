@@ -31,7 +31,7 @@ export async function runWorker(
   opts: { crashAt?: 'before-start' | 'before-mark' } = {},
 ): Promise<RunningWorker> {
   const workflowBundlePath = await bundleWorkflowsOutOfProcess();
-  const connection = await connectWorker(config.temporalAddress);
+  const connection = await connectWorker(config.temporalAddress, log);
   const client = new Client({ connection, namespace: config.temporalNamespace });
   const worker = await createWorker({
     connection,

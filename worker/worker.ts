@@ -4,6 +4,7 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { WORKFLOW_CACHE_SIZE } from '../infra/config';
+import type { Logger } from '../infra/logger';
 import { installWorkerLogging } from './logging';
 
 export type WorkerOptions = {
@@ -18,8 +19,8 @@ export type WorkerOptions = {
 };
 
 /** The worker's connection; SDK logging is set up first, since the runtime starts with the first connection. */
-export async function connectWorker(address: string): Promise<NativeConnection> {
-  installWorkerLogging();
+export async function connectWorker(address: string, log?: Logger): Promise<NativeConnection> {
+  installWorkerLogging(log);
   return NativeConnection.connect({ address });
 }
 

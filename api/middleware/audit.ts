@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
 import type { AuditWriter } from '../audit-writer';
 import type { AuditOutcome } from '../../domain/kernel/audit';
-import type { Logger } from '../../infra/logger';
 import type { RequestState } from '../context';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
 import { databaseUnavailable } from '../errors';
@@ -18,12 +17,12 @@ const outcomeOf = (status: number): AuditOutcome =>
 
 /** Writes one audit row per request, allowed or refused, before the response leaves. */
 export const audit =
-  (audits: AuditWriter, log: Logger): Middleware<RequestState> =>
+  (audits: AuditWriter): Middleware<RequestState> =>
   async (ctx, next) => {
     if (audits.full()) {
       // Rows are not being written (a slow or stalled database): refuse before doing any work, and
       // before queueing a row that would only make the backlog longer.
-      log.warn('audit queue full; request shed with 503', { request_id: ctx.state.requestId });
+      ctx.state.log.warn('audit queue full; request shed with 503');
       unavailable(ctx, 'The service is overloaded; retry later.');
       return;
     }
@@ -53,7 +52,7 @@ export const audit =
       } catch (err) {
         // An unauditable request must not succeed silently: 503 when the database is out (retry later;
         // an intake that committed replays under its Idempotency-Key), 500 for anything else.
-        log.error('audit write failed', { request_id: s.requestId, error: String(err) });
+        s.log.error('audit write failed', { error: String(err) });
         if (databaseUnavailable(err)) unavailable(ctx, DATABASE_UNAVAILABLE);
         else respondWith(ctx, serverFault());
       }

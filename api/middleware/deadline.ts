@@ -1,5 +1,4 @@
 import type { Middleware } from 'koa';
-import type { Logger } from '../../infra/logger';
 import { loggedPath, type RequestState } from '../context';
 import { unavailable } from '../unavailable';
 
@@ -9,7 +8,7 @@ import { unavailable } from '../unavailable';
  * It wraps the audit too, since a hung database would hold the audit write as well.
  */
 export const deadline =
-  (ms: number, log: Logger): Middleware<RequestState> =>
+  (ms: number): Middleware<RequestState> =>
   async (ctx, next) => {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), ms)));
@@ -20,15 +19,13 @@ export const deadline =
       clearTimeout(timer);
     }
     ctx.state.deadlineExpired = true;
+    const { log } = ctx.state;
     log.warn('request deadline passed; answered 503', {
-      request_id: ctx.state.requestId,
       method: ctx.method,
       path: loggedPath(ctx),
       deadline_ms: ms,
     });
     unavailable(ctx, 'The service could not answer in time. The request may still complete; retry later.');
     // The late handler must not touch the answer already sent, nor fail unheard.
-    work.catch((err: unknown) =>
-      log.error('request failed after its deadline', { request_id: ctx.state.requestId, error: String(err) }),
-    );
+    work.catch((err: unknown) => log.error('request failed after its deadline', { error: String(err) }));
   };

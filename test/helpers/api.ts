@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { buildApp, type AppDeps } from '../../api/server';
 import type { Services } from '../../domain/kernel/operation';
 import { loadConfig } from '../../infra/config';
-import { createLogger } from '../../infra/logger';
+import { createLogger, type Logger } from '../../infra/logger';
 import { contractCheck } from './openapi-check';
 
 /** The services' settings as configured by default (the URLs are never dialled here). */
@@ -21,6 +21,8 @@ export const testApp = (
     approvals?: Services['approvals'];
     agents?: Services['agents'];
     config?: Partial<AppDeps['config']>;
+    /** Errors only, to stderr, unless a test captures the lines. */
+    log?: Logger;
   } = {},
 ) => {
   const app = buildApp({
@@ -34,7 +36,7 @@ export const testApp = (
       rateLimitPerMinute: opts.rateLimitPerMinute ?? SERVICE_DEFAULTS.rateLimitPerMinute,
       ...opts.config,
     },
-    log: createLogger('test-api', 'error'),
+    log: opts.log ?? createLogger('test-api', 'error'),
   });
   // Every response a test receives is held to the OpenAPI document.
   app.middleware.unshift(contractCheck());

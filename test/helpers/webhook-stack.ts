@@ -5,7 +5,7 @@ import type { Operation, Services } from '../../domain/kernel/operation';
 import type { RunOptions } from '../../domain/kernel/runner';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { loadConfig, type Config } from '../../infra/config';
-import { createLogger } from '../../infra/logger';
+import { createLogger, type Logger } from '../../infra/logger';
 import { waitFor } from '../../tooling/processes';
 import { approvalGate } from '../../domain/approvals/temporal';
 import { workflowCanceller } from '../../infra/temporal-client';
@@ -34,7 +34,9 @@ export type DeliveryRow = {
 };
 
 /** PostgreSQL, the real Temporal dev server, the worker with its relay, and the API, on a task queue of its own. */
-export async function startWebhookStack(opts: { inProcessWorker?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+export async function startWebhookStack(
+  opts: { inProcessWorker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger } = {},
+) {
   const t: TestDatabase = await freshDatabase();
   const config: Config = loadConfig({
     NODE_ENV: 'test',
@@ -46,7 +48,7 @@ export async function startWebhookStack(opts: { inProcessWorker?: boolean; env?:
     MAINTENANCE_SCHEDULES: 'false',
     ...opts.env,
   });
-  const log = createLogger('test-worker', 'error');
+  const log = opts.log ?? createLogger('test-worker', 'error');
   const worker: RunningWorker | undefined =
     opts.inProcessWorker === false ? undefined : await runWorker(config, t.db, log);
   const connection = await Connection.connect({ address: config.temporalAddress });
