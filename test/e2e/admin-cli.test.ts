@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { repoRoot } from '../../tooling/paths';
 import request from 'supertest';
+import { runAdmin } from '../helpers/admin';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { eventsFor } from '../helpers/leads';
@@ -18,25 +17,14 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
   after(() => t.drop());
 
   const admin = (...args: string[]) => {
-    const r = spawnSync('npm', ['run', '-s', 'admin', '--', ...args], {
-      cwd: repoRoot(),
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        DATABASE_URL: t.url,
-        TEMPORAL_ADDRESS: '127.0.0.1:1',
-        NODE_ENV: 'test',
-        PUBLIC_URL: 'http://quotes.test',
-      },
-    });
-    const stderr = r.stderr
-      .split('\n')
-      .filter((l) => l && !l.startsWith('npm warn'))
-      .join('\n');
+    const r = runAdmin(
+      { DATABASE_URL: t.url, TEMPORAL_ADDRESS: '127.0.0.1:1', PUBLIC_URL: 'http://quotes.test' },
+      args,
+    );
     return {
-      code: r.status,
-      json: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined,
-      stderr,
+      code: r.code,
+      json: r.code === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined,
+      stderr: r.stderr,
     };
   };
 

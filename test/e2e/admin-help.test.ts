@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { commands } from '../../admin/commands';
 import { flagsOf } from '../../admin/flags';
-import { repoRoot } from '../../tooling/paths';
+import { runAdmin } from '../helpers/admin';
 
 describe('admin CLI help (npm run -s admin -- ... --help)', () => {
   // Nothing listens on port 1: help and flag refusals must answer without the database or Temporal.
-  const admin = (...args: string[]) => {
-    const r = spawnSync('npm', ['run', '-s', 'admin', '--', ...args], {
-      cwd: repoRoot(),
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none',
-        TEMPORAL_ADDRESS: '127.0.0.1:1',
-        NODE_ENV: 'test',
-      },
-    });
-    const stderr = r.stderr
-      .split('\n')
-      .filter((l) => l && !l.startsWith('npm warn'))
-      .join('\n');
-    return { code: r.status, stdout: r.stdout, stderr };
-  };
+  const admin = (...args: string[]) =>
+    runAdmin(
+      { DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1' },
+      args,
+    );
 
   const helps = (r: ReturnType<typeof admin>) => {
     assert.equal(r.code, 0, r.stderr);
