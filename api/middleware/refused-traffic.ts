@@ -6,7 +6,7 @@ const WINDOW_MS = 60_000;
 const MAX_ADDRESSES = 100_000;
 
 /** IPv4 per address; IPv6 per /64, which one subscriber usually holds whole. */
-function bucketOf(ip: string | undefined): string {
+export function bucketOf(ip: string | undefined): string {
   if (!ip) return 'unknown';
   if (isIP(ip) !== 6) return ip;
   return `${(ipv6ToBigInt(ip) >> 64n).toString(16)}::/64`;

@@ -8,6 +8,7 @@ import { QUOTE_PAGE_PATH } from '../../domain/sales/quotes';
 import { acceptQuotePage, declineQuotePage, viewQuotePage } from '../../domain/sales/operations/quote-page';
 import type { AppContext, RequestState } from '../context';
 import { quoteNotFoundPage, quotePage, sendPage, tooManyPage, type QuotePageModel } from './quote-page';
+import { bucketOf } from '../middleware/refused-traffic';
 import { rawBody } from './raw-body';
 
 const MAX_FORM_BYTES = 16 * 1024;
@@ -24,7 +25,8 @@ export function perAddressLimit(limit: number): Middleware<RequestState> {
     const now = Date.now();
     if (windows.size > 10_000)
       for (const [k, w] of windows) if (now - w.start >= WINDOW_MS) windows.delete(k);
-    const key = ctx.state.clientIp ?? 'unknown';
+    // Grouped as refused traffic is: an IPv6 client holds its whole /64 and could rotate through it.
+    const key = bucketOf(ctx.state.clientIp);
     let w = windows.get(key);
     if (!w || now - w.start >= WINDOW_MS) windows.set(key, (w = { start: now, hits: 0 }));
     w.hits++;
