@@ -5,6 +5,15 @@ import type { StartDelivery } from '../domain/webhooks/start-delivery';
 import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
 import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
 
+/** The endpoint's host (and port), never its path or query, which may carry an integrator's token. */
+function endpointHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'an endpoint with an unreadable URL';
+  }
+}
+
 /**
  * Starts a delivery's workflow under its deterministic id, with a memo and search attributes that
  * say in the Web UI what it delivers. A first start refuses a duplicate (the relay may offer the same
@@ -30,6 +39,7 @@ export const deliveryStarter =
           : WorkflowIdReusePolicy.REJECT_DUPLICATE,
         // Eager start runs the first attempt on this very worker, one round trip less (perf-notes).
         requestEagerStart: !restart,
+        staticSummary: `${d.event_type} to ${endpointHost(d.endpoint_url)}${restart ? ` (restarted at attempt ${d.attempts + 1})` : ''}`,
         memo: {
           delivery_id: d.id,
           event_id: d.event_id,

@@ -4,7 +4,10 @@ import type { Delivery } from './entities';
 export type DeliveryToStart = Pick<
   Delivery,
   'id' | 'generation' | 'attempts' | 'event_id' | 'event_type' | 'endpoint_id' | 'workspace_id'
->;
+> & {
+  /** The endpoint's URL, read for its host: the run's summary in the Web UI names it. */
+  endpoint_url: string;
+};
 
 /**
  * Starts a delivery's workflow (the worker implements it on its Temporal client): the relay starts

@@ -226,6 +226,8 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
         100,
       );
       assert.equal(description.memo?.event_type, 'lead.status_changed');
+      // The Web UI's list says what the run is without opening it: event type and endpoint host only.
+      assert.equal(await description.staticSummary(), `lead.status_changed to ${new URL(rx.url).host}`);
     }
     const [note] = await s.db.query<{ kind: string; message: string }[]>(
       'SELECT kind, message FROM notifications WHERE workspace_id = $1',

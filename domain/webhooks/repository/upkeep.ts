@@ -24,10 +24,12 @@ export const deliveryUpkeep = (data: Data) => ({
    */
   unstarted: (limit: number, startedMeanwhile: string[]) =>
     data.sql<DeliveryToStart[]>(
-      `SELECT id, generation, attempts, event_id, event_type, endpoint_id, workspace_id FROM webhook_deliveries
-        WHERE workflow_started_at IS NULL AND status = 'PENDING'
-          AND NOT ((id::text || ':' || generation) = ANY($2::text[]))
-        ORDER BY created_at LIMIT $1`,
+      `SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id,
+              e.url AS endpoint_url
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.workflow_started_at IS NULL AND d.status = 'PENDING'
+          AND NOT ((d.id::text || ':' || d.generation) = ANY($2::text[]))
+        ORDER BY d.created_at LIMIT $1`,
       [limit, startedMeanwhile],
     ),
 
@@ -38,6 +40,7 @@ export const deliveryUpkeep = (data: Data) => ({
   stuck: (graceMinutes: number, limit: number) =>
     data.sql<Stuck[]>(
       `SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.status,
+              (SELECT url FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS endpoint_url,
               (SELECT count(*)::int FROM webhook_attempts a
                 WHERE a.delivery_id = d.id AND a.started_at >= d.workflow_started_at) AS rung
          FROM webhook_deliveries d
