@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../domain/data-source';
-import { waitFor } from '../../tooling/processes';
+import { repoRoot } from '../../tooling/paths';
+import { freePort, stopChild, waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { bearer, workspaceWithKey } from '../helpers/fixtures';
@@ -12,23 +13,59 @@ import { bearer, workspaceWithKey } from '../helpers/fixtures';
 const secondsIntoMinute = async (db: DataSource) =>
   (await db.query<{ s: number }[]>(`SELECT extract(second FROM clock_timestamp())::float AS s`))[0]!.s;
 
+/** The API as production runs it (`api/main.ts`), its own process on its own port: only the database is shared. */
+async function spawnApi(databaseUrl: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    cwd: repoRoot(),
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: '0',
+      DATABASE_URL: databaseUrl,
+      // Dialled only by an approval or booking, neither of which happens here.
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`the API exited (${code}) while starting: ${stderr}`))),
+  );
+  exited.catch(() => undefined); // a later stop is not a failure to start
+  // Any answer will do (401 without a key): it is listening.
+  await Promise.race([
+    exited,
+    waitFor(
+      'the API to answer',
+      async () => (await fetch(`${url}/api/v1/me`).catch(() => undefined))?.status,
+      60_000,
+    ),
+  ]);
+  return { url, stop: () => stopChild(child) };
+}
+
 describe('rate limit: 300 requests a minute per key, shared by every API process', () => {
   let t: TestDatabase;
-  let second: DataSource;
+  let apis: Awaited<ReturnType<typeof spawnApi>>[] = [];
   before(async () => {
     t = await freshDatabase();
-    // A second instance with its own pool, as a second process would have: only the database is shared.
-    second = await openDatabase(t.url, { poolSize: 5 });
+    apis = await Promise.all([spawnApi(t.url), spawnApi(t.url)]);
   });
   after(async () => {
-    await second.destroy();
+    await Promise.all(apis.map((a) => a.stop()));
     await t.drop();
   });
 
-  it('counts requests to two instances together and answers the 301st with 429', async () => {
+  it('counts requests to two API processes together and answers the 301st with 429', async () => {
     const { key } = await workspaceWithKey(t.db);
     const { key: other } = await workspaceWithKey(t.db);
-    const apps = [testApp(t.db), testApp(second)];
+    const apps = apis.map((a) => a.url);
     // 301 requests must land in one window: start early in a minute.
     await waitFor('the start of a minute', async () => (await secondsIntoMinute(t.db)) < 30, 40_000, 200);
     for (let i = 0; i < 300; i += 20) {
@@ -54,11 +91,15 @@ describe('rate limit: 300 requests a minute per key, shared by every API process
     assert.match(last.headers['ratelimit'] as string, /^"default";r=0;t=\d+$/);
     const viaSecond = await request(apps[1]!).get('/api/v1/me').set(bearer(key.key));
     assert.equal(viaSecond.status, 429, 'the other instance refuses too');
-    const [row] = await t.db.query<{ reason: string }[]>(
-      'SELECT reason FROM audit_log WHERE request_id = $1',
-      [last.headers['request-id']],
-    );
-    assert.match(row!.reason, /rate limit/);
+    // The API process writes its audit rows in batches, a moment after the answer.
+    const row = await waitFor('the refusal to be audited', async () => {
+      const rows = await t.db.query<{ reason: string }[]>(
+        'SELECT reason FROM audit_log WHERE request_id = $1',
+        [last.headers['request-id']],
+      );
+      return rows[0];
+    });
+    assert.match(row.reason, /rate limit/);
     // Another key of the same service is unaffected.
     const fresh = await request(apps[1]!).get('/api/v1/me').set(bearer(other.key)).expect(200);
     assert.match(fresh.headers['ratelimit'] as string, /^"default";r=299;/);
