@@ -47,7 +47,13 @@ export async function main(args: string[]) {
     log.info('starting the API and the bare Koa baseline');
     const [api, bare] = await Promise.all([
       startService('api', 'api/main.ts', await freePort(), apiEnv(pg.url), '/api/v1/me'),
-      startService('bare koa', 'bench/bare-koa.ts', await freePort(), process.env, '/'),
+      startService(
+        'bare koa',
+        'bench/bare-koa.ts',
+        await freePort(),
+        { ...process.env, DATABASE_URL: pg.url },
+        '/',
+      ),
     ]);
     stops.push(api.stop, bare.stop);
 

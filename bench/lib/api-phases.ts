@@ -13,6 +13,13 @@ const REQUESTS_PER_KEY = 250;
 export type Phase = Measured & { api_keys: number; max_requests_per_key: number };
 export type ApiResults = {
   bare: Measured;
+  /** Bare Koa + the pool + one primary-key SELECT of a lead: the floor of a read. */
+  floorSelect: Measured;
+  /** The same plus one durable INSERT: the floor of an audited read, and of a write. */
+  floorSelectInsert: Measured;
+  /** One request at a time: REST GET /leads/{id}, and `lead.get` through the assistant endpoint. */
+  getLeadOneConn: Phase;
+  mcpGetLeadOneConn: Phase;
   getLead: Phase;
   search: Phase;
   postLead: Phase;
@@ -46,6 +53,16 @@ export async function runApiPhases(
   const bareNext: NextRequest = () => ({ method: 'GET', path: '/lead' });
   await hammer(bare.url, connections, warmup, bareNext);
   const bareResult = await hammer(bare.url, connections, duration, bareNext);
+  const ids = await sampleLeadIds(db, workspaceId);
+  const r = sequence(3);
+  const floor = async (label: string, kind: string) => {
+    log.info(`${label}: ${warmup} s warm-up, then ${duration} s at ${connections} connections`);
+    const next: NextRequest = () => ({ method: 'GET', path: `/floor/${kind}/${ids[r(ids.length)]}` });
+    await hammer(bare.url, connections, warmup, next);
+    return hammer(bare.url, connections, duration, next);
+  };
+  const floorSelect = await floor('floor: Koa + pool + PK SELECT', 'select');
+  const floorSelectInsert = await floor('floor: Koa + pool + PK SELECT + durable INSERT', 'select-insert');
 
   // Fresh keys per run, enough for each to stay under its limit at the fastest rate a run could
   // reach: bare Koa's for a warm-up (the API cannot outrun it on the same machine), then four times
@@ -73,10 +90,8 @@ export async function runApiPhases(
     return keyed(keys, await hammer(api.url, connections, duration, withKey(keys, make)));
   };
 
-  const ids = await sampleLeadIds(db, workspaceId);
   const fragments = await searchFragments(db, workspaceId);
   const nextBody = intakeBodies(await lastPostedNumber(db, workspaceId));
-  const r = sequence(3);
   let f = 0;
   const searchRequest: KeyedRequest = (key) => ({
     method: 'GET',
@@ -84,11 +99,12 @@ export async function runApiPhases(
     headers: bearer(key),
   });
 
-  const getLead = await apiPhase('GET /leads/{id}', (key) => ({
+  const getLeadRequest: KeyedRequest = (key) => ({
     method: 'GET',
     path: `/api/v1/leads/${ids[r(ids.length)]}`,
     headers: bearer(key),
-  }));
+  });
+  const getLead = await apiPhase('GET /leads/{id}', getLeadRequest);
   const search = await apiPhase('GET /leads?query=', searchRequest);
   const postLead = await apiPhase('POST /leads', (key) => {
     const { n, body } = nextBody();
@@ -108,14 +124,29 @@ export async function runApiPhases(
   );
   log.info(`bare Koa@1conn: ${duration} s, one request at a time`);
   const bareOneConn = await oneAtATime(bare.url, duration, bareNext);
+  const oneConnPhase = async (label: string, make: KeyedRequest): Promise<Phase> => {
+    log.info(`${label}: ${duration} s, one request at a time`);
+    const pool = await keyPool(1000, warmup + duration);
+    await checkCall(api.url, make(pool.next()), label);
+    await oneAtATime(api.url, warmup, withKey(pool, make));
+    return keyed(pool, await oneAtATime(api.url, duration, withKey(pool, make)));
+  };
+  const getLeadOneConn = await oneConnPhase('GET /leads/{id}@1conn', getLeadRequest);
+  const mcpGetLeadOneConn = await oneConnPhase('mcp lead.get@1conn', (key) =>
+    toolCall(key, 'lead.get', { leadId: ids[r(ids.length)]! }, { 'mcp-param-lead-id': 'leadId' }),
+  );
 
   const today = new Date().toISOString().slice(0, 10);
   const yearAgo = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
   const analyticsPhase = async (label: string, args: Record<string, string>): Promise<Phase> => {
-    const make: KeyedRequest = (key) => summaryRequest(key, args);
+    const make: KeyedRequest = (key) => toolCall(key, 'analytics.summary', args);
     const [probeKey] = await createKeys(db, workspaceId, 1);
     keysCreated++;
-    await checkSummary(api.url, make(probeKey!), log, label);
+    const r = (await checkCall(api.url, make(probeKey!), label)) as {
+      period: unknown;
+      leads: { total: number };
+    };
+    log.info(`${label}: ${JSON.stringify(r.period)}, ${r.leads.total} leads in the period`);
     log.info(`${label}: ${duration} s, one request at a time`);
     const pool = await keyPool(200, duration);
     return keyed(pool, await oneAtATime(api.url, duration, withKey(pool, make)));
@@ -127,6 +158,10 @@ export async function runApiPhases(
   });
   return {
     bare: bareResult,
+    floorSelect,
+    floorSelectInsert,
+    getLeadOneConn,
+    mcpGetLeadOneConn,
     getLead,
     search,
     postLead,
@@ -139,8 +174,14 @@ export async function runApiPhases(
   };
 }
 
-/** A `tools/call` of `analytics.summary` as a 2026-07-28 client sends it (stateless, headers and `_meta`). */
-function summaryRequest(key: string, args: Record<string, string>): ReturnType<NextRequest> {
+/** A `tools/call` as a 2026-07-28 client sends it (stateless, headers and `_meta`). */
+function toolCall(
+  key: string,
+  name: string,
+  args: Record<string, string>,
+  /** `Mcp-Param-*` headers the tool declares, each naming the argument it mirrors. */
+  paramHeaders: Record<string, string> = {},
+): ReturnType<NextRequest> {
   return {
     method: 'POST',
     path: '/api/mcp',
@@ -150,14 +191,15 @@ function summaryRequest(key: string, args: Record<string, string>): ReturnType<N
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
-      'mcp-name': 'analytics.summary',
+      'mcp-name': name,
+      ...Object.fromEntries(Object.entries(paramHeaders).map(([h, arg]) => [h, args[arg]!])),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
       params: {
-        name: 'analytics.summary',
+        name,
         arguments: args,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -169,19 +211,22 @@ function summaryRequest(key: string, args: Record<string, string>): ReturnType<N
   };
 }
 
-/** One call first: a tool error answers 200 too, and a run of refusals would measure nothing. */
-async function checkSummary(url: string, req: ReturnType<NextRequest>, log: Logger, label: string) {
+/**
+ * One call first, answering its structured content for a tool call: a tool error answers 200 too,
+ * and a run of refusals would measure nothing.
+ */
+async function checkCall(url: string, req: ReturnType<NextRequest>, label: string): Promise<unknown> {
   const res = await fetch(new URL(req.path!, url), {
-    method: 'POST',
+    method: req.method ?? 'GET',
     headers: req.headers as Record<string, string>,
     body: req.body,
   });
-  const body = (await res.json()) as {
+  const text = await res.text();
+  const body = JSON.parse(text) as {
     result?: { isError?: boolean; structuredContent?: unknown };
     error?: unknown;
   };
   if (!res.ok || body.error || body.result?.isError)
-    throw new Error(`${label}: the call failed: ${JSON.stringify(body).slice(0, 500)}`);
-  const r = body.result!.structuredContent as { period: unknown; leads: { total: number } };
-  log.info(`${label}: ${JSON.stringify(r.period)}, ${r.leads.total} leads in the period`);
+    throw new Error(`${label}: the call failed (${res.status}): ${text.slice(0, 500)}`);
+  return body.result?.structuredContent;
 }

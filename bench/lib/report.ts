@@ -7,13 +7,18 @@ import { SEARCH_KINDS } from './traffic';
 const SEARCH_P99_TARGET_MS = 30;
 const ANALYTICS_P99_TARGET_MS = 100;
 
-type Row = { label: string; m: Measured; ratio: number | null };
+const GET_LEAD_TARGET = 0.5;
+const POST_LEAD_TARGET = 0.3;
+const MCP_GET_P50_TARGET = 1.2;
+
+/** A row and the floor its ratio is taken against (the one that does the same work), if any. */
+type Row = { label: string; m: Measured; floor?: { name: string; m: Measured } };
 
 const ratioOf = (m: Measured, base: Measured) => Math.round((m.rps / base.rps) * 1000) / 1000;
 
-/** A fixed-width table; the ratio is req/s against bare Koa at the same concurrency. */
+/** A fixed-width table; the ratio is req/s against the row's floor at the same concurrency. */
 export function table(list: Row[]): string {
-  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs bare Koa'];
+  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs floor', 'floor'];
   const body = list.map((r) => [
     r.label,
     r.m.rps.toFixed(1),
@@ -21,7 +26,8 @@ export function table(list: Row[]): string {
     r.m.p99_ms.toFixed(2),
     String(r.m.non_2xx),
     String(r.m.errors),
-    r.ratio === null ? '-' : r.ratio.toFixed(3),
+    r.floor ? ratioOf(r.m, r.floor.m).toFixed(3) : '-',
+    r.floor?.name ?? '-',
   ]);
   return formatTable(header, body);
 }
@@ -45,9 +51,28 @@ export type ApiReport = {
 
 /** Prints the plan, the table and, as the very last stdout line, every figure as one JSON object. */
 export function printApiReport({ settings, seed, results, plan, plansByKind, apiRequestsCutOff }: ApiReport) {
-  const { bare, getLead, search, postLead, searchOneConn, bareOneConn, analytics30, analyticsYear } = results;
-  const apiPhases = [getLead, search, postLead, searchOneConn, analytics30, analyticsYear];
-  const all = [bare, bareOneConn, ...apiPhases];
+  const { bare, floorSelect, floorSelectInsert, getLead, search, postLead, searchOneConn, bareOneConn } =
+    results;
+  const { analytics30, analyticsYear, getLeadOneConn, mcpGetLeadOneConn } = results;
+  const apiPhases = [
+    getLead,
+    search,
+    postLead,
+    searchOneConn,
+    getLeadOneConn,
+    mcpGetLeadOneConn,
+    analytics30,
+    analyticsYear,
+  ];
+  const all = [bare, floorSelect, floorSelectInsert, bareOneConn, ...apiPhases];
+  const getRatio = ratioOf(getLead, floorSelectInsert);
+  const postRatio = ratioOf(postLead, floorSelectInsert);
+  const mcpP50Ratio = Math.round((mcpGetLeadOneConn.p50_ms / getLeadOneConn.p50_ms) * 100) / 100;
+  const targets = {
+    get_lead_vs_floor_met: getRatio >= GET_LEAD_TARGET,
+    post_lead_vs_floor_met: postRatio >= POST_LEAD_TARGET,
+    mcp_get_lead_p50_met: mcpP50Ratio <= MCP_GET_P50_TARGET,
+  };
   const analyticsMet = analytics30.p99_ms < ANALYTICS_P99_TARGET_MS;
   const yearMet = analyticsYear.p99_ms < ANALYTICS_P99_TARGET_MS;
   /** A one-connection row's p99 against bare Koa's at one connection (the floor). */
@@ -65,15 +90,27 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
   );
   console.log(
     table([
-      { label: 'bare koa', m: bare, ratio: 1 },
-      { label: 'GET /leads/{id}', m: getLead, ratio: ratioOf(getLead, bare) },
-      { label: 'GET /leads?query=', m: search, ratio: ratioOf(search, bare) },
-      { label: 'POST /leads', m: postLead, ratio: ratioOf(postLead, bare) },
-      { label: 'search@1conn', m: searchOneConn, ratio: null },
-      { label: 'bare koa@1conn', m: bareOneConn, ratio: null },
-      { label: 'analytics 30d@1conn', m: analytics30, ratio: null },
-      { label: 'analytics 365d@1conn', m: analyticsYear, ratio: null },
+      { label: 'bare koa', m: bare },
+      { label: 'floor: SELECT', m: floorSelect, floor: { name: 'bare koa', m: bare } },
+      { label: 'floor: SELECT + INSERT', m: floorSelectInsert, floor: { name: 'bare koa', m: bare } },
+      { label: 'GET /leads/{id}', m: getLead, floor: { name: 'SELECT + INSERT', m: floorSelectInsert } },
+      { label: 'GET /leads?query=', m: search, floor: { name: 'SELECT + INSERT', m: floorSelectInsert } },
+      { label: 'POST /leads', m: postLead, floor: { name: 'SELECT + INSERT', m: floorSelectInsert } },
+      { label: 'bare koa@1conn', m: bareOneConn },
+      { label: 'search@1conn', m: searchOneConn },
+      { label: 'GET /leads/{id}@1conn', m: getLeadOneConn },
+      { label: 'mcp lead.get@1conn', m: mcpGetLeadOneConn },
+      { label: 'analytics 30d@1conn', m: analytics30 },
+      { label: 'analytics 365d@1conn', m: analyticsYear },
     ]),
+  );
+  const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
+  console.log(
+    `\nGET /leads/{id}: ${getRatio}x the SELECT + INSERT floor (target >= ${GET_LEAD_TARGET}: ` +
+      `${verdict(targets.get_lead_vs_floor_met)}); POST /leads: ${postRatio}x (target >= ${POST_LEAD_TARGET}: ` +
+      `${verdict(targets.post_lead_vs_floor_met)}); mcp lead.get p50 ${mcpGetLeadOneConn.p50_ms} ms = ` +
+      `${mcpP50Ratio}x the REST read's ${getLeadOneConn.p50_ms} ms (target <= ${MCP_GET_P50_TARGET}: ` +
+      `${verdict(targets.mcp_get_lead_p50_met)})`,
   );
   console.log(
     `\nanalytics.summary at 1 connection, ${settings.leads} leads: 30 days p50 ${analytics30.p50_ms} ms, ` +
@@ -104,13 +141,27 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       max_requests_per_key: Math.max(...apiPhases.map((p) => p.max_requests_per_key)),
       api_requests_cut_off_at_phase_ends: apiRequestsCutOff,
       bare_koa: bare,
+      floor_select: floorSelect,
+      floor_select_insert: floorSelectInsert,
+      floor_select_rps: floorSelect.rps,
+      floor_select_insert_rps: floorSelectInsert.rps,
       get_lead: getLead,
       search,
       post_lead: postLead,
       search_1conn: searchOneConn,
+      ratio_get_lead_vs_floor: getRatio,
+      ratio_search_vs_floor: ratioOf(search, floorSelectInsert),
+      ratio_post_lead_vs_floor: postRatio,
       ratio_get_lead_vs_bare: ratioOf(getLead, bare),
       ratio_search_vs_bare: ratioOf(search, bare),
       ratio_post_lead_vs_bare: ratioOf(postLead, bare),
+      get_lead_vs_floor_target: GET_LEAD_TARGET,
+      post_lead_vs_floor_target: POST_LEAD_TARGET,
+      get_lead_1conn: getLeadOneConn,
+      mcp_get_lead_1conn: mcpGetLeadOneConn,
+      ratio_mcp_get_lead_p50_vs_rest: mcpP50Ratio,
+      mcp_get_lead_p50_target_ratio: MCP_GET_P50_TARGET,
+      ...targets,
       search_p50_ms: searchOneConn.p50_ms,
       search_p99_ms: searchOneConn.p99_ms,
       search_p99_target_ms: SEARCH_P99_TARGET_MS,
