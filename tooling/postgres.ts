@@ -16,6 +16,8 @@ export type EmbeddedPostgresOptions = {
   log: Logger;
   /** Tests trade durability for speed; the dev stack keeps PostgreSQL's defaults. */
   fast?: boolean;
+  /** More server settings (`-c name=value`), e.g. the API bench's `--profile` loads pg_stat_statements. */
+  settings?: Record<string, string>;
 };
 
 const binDir = () =>
@@ -100,6 +102,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     'unix_socket_directories=',
   ];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  for (const [name, value] of Object.entries(opts.settings ?? {})) flags.push('-c', `${name}=${value}`);
   const child = spawn(path.join(binDir(), 'postgres'), flags, {
     ...runAs,
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -16,7 +16,7 @@ export type StackOptions = {
   /** Checked after each part: a caller that gave up gets an error, not a stack. */
   signal?: AbortSignal;
   /** Embedded PostgreSQL; `fast` trades durability for speed (tests, fuzzing), benches keep the default. */
-  postgres?: { dataDir: string; database: string; fast?: boolean };
+  postgres?: { dataDir: string; database: string; fast?: boolean; settings?: Record<string, string> };
   /**
    * Migrates and opens a pool: on `url`, else the PostgreSQL started here, else the services'
    * DATABASE_URL. The pool size defaults to the services' DB_POOL_SIZE when `env` is given.

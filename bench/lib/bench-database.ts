@@ -37,12 +37,12 @@ const DATABASE = 'bench';
 export async function openBenchDatabase(
   log: Logger,
   stops: Stops,
-  opts: { dataDir?: string; poolSize?: number; fresh?: boolean } = {},
+  opts: { dataDir?: string; poolSize?: number; fresh?: boolean; settings?: Record<string, string> } = {},
 ): Promise<BenchDatabase> {
   const { postgres: pg } = await startStack({
     log,
     stops,
-    postgres: { dataDir: opts.dataDir ?? benchDataDir(), database: DATABASE },
+    postgres: { dataDir: opts.dataDir ?? benchDataDir(), database: DATABASE, settings: opts.settings },
   });
   // Two harness calls: `fresh` recreates the database between PostgreSQL and the migrations.
   if (opts.fresh) await recreateDatabase(pg.url, DATABASE);

@@ -26,8 +26,10 @@ export async function startService(
   port: number,
   env: NodeJS.ProcessEnv,
   probePath: string,
+  /** Node flags before the entry, e.g. `--cpu-prof`. */
+  nodeFlags: string[] = [],
 ): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
     cwd: repoRoot(),
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
