@@ -9,6 +9,25 @@ export class BodyParseError extends DomainError {
 
 export type WireError = { status: number; body: { error: Record<string, unknown> } };
 
+/**
+ * The longest `message`, `field` and `effect` an error body carries, in characters. A refusal can
+ * quote what the caller sent (an unknown member's name, up to the 1 MB body): it is not echoed whole.
+ */
+export const ERROR_TEXT_MAX = { message: 1000, field: 200, effect: 1000 } as const;
+
+const clip = (text: string, max: number) => {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+};
+
+const clipped = (extra: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(extra).map(([k, v]) => [
+      k,
+      typeof v === 'string' && (k === 'field' || k === 'effect') ? clip(v, ERROR_TEXT_MAX[k]) : v,
+    ]),
+  );
+
 // One body per refusal kind, whatever check failed: the real reason goes to the audit log only.
 const UNAUTHORIZED = 'The API key is missing, invalid, expired, revoked or not allowed from this address.';
 const FORBIDDEN = 'This API key is not allowed to do this.';
@@ -17,7 +36,7 @@ const FORBIDDEN = 'This API key is not allowed to do this.';
 export function toHttp(err: DomainError, requestId: string): WireError {
   const wire = (status: number, code: string, message: string, extra: Record<string, unknown> = {}) => ({
     status,
-    body: { error: { code, message, ...extra } },
+    body: { error: { code, message: clip(message, ERROR_TEXT_MAX.message), ...clipped(extra) } },
   });
   const code: ErrorCode = err.code;
   switch (code) {

@@ -13,11 +13,14 @@ import type { RefusedTraffic } from './refused-traffic';
 export const authenticate =
   (db: DataSource, refused: RefusedTraffic): Middleware<RequestState> =>
   async (ctx, next) => {
+    // Without a key, the limit that applies is the address's, not a key's: its own named policy.
+    const refusedPolicy = (remaining: number, reset: number) => {
+      ctx.set('RateLimit-Policy', `"refused";q=${refused.perMinute};w=60`);
+      ctx.set('RateLimit', `"refused";r=${remaining};t=${reset}`);
+    };
     const wait = refused.blockedFor(ctx.state.clientIp);
     if (wait !== undefined) {
-      // The limit that applies here is the address's, not a key's: its own named policy.
-      ctx.set('RateLimit-Policy', `"refused";q=${refused.perMinute};w=60`);
-      ctx.set('RateLimit', `"refused";r=0;t=${wait}`);
+      refusedPolicy(0, wait);
       throw new DomainError(
         'rate_limited',
         `Too many refused requests from this address; retry after ${wait} seconds.`,
@@ -32,7 +35,9 @@ export const authenticate =
       { countRequest: true },
     );
     if (!result.ok) {
-      refused.refused(ctx.state.clientIp);
+      // Each refusal spends the address's allowance: the 401 says how much is left before the 429.
+      const left = refused.refused(ctx.state.clientIp);
+      refusedPolicy(left.remaining, left.reset);
       ctx.state.presentedKey = {
         keyPrefix: result.keyPrefix,
         keyId: result.keyId,

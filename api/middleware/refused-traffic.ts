@@ -33,18 +33,22 @@ export function refusedTraffic(perMinute: number, now: () => number = Date.now) 
     const bucket = bucketOf(ip);
     return counts.has(bucket) || counts.size < MAX_ADDRESSES ? bucket : 'overflow';
   };
+  const secondsLeft = () => Math.max(1, Math.ceil((windowStart + WINDOW_MS - now()) / 1000));
   return {
     perMinute,
     /** Seconds until the address may try again, or undefined when it is under the limit. */
     blockedFor(ip: string | undefined): number | undefined {
       roll();
       if ((counts.get(keyOf(ip)) ?? 0) < perMinute) return undefined;
-      return Math.max(1, Math.ceil((windowStart + WINDOW_MS - now()) / 1000));
+      return secondsLeft();
     },
-    refused(ip: string | undefined) {
+    /** Counts one refused request; answers what the address has left this window, and when it resets. */
+    refused(ip: string | undefined): { remaining: number; reset: number } {
       roll();
       const k = keyOf(ip);
-      counts.set(k, (counts.get(k) ?? 0) + 1);
+      const n = (counts.get(k) ?? 0) + 1;
+      counts.set(k, n);
+      return { remaining: Math.max(0, perMinute - n), reset: secondsLeft() };
     },
   };
 }

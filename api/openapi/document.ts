@@ -3,9 +3,13 @@ import type { JsonSchema } from '../../domain/kernel/json-schema';
 import { EVENT_SCHEMAS } from '../../domain/kernel/event-validation';
 import type { Requirement } from '../../domain/kernel/permissions';
 import { IDEMPOTENCY_HEADER, restRoutes, type RestRoute } from '../rest/routes';
-import { errorSchema, withoutNul } from './schemas';
+import { integer, string } from '../../domain/kernel/shapes';
+import { MAX_RETRY_AFTER, errorSchema, requestIdSchema, withoutNul } from './schemas';
 
 type Json = Record<string, unknown>;
+
+/** The rate-limit policies: a key's, and an address's allowance of refused requests. */
+const POLICIES = 'default|refused';
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const common = { 'Request-Id': header('Request-Id'), 'RateLimit-Policy': header('RateLimit-Policy') };
@@ -21,8 +25,10 @@ const error = (description: string, extraHeaders: Json = {}) => ({
 const refusal = (description: string) => error(description, { RateLimit: header('RateLimit') });
 const errors = {
   '400': refusal('The request did not validate; `field` names what.'),
-  '401': error(
-    'The key is missing, unknown, revoked, expired or not allowed from this address (one body for all).',
+  '401': refusal(
+    'The key is missing, unknown, revoked, expired or not allowed from this address (one body for all). ' +
+      "It counts against the address's allowance of refused requests (policy `refused`), which the rate " +
+      'headers describe.',
   ),
   '403': refusal('The key lacks the scope, or its owner no longer holds the role (one body for both).'),
   '413': refusal('The request body is over 1 MB (code invalid_request).'),
@@ -46,6 +52,24 @@ const guarded = (need: Requirement) => ({
 });
 
 const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
+
+/** The document's sections, each holding the operations of some areas (the first part of their names). */
+const TAGS = [
+  { name: 'Leads', description: 'Read, create and update leads.', areas: ['lead'] },
+  {
+    name: 'Webhooks',
+    description: 'The event catalogue and the deliveries of its events to webhook endpoints.',
+    areas: ['event', 'delivery'],
+  },
+  { name: 'Workspace', description: 'The workspace and the key making the call.', areas: ['workspace'] },
+];
+
+function tagOf(route: RestRoute): string {
+  const area = route.operations[0]!.name.split('.')[0]!;
+  const tag = TAGS.find((t) => t.areas.includes(area));
+  if (!tag) throw new Error(`no OpenAPI tag holds the ${area} area (${route.operationId})`);
+  return tag.name;
+}
 
 /**
  * Names shapes for the document: every titled schema (a Lead, a LeadList) becomes a component, and
@@ -153,6 +177,7 @@ function operationOf(route: RestRoute, components: Components, routes: RestRoute
   );
   return {
     operationId: route.operationId,
+    tags: [tagOf(route)],
     summary: route.summary,
     description: route.description,
     ...guarded(route.requirement),
@@ -191,30 +216,48 @@ export function openApiDocument(): Json {
         'Read, create and update sales leads and read webhook deliveries. Every request needs `Authorization: Bearer lk_live_...`. ' +
         "Keys carry scopes and their owner's live role; the narrower wins. 300 requests a minute per key.",
     },
-    servers: [{ url: '/' }],
+    // The API is served from wherever this document is: production, staging or a local stack alike.
+    servers: [
+      {
+        url: '/',
+        description: 'The host serving this document (production, staging or local).',
+        'x-internal': false,
+      },
+    ],
+    tags: TAGS.map(({ name, description }) => ({ name, description })),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'lk_live_<40 base62 characters>' },
+        // How a webhook receiver knows a delivery is the service's: not a key, but the closest scheme.
+        webhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'service-signature',
+          description:
+            "Sent with every delivery: `t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>'>`, keyed with the endpoint's signing secret (`whsec_...`). Reject a timestamp more than 300 seconds from your clock.",
+        },
       },
       headers: {
         'Request-Id': {
           description: 'Identifies this request in the audit log.',
-          schema: { type: 'string', pattern: '^req_[0-9a-f]{32}$' },
+          schema: requestIdSchema('`req_` and 32 hex digits.'),
           required: true,
         },
         'RateLimit-Policy': {
-          description: 'IETF RateLimit-Policy: quota and window.',
-          schema: { type: 'string' },
+          description:
+            'IETF RateLimit-Policy: the policy (`default` for a key, `refused` for an address without a valid key), its quota (q) and window in seconds (w).',
+          schema: string({ pattern: `^"(${POLICIES})";q=[0-9]{1,9};w=60$`, maxLength: 40 }),
           required: true,
         },
         RateLimit: {
-          description: 'IETF RateLimit: requests remaining (r) and seconds until the window resets (t).',
-          schema: { type: 'string' },
+          description:
+            'IETF RateLimit: the policy, requests remaining (r) and seconds until the window resets (t).',
+          schema: string({ pattern: `^"(${POLICIES})";r=[0-9]{1,9};t=[0-9]{1,2}$`, maxLength: 40 }),
           required: true,
         },
         'Retry-After': {
           description: 'Seconds to wait.',
-          schema: { type: 'integer', minimum: 1 },
+          schema: integer({ minimum: 1, maximum: MAX_RETRY_AFTER }),
           required: true,
         },
         'Idempotent-Replayed': {
@@ -247,6 +290,13 @@ function eventSchemas(): Record<string, Json> {
   };
 }
 
+/** `lead.status_changed` → `leadStatusChanged`. */
+const camel = (type: string) =>
+  type
+    .split(/[._]/)
+    .map((w, i) => (i === 0 ? w : pascal(w)))
+    .join('');
+
 /**
  * OpenAPI 3.1 `webhooks`: what an endpoint receives, one entry per event type, each body the envelope
  * with that type and its data. The same schemas `GET /api/v1/event-types` serves.
@@ -257,6 +307,8 @@ function eventWebhooks(): Record<string, Json> {
       type,
       {
         post: {
+          operationId: `${camel(type)}Event`,
+          tags: ['Webhooks'],
           summary: type,
           description: `${t.description} Signed with \`service-signature\`; retried on failure for about 22.6 hours.`,
           requestBody: {
@@ -278,6 +330,7 @@ function eventWebhooks(): Record<string, Json> {
               },
             },
           },
+          security: [{ webhookSignature: [] }],
           responses: { '200': { description: 'Any 2xx within 10 seconds acknowledges the delivery.' } },
         },
       },

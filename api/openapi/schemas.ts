@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../domain/kernel/errors';
+import { ERROR_TEXT_MAX } from '../errors';
 import type { JsonSchema } from '../../domain/kernel/json-schema';
-import { integer, object, oneOf, string } from '../../domain/kernel/shapes';
+import { arrayOf, integer, object, oneOf, string } from '../../domain/kernel/shapes';
 import { LEAD_STATUSES } from '../../domain/leads/status-rules';
 import { PATCH_STEPS } from '../rest/lead-patch';
 
@@ -17,16 +18,27 @@ export function withoutNul(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = { ...schema };
   if (allowsString(out.type) && !out.pattern && !out.format && !out.enum && out.const === undefined)
     out.pattern = NO_NUL;
-  for (const key of ['properties', 'items', 'additionalProperties'] as const) {
+  for (const key of ['properties', 'items', 'additionalProperties', 'anyOf', 'allOf', 'oneOf'] as const) {
     const child = out[key];
     if (!child || typeof child !== 'object') continue;
-    out[key] =
-      key === 'properties'
+    out[key] = Array.isArray(child)
+      ? child.map((c) => withoutNul(c as JsonSchema))
+      : key === 'properties'
         ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, withoutNul(v as JsonSchema)]))
         : withoutNul(child as JsonSchema);
   }
   return out;
 }
+
+/**
+ * The longest wait a refusal asks for, in seconds: the rate limits count in one-minute windows, and a
+ * service that is shedding load asks for 5.
+ */
+export const MAX_RETRY_AFTER = 60;
+
+/** `req_` and 32 hex digits (api/middleware/request-id.ts). */
+export const requestIdSchema = (description: string) =>
+  string({ pattern: '^req_[0-9a-f]{32}$', maxLength: 36, description });
 
 /** The codes this door answers with; `payload_too_large` travels as invalid_request (413). */
 const ERROR_CODES: Exclude<ErrorCode, 'payload_too_large'>[] = [
@@ -47,15 +59,25 @@ export const errorSchema = object({
   error: object(
     {
       code: oneOf(ERROR_CODES),
-      message: string(),
-      field: string({ description: 'The field, parameter or header that failed validation.' }),
-      retry_after: integer({ minimum: 1, description: 'Seconds to wait (rate_limited, unavailable).' }),
-      request_id: string({ description: 'Identifies the attempt (server_error, unavailable).' }),
+      message: string({ maxLength: ERROR_TEXT_MAX.message }),
+      field: string({
+        maxLength: ERROR_TEXT_MAX.field,
+        description: 'The field, parameter or header that failed validation.',
+      }),
+      retry_after: integer({
+        minimum: 1,
+        maximum: MAX_RETRY_AFTER,
+        description: 'Seconds to wait (rate_limited, unavailable).',
+      }),
+      request_id: requestIdSchema('Identifies the attempt (server_error, unavailable).'),
       failed_step: oneOf(PATCH_STEPS),
-      applied: { type: 'array', items: oneOf(PATCH_STEPS) },
+      applied: arrayOf(oneOf(PATCH_STEPS), { maxItems: PATCH_STEPS.length }),
       from: oneOf(LEAD_STATUSES),
       to: oneOf(LEAD_STATUSES),
-      effect: string({ description: 'What would have happened (needs_confirmation).' }),
+      effect: string({
+        maxLength: ERROR_TEXT_MAX.effect,
+        description: 'What would have happened (needs_confirmation).',
+      }),
     },
     { optional: ['field', 'retry_after', 'request_id', 'failed_step', 'applied', 'from', 'to', 'effect'] },
   ),

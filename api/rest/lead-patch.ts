@@ -6,7 +6,7 @@ import { validate } from '../../domain/kernel/validate';
 import { addLeadNote } from '../../domain/leads/operations/add-note';
 import { setLeadStatus, type Warning } from '../../domain/leads/operations/set-status';
 import { updateLead } from '../../domain/leads/operations/update';
-import { LEAD, WARNING } from '../../domain/leads/outputs';
+import { LEAD, WARNINGS } from '../../domain/leads/outputs';
 import type { LeadView } from '../../domain/leads/views';
 import { leadIdField, leadPatchSchema, objectBody, trimStrings } from '../../domain/leads/schemas';
 import type { RestRoute } from './routes';
@@ -32,7 +32,11 @@ export const leadPatchRoute = (): RestRoute => ({
   pathParams: { id: toJsonSchema(leadIdField) },
   body: toJsonSchema(leadPatchSchema),
   output: object(
-    { data: LEAD, applied: arrayOf(oneOf(PATCH_STEPS)), warnings: arrayOf(WARNING) },
+    {
+      data: LEAD,
+      applied: arrayOf(oneOf(PATCH_STEPS), { maxItems: PATCH_STEPS.length }),
+      warnings: WARNINGS,
+    },
     { title: 'PatchResponse' },
   ),
   success: { 200: 'Every step applied.' },

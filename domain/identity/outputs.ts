@@ -1,4 +1,5 @@
 import { ROLES, SCOPES } from '../kernel/permissions';
+import { WORKSPACE_STATUSES } from './entities';
 import {
   anyJson,
   arrayOf,
@@ -11,6 +12,11 @@ import {
   string,
   uuid,
 } from '../kernel/shapes';
+
+/** A workspace's or a key's name, and a workspace's industry: the database checks the names too. */
+export const MAX_NAME_LENGTH = 200;
+/** IANA zone names run to 32 characters (America/Argentina/ComodRivadavia). */
+export const MAX_TIMEZONE_LENGTH = 64;
 
 export const WORKSPACE = object(
   {
@@ -27,8 +33,21 @@ export const WORKSPACE = object(
 /** What `workspace.get` (GET /me) shows: why a key's call is allowed or refused. */
 export const ME = object(
   {
-    workspace: object({ id: uuid, name: string(), timezone: string(), industry: string(), status: string() }),
-    key: nullable(object({ name: string(), environment: oneOf(['live']), scopes: arrayOf(oneOf(SCOPES)) })),
+    workspace: object({
+      id: uuid,
+      name: string({ maxLength: MAX_NAME_LENGTH }),
+      timezone: string({ maxLength: MAX_TIMEZONE_LENGTH }),
+      industry: string({ maxLength: MAX_NAME_LENGTH }),
+      status: oneOf(WORKSPACE_STATUSES),
+    }),
+    key: nullable(
+      object({
+        name: string({ maxLength: MAX_NAME_LENGTH }),
+        environment: oneOf(['live']),
+        // A key's scopes are kept without repeats.
+        scopes: arrayOf(oneOf(SCOPES), { maxItems: SCOPES.length }),
+      }),
+    ),
     acting_as: object({ role: nullable(oneOf(ROLES)) }),
   },
   { title: 'Me' },

@@ -89,7 +89,8 @@ function typeAndRules(
     case 'string':
       return ['string', stringRules(tests, path)];
     case 'number':
-      return [tests.some((t) => t.name === 'integer') ? 'integer' : 'number', numberRules(tests, path)];
+      if (!tests.some((t) => t.name === 'integer')) return ['number', numberRules(tests, path)];
+      return ['integer', withIntegerFormat(numberRules(tests, path))];
     case 'boolean':
       return ['boolean', {}];
     case 'date':
@@ -165,8 +166,10 @@ function stringRules(tests: Test[], path: string): JsonSchema {
       case 'url':
         checks.push(formatCheck(t, 'uri'));
         break;
+      // yup's uuid() matches 36 characters exactly; say so, so the length is bounded where it is read.
       case 'uuid':
         checks.push(formatCheck(t, 'uuid'));
+        atMost(out, 'maxLength', UUID_LENGTH);
         break;
     }
   }
@@ -279,6 +282,23 @@ function atMost(out: JsonSchema, key: string, value: number | undefined) {
   const now = out[key];
   if (value !== undefined) out[key] = typeof now === 'number' ? Math.min(now, value) : value;
 }
+
+const UUID_LENGTH = 36;
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * An integer schema with its `format`: int32 when its bounds fit in 32 bits (a page size, a PostgreSQL
+ * integer column), int64 otherwise. JSON numbers are exact to 2^53, well inside int64.
+ */
+export function withIntegerFormat(schema: JsonSchema): JsonSchema {
+  const low = schema.minimum ?? schema.exclusiveMinimum;
+  const high = schema.maximum ?? schema.exclusiveMaximum;
+  const fits = typeof low === 'number' && typeof high === 'number' && low >= INT32.min && high <= INT32.max;
+  return { ...schema, format: fits ? 'int32' : 'int64' };
+}
+
+/** The largest value of a PostgreSQL `integer` column (and of OpenAPI's int32). */
+export const INT32_MAX = INT32.max;
 
 const prune = (o: JsonSchema): JsonSchema =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));

@@ -1,4 +1,4 @@
-import type { JsonSchema } from './json-schema';
+import { withIntegerFormat, type JsonSchema } from './json-schema';
 
 /**
  * Builders for output schemas (JSON Schema 2020-12). Objects are closed: an answer carries exactly what
@@ -6,11 +6,13 @@ import type { JsonSchema } from './json-schema';
  * A `title` names a shape; the OpenAPI document lists titled shapes as components.
  */
 export const string = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
-export const integer = (extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', ...extra });
+export const integer = (extra: JsonSchema = {}): JsonSchema =>
+  withIntegerFormat({ type: 'integer', ...extra });
 export const number = (extra: JsonSchema = {}): JsonSchema => ({ type: 'number', ...extra });
 export const boolean: JsonSchema = { type: 'boolean' };
-export const uuid = string({ format: 'uuid' });
-export const dateTime = string({ format: 'date-time' });
+export const uuid = string({ format: 'uuid', maxLength: 36 });
+/** As `Date.prototype.toISOString` writes it: 24 characters, 27 for a year past 9999. */
+export const dateTime = string({ format: 'date-time', maxLength: 27 });
 export const oneOf = (values: readonly (string | number)[]): JsonSchema => ({ enum: [...values] });
 export const nullable = (s: JsonSchema): JsonSchema =>
   typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
@@ -43,7 +45,7 @@ export const page = (
     {
       ...opts.extra,
       data: arrayOf(item, opts.max ? { maxItems: opts.max } : {}),
-      count: integer({ minimum: 0 }),
+      count: integer({ minimum: 0, ...(opts.max ? { maximum: opts.max } : {}) }),
     },
     { title: opts.title },
   );

@@ -13,7 +13,8 @@ import {
   string,
   uuid,
 } from '../kernel/shapes';
-import { contactFields } from './schemas';
+import { OUTBOUND_STATUSES } from '../conversations/sending';
+import { contactFields, MAX_SOURCE_LENGTH } from './schemas';
 import { LEAD_STATUSES } from './status-rules';
 
 /** The contact fields as stored: the same definitions intake and PATCH validate with. */
@@ -25,7 +26,8 @@ export const LEAD = object(
     id: uuid,
     ...contact,
     status: oneOf(LEAD_STATUSES),
-    source: nullable(string()),
+    // The intake's source, or the prospect list's name: both at most 200 characters.
+    source: nullable(string({ maxLength: MAX_SOURCE_LENGTH })),
     needs_attention: boolean,
     follow_up: oneOf(['NOT_STARTED', 'ACTIVE', 'STOPPED']),
     score: nullable(
@@ -46,7 +48,7 @@ export const ACTIVITY_ITEM = object(
     id: uuid,
     direction: oneOf(['inbound', 'outbound']),
     channel: oneOf(CHANNELS),
-    status: string(),
+    status: oneOf(['received', ...OUTBOUND_STATUSES]),
     body: string({ maxLength: 500 }),
     at: dateTime,
   },
@@ -64,12 +66,17 @@ export const INTAKE_RESULT = object(
   { title: 'IntakeResponse' },
 );
 
+const WARNING_CODES = ['status_unchanged', 'follow_up_stopped'];
+
 export const WARNING = object(
-  { code: oneOf(['status_unchanged', 'follow_up_stopped']), message: string() },
+  { code: oneOf(WARNING_CODES), message: string({ maxLength: 200 }) },
   { title: 'Warning' },
 );
 
-export const STATUS_RESULT = object({ lead: LEAD, warnings: arrayOf(WARNING) }, { title: 'StatusChange' });
+/** What a status change warns of: each code at most once. */
+export const WARNINGS = arrayOf(WARNING, { maxItems: WARNING_CODES.length });
+
+export const STATUS_RESULT = object({ lead: LEAD, warnings: WARNINGS }, { title: 'StatusChange' });
 
 export const NOTE_RESULT = object(
   { note: object({ id: uuid, body: string(), created_at: dateTime }), lead: LEAD },

@@ -6,13 +6,19 @@ import { PHONE_PATTERN } from './normalise';
 import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
 const MAX_NOTE_LENGTH = 2000;
+/** Which ad form a lead came from; a prospect list's name (the other source) is bounded the same. */
+export const MAX_SOURCE_LENGTH = 200;
+/** Longest contact details, in characters; the document says the same (maxLength). */
+const MAX = { name: 100, email: 254, phone: 40, postcode: 20 };
+/** An ISO 8601 timestamp with nanoseconds and an offset is 35 characters. */
+const MAX_TIMESTAMP = 40;
 
 const name = (field: string, what: string) =>
   describe(
     yup
       .string()
       .typeError(`${field} must be a string or null`)
-      .test(maxChars(100, `${field} must be at most 100 characters`))
+      .test(maxChars(MAX.name, `${field} must be at most ${MAX.name} characters`))
       .nullable(),
     what,
   );
@@ -39,7 +45,7 @@ export const contactFields = {
     yup
       .string()
       .typeError('email must be a string or null')
-      .test(maxChars(254, 'email must be at most 254 characters'))
+      .test(maxChars(MAX.email, `email must be at most ${MAX.email} characters`))
       .matches(EMAIL_PATTERN, 'email must be an email address')
       .nullable(),
     'Email address; stored trimmed and lower-cased. Leads are matched on it.',
@@ -48,7 +54,7 @@ export const contactFields = {
     yup
       .string()
       .typeError('phone must be a string or null')
-      .test(maxChars(40, 'phone must be at most 40 characters'))
+      .test(maxChars(MAX.phone, `phone must be at most ${MAX.phone} characters`))
       .matches(PHONE_PATTERN, {
         message: 'phone must be a phone number: 3 to 20 digits, optionally with a leading +',
         excludeEmptyString: true,
@@ -60,7 +66,7 @@ export const contactFields = {
     yup
       .string()
       .typeError('postcode must be a string or null')
-      .test(maxChars(20, 'postcode must be at most 20 characters'))
+      .test(maxChars(MAX.postcode, `postcode must be at most ${MAX.postcode} characters`))
       .nullable(),
     'Postcode.',
   ),
@@ -134,7 +140,7 @@ export const intakeSchema = strictObject(
         .string()
         .typeError('source must be a string')
         .min(1, 'source must not be empty')
-        .test(maxChars(200, 'source must be at most 200 characters'))
+        .test(maxChars(MAX_SOURCE_LENGTH, `source must be at most ${MAX_SOURCE_LENGTH} characters`))
         .required('source is required'),
       'Which ad form (or other source) the lead came from.',
     ),
@@ -186,6 +192,7 @@ export const intakeSchema = strictObject(
               .string()
               .typeError('consent.at must be an ISO 8601 timestamp')
               .required('consent.at is required')
+              .test(maxChars(MAX_TIMESTAMP, `consent.at must be at most ${MAX_TIMESTAMP} characters`))
               .test(
                 'iso',
                 'consent.at must be an ISO 8601 timestamp',
@@ -211,8 +218,11 @@ export const intakeSchema = strictObject(
     jsonSchema: {
       // At least one way to reach the person.
       anyOf: [
-        { required: ['email'], properties: { email: { type: 'string' } } },
-        { required: ['phone'], properties: { phone: { type: 'string', minLength: 3 } } },
+        { required: ['email'], properties: { email: { type: 'string', maxLength: MAX.email } } },
+        {
+          required: ['phone'],
+          properties: { phone: { type: 'string', minLength: 3, maxLength: MAX.phone } },
+        },
       ],
     },
   })

@@ -28,7 +28,15 @@ export const FAILURES_BEFORE_DISABLE = 20;
  * Why an attempt got no HTTP answer. `secret_unreadable` (the signing secret no longer decrypts with
  * SECRETS_KEY) can never succeed by trying again: it ends the delivery at once.
  */
-export type ErrorClass = 'timeout' | 'connection' | 'tls' | 'blocked_target' | 'dns' | 'secret_unreadable';
+export const ERROR_CLASSES = [
+  'timeout',
+  'connection',
+  'tls',
+  'blocked_target',
+  'dns',
+  'secret_unreadable',
+] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
 const PERMANENT: ReadonlySet<ErrorClass> = new Set(['secret_unreadable']);
 export type PostResult =
   { status: number; errorClass?: undefined } | { status?: undefined; errorClass: ErrorClass };

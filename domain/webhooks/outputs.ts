@@ -10,22 +10,33 @@ import {
   string,
   uuid,
 } from '../kernel/shapes';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../kernel/event-catalogue';
+import { INT32_MAX } from '../kernel/json-schema';
+import { ERROR_CLASSES } from './delivery-rules';
 import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from './entities';
+
+const eventId = string({ pattern: '^evt_[0-9a-f]{32}$', maxLength: 36 });
+const eventType = oneOf([...EVENT_TYPES, TEST_EVENT_TYPE]);
+const httpStatus = nullable(integer({ minimum: 100, maximum: 599 }));
 
 /** What every webhook body is: `{ id, type, created_at, data }`. */
 const ENVELOPE = object(
-  { id: string(), type: string(), created_at: dateTime, data: { type: 'object' } },
+  { id: eventId, type: eventType, created_at: dateTime, data: { type: 'object' } },
   { title: 'Envelope' },
 );
+
+/** The operator sees a delivery's latest attempts, this many at most (each resend adds up to 7). */
+export const ATTEMPT_LOG_LENGTH = 100;
 
 /** The spec's delivery record: never the endpoint URL or secret. */
 const DELIVERY_FIELDS = {
   id: uuid,
-  event_id: string(),
-  type: string(),
+  event_id: eventId,
+  type: eventType,
   status: oneOf(DELIVERY_STATUSES),
-  attempts: integer({ minimum: 0 }),
-  response_status: nullable(integer()),
+  // Every attempt of every resend, counted in an integer column.
+  attempts: integer({ minimum: 0, maximum: INT32_MAX }),
+  response_status: httpStatus,
   next_attempt_at: nullable(dateTime),
   delivered_at: nullable(dateTime),
   created_at: dateTime,
@@ -41,12 +52,15 @@ const OPERATOR_FIELDS = {
   endpoint_id: uuid,
   attempt_log: arrayOf(
     object({
-      number: integer({ minimum: 1 }),
+      number: integer({ minimum: 1, maximum: INT32_MAX }),
       at: dateTime,
-      duration_ms: integer({ minimum: 0 }),
-      response_status: nullable(integer()),
-      error_class: nullable(string()),
+      duration_ms: integer({ minimum: 0, maximum: INT32_MAX }),
+      response_status: httpStatus,
+      error_class: nullable(
+        string({ pattern: `^(${ERROR_CLASSES.join('|')}|http_[0-9]{3})$`, maxLength: 32 }),
+      ),
     }),
+    { maxItems: ATTEMPT_LOG_LENGTH, description: `The latest ${ATTEMPT_LOG_LENGTH} attempts, oldest first.` },
   ),
 };
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
+import { openApiDocument } from '../../api/openapi/document';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { bearer, workspaceWithKey } from '../helpers/fixtures';
@@ -138,6 +139,63 @@ describe('bad input is refused cleanly and changes nothing', () => {
       'status',
     );
     await expectRefusal(await request(app).get('/api/v1/events?type=a.b&type=c.d').set(bearer(key)), 'type');
+  });
+
+  it('refuses every input one past the bound the document gives, naming it, and changes nothing', async () => {
+    type Schema = { maxLength?: number; maxProperties?: number; properties?: Record<string, Schema> };
+    type Param = { name: string; in: string; schema: Schema };
+    const doc = openApiDocument() as {
+      components: { schemas: Record<string, Schema> };
+      paths: Record<string, Record<string, { parameters?: Param[] }>>;
+    };
+    const intake = doc.components.schemas.CreateLeadBody!.properties!;
+    const patch = doc.components.schemas.UpdateLeadBody!.properties!;
+    const param = (path: string, method: string, name: string) =>
+      doc.paths[path]![method]!.parameters!.find((p) => p.name === name)!.schema;
+    /** `n` characters that pass every other rule of the field, so only its length is wrong. */
+    const valueOf: Record<string, (n: number) => string> = {
+      email: (n) => `${'a'.repeat(n - '@example.com'.length)}@example.com`,
+      phone: (n) => `+44${' '.repeat(n - 13)}7700900123`,
+    };
+    const over = (field: string, s: Schema) => (valueOf[field] ?? ((n) => 'x'.repeat(n)))(s.maxLength! + 1);
+    const tooLong = async (res: request.Response, field: string) => {
+      await expectRefusal(res, field);
+      assert.match(res.body.error.message, /at most/, `${field}: ${res.body.error.message}`);
+    };
+    const before = await snapshot();
+
+    for (const field of ['first_name', 'last_name', 'email', 'phone', 'postcode', 'source', 'message'])
+      await tooLong(await postLead(app, key, intakeBody({ [field]: over(field, intake[field]!) })), field);
+    const at = intake.consent!.properties!.at!.maxLength!;
+    const precise = `2026-11-20T09:30:00.${'1'.repeat(at - 20)}Z`;
+    await tooLong(
+      await postLead(app, key, intakeBody({ consent: { given: true, at: precise } })),
+      'consent.at',
+    );
+    const answers = Object.fromEntries(
+      Array.from({ length: intake.answers!.maxProperties! + 1 }, (_, i) => [`q${i}`, 'yes']),
+    );
+    await expectRefusal(await postLead(app, key, intakeBody({ answers })), 'answers');
+
+    for (const field of ['first_name', 'last_name', 'email', 'phone', 'postcode', 'note'])
+      await tooLong(
+        await request(app)
+          .patch(`/api/v1/leads/${leadId}`)
+          .set(bearer(key))
+          .send({ [field]: over(field, patch[field]!) }),
+        field,
+      );
+
+    const query = over('query', param('/api/v1/leads', 'get', 'query'));
+    await tooLong(await request(app).get('/api/v1/leads').query({ query }).set(bearer(key)), 'query');
+    const type = `lead.${'a'.repeat(param('/api/v1/events', 'get', 'type').maxLength! - 4)}`;
+    await tooLong(await request(app).get('/api/v1/events').query({ type }).set(bearer(key)), 'type');
+    const idempotency = param('/api/v1/leads', 'post', 'Idempotency-Key').maxLength!;
+    await expectRefusal(
+      await postLead(app, key, intakeBody(), 'k'.repeat(idempotency + 1)),
+      'Idempotency-Key',
+    );
+    assert.equal(await snapshot(), before);
   });
 
   it('counts lengths in characters, as the document does: 20 emoji are a valid postcode, 21 are not', async () => {

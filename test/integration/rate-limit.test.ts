@@ -111,8 +111,13 @@ describe('rate limit: 300 requests a minute per key, shared by every API process
     const from = (ip: string, auth: string, path = '/api/v1/me') =>
       request(app).get(path).set('Authorization', auth).set('X-Forwarded-For', ip);
     const junk = `/api/v1/leads/${'%3Cscript%3E'.repeat(200)}`;
-    for (let i = 0; i < 5; i++)
-      assert.equal((await from('203.0.113.50', 'Bearer nonsense', junk)).status, 401);
+    for (let i = 0; i < 5; i++) {
+      const res = await from('203.0.113.50', 'Bearer nonsense', junk);
+      assert.equal(res.status, 401);
+      // Each 401 says how much of the address's allowance of refusals is left.
+      assert.equal(res.headers['ratelimit-policy'], '"refused";q=5;w=60');
+      assert.match(res.headers['ratelimit'] as string, new RegExp(`^"refused";r=${4 - i};t=\\d+$`));
+    }
     const limited = await from('203.0.113.50', 'Bearer nonsense');
     assert.equal(limited.status, 429);
     assert.equal(limited.body.error.code, 'rate_limited');

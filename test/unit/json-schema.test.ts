@@ -77,7 +77,7 @@ describe('strings', () => {
   });
 
   it('maps email, url and uuid to formats; yup lets the empty string through email and url', () => {
-    assert.deepEqual(toJsonSchema(yup.string().uuid()), { type: 'string', format: 'uuid' });
+    assert.deepEqual(toJsonSchema(yup.string().uuid()), { type: 'string', format: 'uuid', maxLength: 36 });
     assert.deepEqual(toJsonSchema(yup.string().email()), {
       type: 'string',
       anyOf: [{ const: '' }, { format: 'email' }],
@@ -101,7 +101,20 @@ describe('numbers, booleans and dates', () => {
     assert.deepEqual(toJsonSchema(yup.number().integer().positive()), {
       type: 'integer',
       exclusiveMinimum: 0,
+      format: 'int64',
     });
+    // int32 only when both bounds fit in 32 bits.
+    assert.equal(toJsonSchema(yup.number().integer().min(1).max(100)).format, 'int32');
+    assert.equal(
+      toJsonSchema(
+        yup
+          .number()
+          .integer()
+          .min(0)
+          .max(2 ** 31),
+      ).format,
+      'int64',
+    );
   });
 
   it('maps boolean and date', () => {
@@ -191,7 +204,7 @@ describe('objects and arrays', () => {
         tags: { type: 'array', items: { type: 'string', maxLength: 20 }, minItems: 1, maxItems: 5 },
         owner: {
           type: ['object', 'null'],
-          properties: { id: { type: 'string', format: 'uuid', minLength: 1 } },
+          properties: { id: { type: 'string', format: 'uuid', maxLength: 36, minLength: 1 } },
           required: ['id'],
         },
       },

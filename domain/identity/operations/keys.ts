@@ -7,7 +7,7 @@ import { emailSchema } from '../../kernel/validate';
 import { normaliseCidr, parseCidr } from '../ip-allowlist';
 import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
 import { arrayOf } from '../../kernel/shapes';
-import { API_KEY } from '../outputs';
+import { API_KEY, MAX_NAME_LENGTH } from '../outputs';
 import { keysIn } from '../repository';
 import { apiKeyView } from '../views';
 import { ownerIdByEmail } from '../repository';
@@ -29,7 +29,10 @@ export const createApiKey = defineOperation({
   ...WRITE,
   input: yup.object({
     ownerEmail: describe(emailSchema.required('owner is required'), 'The member the key belongs to.'),
-    name: describe(yup.string().trim().required('name is required').max(200), 'A label to recognise it by.'),
+    name: describe(
+      yup.string().trim().required('name is required').max(MAX_NAME_LENGTH),
+      'A label to recognise it by.',
+    ),
     scopes: describe(
       yup
         .array(

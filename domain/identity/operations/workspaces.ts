@@ -4,7 +4,7 @@ import { notFound } from '../../kernel/errors';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { object, string, uuid } from '../../kernel/shapes';
 import { inboundEmailSecretHash, newInboundEmailSecret } from '../inbound-email';
-import { ME, WORKSPACE } from '../outputs';
+import { MAX_NAME_LENGTH, MAX_TIMEZONE_LENGTH, ME, WORKSPACE } from '../outputs';
 import { workspacesIn } from '../repository';
 import { workspaceView } from '../views';
 
@@ -28,16 +28,20 @@ export const createWorkspace = defineOperation({
   ...WRITE,
   input: yup
     .object({
-      name: describe(yup.string().trim().required('name is required').max(200), 'The business name.'),
+      name: describe(
+        yup.string().trim().required('name is required').max(MAX_NAME_LENGTH),
+        'The business name.',
+      ),
       timezone: describe(
         yup
           .string()
           .trim()
           .default('UTC')
+          .max(MAX_TIMEZONE_LENGTH)
           .test('iana', 'timezone must be an IANA time zone name, for example Europe/London', isTimeZone),
         'IANA time zone; it also decides how national phone numbers are read.',
       ),
-      industry: describe(yup.string().trim().max(200).default(''), 'What the business does.'),
+      industry: describe(yup.string().trim().max(MAX_NAME_LENGTH).default(''), 'What the business does.'),
     })
     .noUnknown('${unknown} is not a workspace field'),
   output: WORKSPACE,

@@ -6,7 +6,7 @@ import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { pageSize } from '../../kernel/validate';
 import { DELIVERY_STATUSES } from '../entities';
-import { DELIVERY_LIST, NOTIFICATIONS, RECOVERED, RESENT } from '../outputs';
+import { ATTEMPT_LOG_LENGTH, DELIVERY_LIST, NOTIFICATIONS, RECOVERED, RESENT } from '../outputs';
 import { deliveriesIn } from '../repository/deliveries';
 import { endpointsIn } from '../repository/endpoints';
 import { notificationsIn } from '../repository/notifications';
@@ -70,6 +70,7 @@ export const listDeliveries = defineOperation({
         endpoint_id: rows[i]!.endpoint_id,
         attempt_log: attempts
           .filter((a) => a.delivery_id === d.id)
+          .slice(-ATTEMPT_LOG_LENGTH)
           .map((a) => ({
             number: a.number,
             at: a.started_at.toISOString(),

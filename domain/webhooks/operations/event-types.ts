@@ -2,9 +2,14 @@ import * as yup from 'yup';
 import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../kernel/event-catalogue';
 import { EVENT_SCHEMAS } from '../../kernel/event-validation';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
-import { anyJson, arrayOf, integer, object, string } from '../../kernel/shapes';
+import { anyJson, arrayOf, integer, object, oneOf, string } from '../../kernel/shapes';
 
-const EVENT_TYPE = object({ name: string(), description: string(), schema: anyJson }, { title: 'EventType' });
+const TYPES = [...EVENT_TYPES, TEST_EVENT_TYPE] as EventType[];
+
+const EVENT_TYPE = object(
+  { name: oneOf(TYPES), description: string({ maxLength: 500 }), schema: anyJson },
+  { title: 'EventType' },
+);
 
 /** The catalogue as published: every type an endpoint can subscribe to, with its data's JSON Schema. */
 export const listEventTypes = defineOperation({
@@ -18,7 +23,11 @@ export const listEventTypes = defineOperation({
   ...READ_ONLY,
   input: yup.object({}),
   output: object(
-    { data: arrayOf(EVENT_TYPE), count: integer({ minimum: 0 }), envelope: anyJson },
+    {
+      data: arrayOf(EVENT_TYPE, { maxItems: TYPES.length }),
+      count: integer({ minimum: 0, maximum: TYPES.length }),
+      envelope: anyJson,
+    },
     { title: 'EventTypeList' },
   ),
   doors: {
@@ -26,7 +35,7 @@ export const listEventTypes = defineOperation({
   },
   summary: () => 'List event types',
   run: () => {
-    const data = ([...EVENT_TYPES, TEST_EVENT_TYPE] as EventType[]).map((name) => ({
+    const data = TYPES.map((name) => ({
       name,
       description: EVENT_SCHEMAS.types[name].description,
       schema: EVENT_SCHEMAS.types[name].schema,
