@@ -7,7 +7,7 @@ import { repoRoot } from '../tooling/paths';
 import { freePort } from '../tooling/processes';
 import { parseIntFlags } from './lib/args';
 import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
-import { startService } from './lib/children';
+import { buildForProduction, startService } from './lib/children';
 import { cpuBreakdown, type CpuBreakdown } from './lib/cpu-profile';
 import { createKeys, ensureMember, KeyPool } from './lib/keys';
 import { hammer, type NextRequest } from './lib/load';
@@ -89,14 +89,19 @@ export async function main(args: string[]) {
         },
       ],
     ];
+    buildForProduction();
     const results: PhaseProfile[] = [];
     for (const [phase, make] of phases) {
       const dir = path.join(profileDir, phase.replace(/\W+/g, '-').replace(/^-|-$/g, ''));
       mkdirSync(dir, { recursive: true });
-      const api = await startService('api', 'api/main.ts', await freePort(), apiEnv(pg.url), '/api/v1/me', [
-        '--cpu-prof',
-        `--cpu-prof-dir=${dir}`,
-      ]);
+      const api = await startService(
+        'api',
+        'dist/api/main.js',
+        await freePort(),
+        apiEnv(pg.url),
+        '/api/v1/me',
+        ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+      );
       // Enough keys that none passes the 300 a minute limit at a few thousand requests a second.
       const keys = new KeyPool(
         await createKeys(db, workspaceId, Math.ceil((4000 * (settings.duration + 2)) / 250)),

@@ -4,7 +4,7 @@ import { freePort } from '../tooling/processes';
 import { runApiPhases } from './lib/api-phases';
 import { parseIntFlags } from './lib/args';
 import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
-import { startService } from './lib/children';
+import { buildForProduction, startService } from './lib/children';
 import { ensureMember } from './lib/keys';
 import { benchLogger } from './lib/log';
 import { printApiReport } from './lib/report';
@@ -44,12 +44,13 @@ export async function main(args: string[]) {
     const seed = await seedLeads(db, workspaceId, settings.leads, log);
     await ensureMember(db, workspaceId);
 
-    log.info('starting the API and the bare Koa baseline');
+    log.info('building (npm run build), then starting the API and the bare Koa baseline');
+    buildForProduction();
     const [api, bare] = await Promise.all([
-      startService('api', 'api/main.ts', await freePort(), apiEnv(pg.url), '/api/v1/me'),
+      startService('api', 'dist/api/main.js', await freePort(), apiEnv(pg.url), '/api/v1/me'),
       startService(
         'bare koa',
-        'bench/bare-koa.ts',
+        'dist/bench/bare-koa.js',
         await freePort(),
         { ...process.env, DATABASE_URL: pg.url },
         '/',

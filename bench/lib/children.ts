@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { repoRoot } from '../../tooling/paths';
@@ -15,9 +15,22 @@ export type Service = {
 // The API logs a request whose client went away while its body was unread as a failure with a stack.
 const ABORTED = /"error":"Error: aborted\\n\s+at abortIncoming/;
 
+/** Production runs compiled JavaScript (Dockerfile: npm run build); benches measure that, not tsx's overhead. */
+export function buildForProduction() {
+  const build = spawnSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: repoRoot(),
+      encoding: 'utf8',
+    },
+  );
+  if (build.status !== 0) throw new Error(`npm run build failed: ${build.stdout}${build.stderr}`);
+}
+
 /**
- * Runs a TypeScript entry point in its own Node process (as `npm start` runs the built one), so the
- * server under test never shares an event loop with the load generator. Its output joins our
+ * Runs an entry point in its own Node process (compiled JavaScript as `npm start` runs it, or a
+ * TypeScript file through tsx), so the server under test never shares an event loop with the load generator. Its output joins our
  * stderr (stdout is kept for results), less the one line per request cut off at the end of a phase.
  */
 export async function startService(
@@ -29,7 +42,8 @@ export async function startService(
   /** Node flags before the entry, e.g. `--cpu-prof`. */
   nodeFlags: string[] = [],
 ): Promise<Service> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
+  const loader = entry.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...nodeFlags, ...loader, entry], {
     cwd: repoRoot(),
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { repoRoot } from '../../tooling/paths';
 import { stopChild } from '../../tooling/processes';
+import { buildForProduction } from './children';
 import { serviceEnv } from './service-env';
 
 export type WorkerProcess = {
@@ -31,16 +32,7 @@ const READY_TIMEOUT_MS = 180_000;
  * Its log lines join our stderr.
  */
 export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProcess> {
-  // Production runs compiled JavaScript (Dockerfile: npm run build); measure that, not tsx's overhead.
-  const build = spawnSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: repoRoot(),
-      encoding: 'utf8',
-    },
-  );
-  if (build.status !== 0) throw new Error(`npm run build failed: ${build.stdout}${build.stderr}`);
+  buildForProduction();
   const child = spawn(process.execPath, ['dist/worker/main.js'], {
     cwd: repoRoot(),
     env: serviceEnv({
