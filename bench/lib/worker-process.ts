@@ -41,7 +41,8 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
     },
   );
   if (build.status !== 0) throw new Error(`npm run build failed: ${build.stdout}${build.stderr}`);
-  const child = spawn(process.execPath, ['dist/worker/main.js'], {
+  // The worker's memory settings, as `npm run worker` and docker-compose.yml start it (bench/README.md).
+  const child = spawn(process.execPath, ['--max-old-space-size=512', 'dist/worker/main.js'], {
     cwd: repoRoot(),
     env: serviceEnv({
       NODE_ENV: 'production',
@@ -54,6 +55,7 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
       WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
       // Info is one line at start-up (the readiness signal); per-delivery logging would cost CPU.
       LOG_LEVEL: 'info',
+      MALLOC_ARENA_MAX: '2',
       ...s.env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
