@@ -33,7 +33,8 @@ const READY_TIMEOUT_MS = 180_000;
  */
 export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProcess> {
   buildForProduction();
-  const child = spawn(process.execPath, ['dist/worker/main.js'], {
+  // The worker's memory settings, as `npm run worker` and docker-compose.yml start it (bench/README.md).
+  const child = spawn(process.execPath, ['--max-old-space-size=512', 'dist/worker/main.js'], {
     cwd: repoRoot(),
     env: serviceEnv({
       NODE_ENV: 'production',
@@ -46,6 +47,7 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
       WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
       // Info is one line at start-up (the readiness signal); per-delivery logging would cost CPU.
       LOG_LEVEL: 'info',
+      MALLOC_ARENA_MAX: '2',
       ...s.env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
