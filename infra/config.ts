@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as yup from 'yup';
 
 export type AppEnv = 'development' | 'test' | 'production';
@@ -25,6 +26,8 @@ export type Config = {
   webhookEndpointConcurrency: number;
   /** Attempts (local activities) one worker process runs at once; at most the workflow cache size. */
   workerAttemptSlots: number;
+  /** A workflow bundle built ahead (the image builds one); without it the worker bundles at start. */
+  workflowBundle?: string;
   /** The longest a request may take before it is answered 503. */
   requestTimeoutMs: number;
   db: { connectTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
@@ -131,6 +134,7 @@ const schema = yup.object({
     .string()
     .oneOf(['debug', 'info', 'warn', 'error'], 'LOG_LEVEL must be debug, info, warn or error')
     .default('info'),
+  WORKFLOW_BUNDLE: yup.string().optional(),
   PUBLIC_URL: yup
     .string()
     .matches(/^https?:\/\/[^\s]+$/, 'PUBLIC_URL must be an http(s) URL')
@@ -204,6 +208,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const smsSet = [parsed.SMS_ACCOUNT_SID, parsed.SMS_AUTH_TOKEN, parsed.SMS_FROM];
   if (smsSet.some(Boolean) && !smsSet.every(Boolean))
     problems.push('SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM are needed together to send SMS');
+  if (parsed.WORKFLOW_BUNDLE && !existsSync(parsed.WORKFLOW_BUNDLE))
+    problems.push(`WORKFLOW_BUNDLE names no file (${parsed.WORKFLOW_BUNDLE}); unset it to bundle at start`);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env,
@@ -225,6 +231,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     webhookEndpointConcurrency: parsed.WEBHOOK_ENDPOINT_CONCURRENCY,
     workerAttemptSlots: parsed.WORKER_ATTEMPT_SLOTS,
+    workflowBundle: parsed.WORKFLOW_BUNDLE,
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     db: {
       connectTimeoutMs: parsed.DB_CONNECT_TIMEOUT_MS,

@@ -6,6 +6,7 @@ import { createStops } from '../tooling/cleanup';
 import { repoRoot } from '../tooling/paths';
 import { startStack } from '../tooling/stack';
 import { ensureTemporalBinaries } from '../tooling/temporal-bin';
+import { bundleWorkflowsOutOfProcess } from '../worker/worker';
 
 /**
  * `npm test`: starts one real PostgreSQL and one real Temporal dev server for the whole run, then
@@ -35,6 +36,9 @@ async function main() {
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   const stops = createStops(log);
   stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  // The workflow code is bundled once for the whole run (webpack, seconds of CPU) instead of once per
+  // worker a test starts; each test's worker loads it as the image's worker does (WORKFLOW_BUNDLE).
+  const workflowBundle = await bundleWorkflowsOutOfProcess(path.join(dataDir, 'workflows.js'));
   const { postgres: pg, temporal } = await startStack({
     log,
     stops,
@@ -56,6 +60,7 @@ async function main() {
             TEST_TEMPORAL_ADDRESS: temporal.address,
             TEMPORAL_CLI_PATH: bins.cli,
             TEMPORAL_TEST_SERVER_PATH: bins.testServer,
+            WORKFLOW_BUNDLE: workflowBundle,
           },
         },
       );

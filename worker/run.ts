@@ -30,7 +30,7 @@ export async function runWorker(
   log: Logger,
   opts: { crashAt?: 'before-start' | 'before-mark' } = {},
 ): Promise<RunningWorker> {
-  const workflowBundlePath = await bundleWorkflowsOutOfProcess();
+  const workflowBundlePath = config.workflowBundle ?? (await bundleWorkflowsOutOfProcess());
   const connection = await connectWorker(config.temporalAddress, log);
   const client = new Client({ connection, namespace: config.temporalNamespace });
   const worker = await createWorker({
@@ -84,7 +84,7 @@ export async function runWorker(
       await relay.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
-      rmSync(workflowBundlePath, { force: true });
+      if (!config.workflowBundle) rmSync(workflowBundlePath, { force: true });
     },
   };
 }

@@ -52,8 +52,9 @@ export async function createWorker({
 }
 
 /** Builds the workflow bundle in a child process (same runtime flags, so tsx works too) and returns its path. */
-export async function bundleWorkflowsOutOfProcess(): Promise<string> {
-  const outFile = path.join(os.tmpdir(), `lead-service-workflows-${process.pid}.js`);
+export async function bundleWorkflowsOutOfProcess(
+  outFile = path.join(os.tmpdir(), `lead-service-workflows-${process.pid}.js`),
+): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     const child = spawn(
       process.execPath,

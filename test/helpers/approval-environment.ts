@@ -6,6 +6,7 @@ import type { Services } from '../../domain/kernel/operation';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { freshDatabase } from './db';
 import { timeSkippingEnvironment } from './time-skipping';
+import { workflowCode } from './workflow-code';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 
@@ -34,7 +35,7 @@ export async function approvalEnvironment(name: string) {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    ...workflowCode(),
     activities: createApprovalActivities({ db: t.db }),
   });
   const running = worker.run();

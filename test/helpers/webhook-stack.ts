@@ -46,6 +46,8 @@ export async function startWebhookStack(
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     // Many stacks share one Temporal server; the maintenance tests start their schedules themselves.
     MAINTENANCE_SCHEDULES: 'false',
+    // The run's prebuilt workflow bundle (npm test), if any.
+    WORKFLOW_BUNDLE: process.env.WORKFLOW_BUNDLE,
     ...opts.env,
   });
   const log = opts.log ?? createLogger('test-worker', 'error');

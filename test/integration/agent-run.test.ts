@@ -26,6 +26,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { workflowCode } from '../helpers/workflow-code';
 
 const HOUR = 3_600_000;
 const TASK_QUEUE = 'agents-under-test';
@@ -83,7 +84,7 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUE,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: createAgentRunActivities(services),
     });
     // Messages leave as in production: the relay starts `message:<id>` on the dev server (the
@@ -95,7 +96,7 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
     sender = await Worker.create({
       connection: devConnection,
       taskQueue: queue,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: createSendActivities({
         db: t.db,
         services,

@@ -23,6 +23,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { workflowCode } from '../helpers/workflow-code';
 
 const HOUR = 3_600_000;
 const at = (hoursAhead: number) => new Date(Date.now() + hoursAhead * HOUR).toISOString();
@@ -75,7 +76,7 @@ describe('appointments against a real CalDAV server (Radicale) and Temporal (tim
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: createAppointmentActivities({ db: t.db, secretsKey }),
     });
     running = worker.run();

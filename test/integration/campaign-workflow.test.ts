@@ -19,6 +19,7 @@ import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { waitFor } from '../../tooling/processes';
+import { workflowCode } from '../helpers/workflow-code';
 
 const HOUR = 3_600_000;
 const ALWAYS = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 0, end_hour: 24 };
@@ -81,7 +82,7 @@ describe('the campaign workflow under time-skipping: steps, window, pause, repli
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: createCampaignActivities({
         services,
         email: opts.provider ?? email,

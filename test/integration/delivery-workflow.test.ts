@@ -6,6 +6,7 @@ import { Worker } from '@temporalio/worker';
 import type { AttemptInput, AttemptOutcome } from '../../activities/deliver';
 import { deliverWebhookWorkflow } from '../../workflows';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { workflowCode } from '../helpers/workflow-code';
 
 type Scripted = (input: AttemptInput) => AttemptOutcome['outcome'];
 
@@ -44,7 +45,7 @@ describe('delivery workflow under time-skipping: the 22.6-hour ladder', () => {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: {
         attemptDelivery: async (input: AttemptInput): Promise<AttemptOutcome> => {
           attempts.push({ input, at: await env.currentTimeMs() });

@@ -26,6 +26,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { workflowCode } from '../helpers/workflow-code';
 
 const TASK_QUEUE = 'prospects-under-test';
 
@@ -71,7 +72,7 @@ describe('prospects: CSV import, sourcing runs, approval through the intake', ()
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUE,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: { ...createSourcingActivities(services), ...createAgentRunActivities(services) },
     });
     working = worker.run();

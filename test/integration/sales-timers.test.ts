@@ -19,6 +19,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { LINES_TOTAL, draftQuote, leadIn, send, today } from '../helpers/sales';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { workflowCode } from '../helpers/workflow-code';
 
 const TASK_QUEUE = 'sales-timers-under-test';
 
@@ -50,7 +51,7 @@ describe('quote expiry and invoice overdue timers, under time-skipping', () => {
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUE,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: createSalesActivities(services),
     });
     running = worker.run();

@@ -14,6 +14,7 @@ import { intakeBody } from '../helpers/leads';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { randomUUID } from 'node:crypto';
+import { workflowCode } from '../helpers/workflow-code';
 
 const MINUTE = 60_000;
 
@@ -65,7 +66,7 @@ describe('the sending workflow under time-skipping: the retry ladder, send-time 
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
+      ...workflowCode(),
       activities: createSendActivities({
         db: t.db,
         services,
