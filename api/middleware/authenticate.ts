@@ -15,6 +15,7 @@ export const authenticate =
   async (ctx, next) => {
     const wait = refused.blockedFor(ctx.state.clientIp);
     if (wait !== undefined) {
+      ctx.state.rateLimited = 'address';
       // The limit that applies here is the address's, not a key's: its own named policy.
       ctx.set('RateLimit-Policy', `"refused";q=${refused.perMinute};w=60`);
       ctx.set('RateLimit', `"refused";r=0;t=${wait}`);
