@@ -6,24 +6,32 @@ import { runApproved } from '../domain/approvals/run-approved';
 import { refusalsAsFailures } from '../domain/kernel/failures';
 import type { Decision } from '../domain/kernel/gate';
 import type { Services } from '../domain/kernel/operation';
+import { NO_METRICS, type ActivityMetrics } from './metrics';
 
 /**
  * The approval gate's I/O: a decision, the approved run, the expiry. Built from the same services as
  * every door. A refusal reaches the approver with its code and is not retried; our own faults are.
  */
-export const createApprovalActivities = (services: Services) => ({
-  async recordApprovalDecision(approvalId: string, decision: Decision): Promise<ApprovalView> {
-    return refusalsAsFailures(() => recordDecision(services.db, approvalId, decision));
-  },
-  async runApprovedRequest(approvalId: string): Promise<ApprovalView> {
-    return refusalsAsFailures(() => runApproved(services, approvalId));
-  },
-  async expireApprovalRequest(approvalId: string): Promise<ApprovalView> {
-    return expireApproval(services.db, approvalId);
-  },
-  async readApprovalRequest(approvalId: string): Promise<ApprovalView> {
-    const row = await approvalsIn(new Data(services.db.manager, undefined)).find(approvalId);
-    if (!row) throw new Error(`approval ${approvalId} does not exist`);
-    return approvalView(row);
-  },
-});
+export const createApprovalActivities = (services: Services, metrics: ActivityMetrics = NO_METRICS) => {
+  const counted = async (moved: Promise<ApprovalView>) => {
+    const view = await moved;
+    metrics.approval(view.status);
+    return view;
+  };
+  return {
+    async recordApprovalDecision(approvalId: string, decision: Decision): Promise<ApprovalView> {
+      return counted(refusalsAsFailures(() => recordDecision(services.db, approvalId, decision)));
+    },
+    async runApprovedRequest(approvalId: string): Promise<ApprovalView> {
+      return counted(refusalsAsFailures(() => runApproved(services, approvalId)));
+    },
+    async expireApprovalRequest(approvalId: string): Promise<ApprovalView> {
+      return counted(expireApproval(services.db, approvalId));
+    },
+    async readApprovalRequest(approvalId: string): Promise<ApprovalView> {
+      const row = await approvalsIn(new Data(services.db.manager, undefined)).find(approvalId);
+      if (!row) throw new Error(`approval ${approvalId} does not exist`);
+      return approvalView(row);
+    },
+  };
+};

@@ -12,6 +12,7 @@ import { signWebhook } from '../domain/webhooks/signing';
 import { checkTarget } from '../domain/webhooks/url-policy';
 import { endpointSlots } from './endpoint-slots';
 import type { HttpPost } from './http-post';
+import { NO_METRICS, type ActivityMetrics } from './metrics';
 
 export type DeliveryDeps = {
   db: DataSource;
@@ -22,6 +23,7 @@ export type DeliveryDeps = {
   cancelWorkflows: WorkflowCanceller;
   /** Attempts this process makes to one endpoint at once (WEBHOOK_ENDPOINT_CONCURRENCY). */
   endpointConcurrency?: number;
+  metrics?: ActivityMetrics;
   /** Tests only: a shorter attempt deadline, and their own DNS server. */
   attemptTimeoutMs?: number;
   dnsServers?: string[];
@@ -62,6 +64,7 @@ function activityCancellation(): AbortSignal | undefined {
 
 export const createDeliveryActivities = (deps: DeliveryDeps) => {
   const inFlight = endpointSlots(deps.endpointConcurrency ?? 10);
+  const metrics = deps.metrics ?? NO_METRICS;
   return {
     /**
      * One attempt: re-check that the delivery is still wanted and the target still allowed, sign the
@@ -87,6 +90,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         t.event_types.includes(t.event_type);
       if (t.endpoint_status !== 'ACTIVE' || !subscribed) {
         await deliveriesIn(data).cancel(input.deliveryId);
+        metrics.delivery('cancelled');
         return { outcome: 'cancelled' };
       }
       // A slow receiver holds at most its endpoint's cap of this worker's attempt slots; the rest of
@@ -150,7 +154,11 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         outcome === 'retry' ? new Date(startedAt.getTime() + durationMs + input.nextDelayMs!) : null,
     });
     if (recorded.cancelWorkflows.length > 0) await deps.cancelWorkflows(recorded.cancelWorkflows);
+    // Counted once recorded: a re-run of this attempt answers from the record and counts nothing.
+    metrics.attempt(recorded.recorded ? outcome : 'cancelled', durationMs / 1000);
+    if (recorded.disabled) metrics.endpointDisabled();
     if (!recorded.recorded) return { outcome: 'cancelled' };
+    if (outcome !== 'retry') metrics.delivery(outcome);
     return { outcome, status: result.status, errorClass: result.errorClass };
   }
 };

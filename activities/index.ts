@@ -40,7 +40,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createPingActivities(deps),
     ...createDeliveryActivities(deps),
     ...createMaintenanceActivities({ db: deps.db, ...deps.maintenance }),
-    ...createApprovalActivities(services),
+    ...createApprovalActivities(services, deps.metrics),
     ...createSendActivities({ db: deps.db, services, secretsKey: deps.secretsKey, ...deps.channels }),
     ...createCampaignActivities({
       services,

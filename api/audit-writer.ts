@@ -35,6 +35,8 @@ export function createAuditWriter(db: DataSource, limit = Infinity) {
   return {
     /** As many rows wait as the limit allows: a stalled database must cost refusals, not memory. */
     full: () => pending >= limit,
+    /** Rows queued or being written now (a metric, read at scrape time). */
+    backlog: () => pending,
     write: (record: AuditRecord) => {
       pending += 1;
       return new Promise<void>((resolve, reject) => {

@@ -1,6 +1,8 @@
 import type { ParameterizedContext } from 'koa';
 import type { RateCount } from '../domain/identity/authenticate';
 import type { AuditDoor, AuditOutcome } from '../domain/kernel/audit';
+import type { ErrorCode } from '../domain/kernel/errors';
+import type { DatabaseErrorKind } from '../infra/metrics';
 import type { Principal } from '../domain/kernel/permissions';
 import type { Logger } from '../infra/logger';
 
@@ -27,6 +29,12 @@ export type RequestState = {
   /** A refusal or a parked call inside a 200 answer (an MCP tool error). */
   auditOutcome?: AuditOutcome;
   body?: unknown;
+  /** The kind of refusal answered (an error code, or `protocol`: an MCP request refused as malformed); metrics only. */
+  refusal?: ErrorCode | 'protocol';
+  /** Which limit answered 429: the key's, the address's refused-traffic brake, or the quote page's; metrics only. */
+  rateLimited?: 'key' | 'address' | 'quote_page';
+  /** A database error met while serving; metrics only. */
+  dbError?: DatabaseErrorKind;
   /** The JSON-RPC id of an assistant-endpoint request, once its body was read: every error answer carries it. */
   rpcId?: string | number | null;
 };

@@ -1,4 +1,6 @@
+import { QueryFailedError } from 'typeorm';
 import { DomainError, type ErrorCode } from '../domain/kernel/errors';
+import type { DatabaseErrorKind } from '../infra/metrics';
 
 /** The body could not be read as JSON at all (or not as UTF-8): REST says invalid_request; JSON-RPC, a parse error. */
 export class BodyParseError extends DomainError {
@@ -88,4 +90,10 @@ export function databaseUnavailable(err: unknown): boolean {
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : '';
   return UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code) || UNAVAILABLE_MESSAGE.test(message);
+}
+
+/** Which database error `err` is, if it is one: unreachable or timed out, or a statement refused. */
+export function databaseErrorKind(err: unknown): DatabaseErrorKind | undefined {
+  if (databaseUnavailable(err)) return 'unavailable';
+  return err instanceof QueryFailedError ? 'failed' : undefined;
 }

@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
@@ -9,10 +8,21 @@ import { campaignWaker } from '../domain/campaigns/temporal';
 import { agentScheduler } from '../domain/agents/temporal';
 import { bookingDesk } from '../domain/appointments/temporal';
 import { connectClient } from '../infra/temporal-client';
+import { closeServer, listening } from '../infra/listen';
+import { metricsRegistry, serveMetrics } from '../infra/metrics';
 
-export type RunningApi = { url: string; server: Server; close: () => Promise<void> };
+export type RunningApi = {
+  url: string;
+  /** Prometheus's page, on METRICS_PORT. */
+  metricsUrl: string;
+  server: Server;
+  close: () => Promise<void>;
+};
 
-/** Serves the API; `close` stops accepting connections and waits for in-flight requests. */
+/**
+ * Serves the API, and its metrics on a port of their own; `close` stops accepting connections and
+ * waits for in-flight requests.
+ */
 export async function listenApi(
   config: Config,
   db: DataSource,
@@ -33,7 +43,9 @@ export async function listenApi(
   const campaigns = campaignWaker(client);
   const appointments = bookingDesk(db, client, config.temporalTaskQueue);
   const agents = { schedule: agentScheduler(client, config.temporalTaskQueue).describe };
+  const registry = metricsRegistry();
   const app = buildApp({
+    metrics: registry,
     db,
     config,
     log,
@@ -43,18 +55,19 @@ export async function listenApi(
     agents,
     crashAfterCommit: opts.crashAfterCommit,
   });
+  // First, so that a port already taken stops the start before the API serves.
+  const metrics = await serveMetrics(registry, { host: config.host, port: config.metricsPort, log });
   const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  const url = await listening(server, config.host).catch(async (err: unknown) => {
+    await metrics.close();
+    throw err;
+  });
   return {
-    url: `http://${host}:${port}`,
+    url,
+    metricsUrl: metrics.url,
     server,
     close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }).then(async () => {
+      Promise.all([closeServer(server), metrics.close()]).then(async () => {
         if (temporal) await (await temporal.catch(() => undefined))?.close();
       }),
   };

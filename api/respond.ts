@@ -10,6 +10,7 @@ import { rpcError, toJsonRpc } from './mcp/errors';
  * with a status go with it on both.
  */
 export function respondWith(ctx: ParameterizedContext<RequestState>, err: DomainError): void {
+  if (err.code !== 'server_error') ctx.state.refusal = err.code;
   if (ctx.state.auditDoor === 'mcp') {
     const { status, error } = toJsonRpc(err, ctx.state.requestId);
     ctx.status = status;

@@ -1,8 +1,10 @@
 import Koa from 'koa';
+import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { createAuditWriter } from './audit-writer';
+import { httpMetrics } from './metrics';
 import type { RequestState } from './context';
 import { audit } from './middleware/audit';
 import { deadline } from './middleware/deadline';
@@ -39,6 +41,8 @@ export type AppDeps = {
   appointments?: Services['appointments'];
   agents?: Services['agents'];
   log: Logger;
+  /** Where the API's series go (served by listen.ts on METRICS_PORT); a registry of its own when not given. */
+  metrics?: Registry;
   /**
    * Fault injection for the crash-safety suite only (API_CRASH_AFTER_COMMIT): the process kills
    * itself after the Nth lead intake has committed and before its answer leaves.
@@ -47,7 +51,7 @@ export type AppDeps = {
 };
 
 /**
- * The HTTP door. Order matters: the request id and audit wrap everything, errors map whatever
+ * The HTTP door. Order matters: metrics, the request id and audit wrap everything, errors map whatever
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
@@ -59,6 +63,7 @@ export function buildApp({
   campaigns,
   appointments,
   agents,
+  metrics,
   crashAfterCommit,
 }: AppDeps) {
   const app = new Koa<RequestState>();
@@ -82,12 +87,21 @@ export function buildApp({
     publicUrl: config.publicUrl ?? 'http://localhost',
     ...(config.sms && { sms: { authToken: config.sms.authToken } }),
   });
+  const audits = createAuditWriter(db, config.auditQueueLimit);
   app
+    .use(
+      httpMetrics(metrics ?? new Registry(), {
+        db,
+        audits,
+        auditLimit: config.auditQueueLimit,
+        rest: routes,
+      }),
+    )
     .use(requestId(log))
     .use(mcpDoor())
     .use(deadline(config.requestTimeoutMs))
     .use(rateLimitPolicy(config.rateLimitPerMinute))
-    .use(audit(createAuditWriter(db, config.auditQueueLimit)))
+    .use(audit(audits))
     .use(errors())
     .use(openApiRoute())
     .use(publicDoor.routes())

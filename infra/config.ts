@@ -7,6 +7,10 @@ export type Config = {
   env: AppEnv;
   host: string;
   port: number;
+  /** Where the API serves its Prometheus metrics (on HOST, apart from the API); 0: any free port. */
+  metricsPort: number;
+  /** The same for the worker, whose page also carries the Temporal SDK's own series. */
+  workerMetricsPort: number;
   databaseUrl: string;
   temporalAddress: string;
   temporalNamespace: string;
@@ -70,6 +74,8 @@ const schema = yup.object({
     .min(0, 'PORT must be between 0 and 65535')
     .max(65535, 'PORT must be between 0 and 65535')
     .default(3000),
+  METRICS_PORT: intSetting('METRICS_PORT', 0, 65535, undefined),
+  WORKER_METRICS_PORT: intSetting('WORKER_METRICS_PORT', 0, 65535, undefined),
   DATABASE_URL: yup
     .string()
     .required('DATABASE_URL is required (postgres://user:password@host:port/database)')
@@ -160,7 +166,7 @@ const schema = yup.object({
 });
 
 /** An integer setting within [min, max], with its default; the message names the variable. */
-function intSetting(name: string, min: number, max: number, fallback: number) {
+function intSetting<D extends number | undefined>(name: string, min: number, max: number, fallback: D) {
   const range = `${name} must be an integer between ${min} and ${max}`;
   return yup.number().typeError(range).integer(range).min(min, range).max(max, range).default(fallback);
 }
@@ -215,6 +221,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     env,
     host: parsed.HOST ?? (env === 'production' ? '0.0.0.0' : '127.0.0.1'),
     port: parsed.PORT,
+    // Tests run many APIs and workers side by side: each takes a free port unless told one.
+    metricsPort: parsed.METRICS_PORT ?? (env === 'test' ? 0 : 9464),
+    workerMetricsPort: parsed.WORKER_METRICS_PORT ?? (env === 'test' ? 0 : 9465),
     databaseUrl: parsed.DATABASE_URL,
     temporalAddress: parsed.TEMPORAL_ADDRESS,
     temporalNamespace: parsed.TEMPORAL_NAMESPACE,

@@ -51,12 +51,17 @@ async function main() {
     });
   }
 
+  // Prometheus's usual ports for the two metrics pages, or free ones when another stack holds them.
+  env.METRICS_PORT ??= String(await freePort(9464));
+  env.WORKER_METRICS_PORT ??= String(await freePort(9465));
+
   const {
     postgres: pg,
     temporal,
     config,
     db,
     api,
+    worker,
   } = await startStack({
     log,
     stops,
@@ -92,6 +97,8 @@ async function main() {
     `  Temporal Web UI:  ${temporal?.uiUrl ?? `(external Temporal at ${config.temporalAddress})`}`,
     `  Mail sent:        ${mail ? `${mail.webUrl}   (MailDev; SMTP ${mail.smtpUrl})` : `via ${env.SMTP_URL?.replace(/\/\/[^@/]*@/, '//')}`}`,
     `  SMS sent:         ${sms ? `${sms.url}   (local provider)` : `via ${env.SMS_API_URL ?? 'https://api.twilio.com'}`}`,
+    `  API metrics:      ${api.metricsUrl}`,
+    `  Worker metrics:   ${worker.metricsUrl}   (with the Temporal SDK's)`,
     `  Data:             ${dir}`,
     '',
     `Demo workspace:     ${demo.workspace.name} (${demo.workspace.id})`,
@@ -104,7 +111,12 @@ async function main() {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  log.info('ready', { api_url: api.url, temporal_ui_url: temporal?.uiUrl ?? null });
+  log.info('ready', {
+    api_url: api.url,
+    temporal_ui_url: temporal?.uiUrl ?? null,
+    api_metrics_url: api.metricsUrl,
+    worker_metrics_url: worker.metricsUrl,
+  });
 }
 
 main().catch(async (err: unknown) => {

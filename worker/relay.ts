@@ -118,6 +118,8 @@ export type RelayOptions = {
   pollMs?: number;
   /** Crash tests only: exit the process at this point of a pass, as a kill -9 would. */
   crashAt?: 'before-start' | 'before-mark';
+  /** Told of each start tried, for the metrics. */
+  onStart?: (outbox: string, ok: boolean) => void;
 };
 
 const START_CONCURRENCY = 32;
@@ -142,6 +144,9 @@ export function startRelay(opts: RelayOptions) {
   // Started by this relay, waiting for their first attempt to record (which marks the row started):
   // not started again meanwhile. Lost in a crash, which costs only a refused duplicate start.
   const recentlyStartedBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
+  // Rows the last pass found due and could not start yet, each since the pass that first found it
+  // (NOTIFY wakes a pass at their commit): the relay's lag. At most a batch per outbox.
+  const waitingBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
   const logOf = new Map(opts.sources.map((s) => [s.name, log.child({ outbox: s.name })]));
 
   const pass = async (): Promise<number> => {
@@ -156,6 +161,9 @@ export function startRelay(opts: RelayOptions) {
     const now = Date.now();
     for (const [k, at] of recentlyStarted) if (now - at > RECENTLY_STARTED_MS) recentlyStarted.delete(k);
     const due = await unstarted(batchSize, [...recentlyStarted.keys()]);
+    const before = waitingBy.get(name)!;
+    const waiting = new Map(due.map((d) => [key(d), before.get(key(d)) ?? now]));
+    waitingBy.set(name, waiting);
     if (due.length === 0) return 0;
     if (opts.crashAt === 'before-start') process.exit(86);
     // A pool rather than chunks: a slow start does not hold up the other slots.
@@ -167,7 +175,10 @@ export function startRelay(opts: RelayOptions) {
           await start(d);
           if (opts.crashAt === 'before-mark') process.exit(87);
           recentlyStarted.set(key(d), Date.now());
+          waiting.delete(key(d));
+          opts.onStart?.(name, true);
         } catch (err) {
+          opts.onStart?.(name, false);
           sourceLog.warn('could not start a workflow; will retry', { row: key(d), error: String(err) });
         }
       }
@@ -229,6 +240,16 @@ export function startRelay(opts: RelayOptions) {
   const done = ready.then(loop);
   return {
     ready,
+    /** Per outbox, seconds the oldest row still waiting for its workflow has waited (0: none waits). */
+    lag: (): Map<string, number> => {
+      const now = Date.now();
+      return new Map(
+        [...waitingBy].map(([name, waiting]) => [
+          name,
+          Math.max(0, now - Math.min(now, ...waiting.values())) / 1000,
+        ]),
+      );
+    },
     stop: async () => {
       running = false;
       wake?.();

@@ -16,12 +16,20 @@ import { deliveryStarter } from './start-delivery';
 import { outboxSources, startRelay } from './relay';
 import { agentScheduler } from '../domain/agents/temporal';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
+import { metricsRegistry, serveMetrics } from '../infra/metrics';
+import { workerMetrics } from './metrics';
+import { sdkMetricsText } from './runtime';
 
-export type RunningWorker = { shutdown: () => Promise<void>; done: Promise<void> };
+export type RunningWorker = {
+  shutdown: () => Promise<void>;
+  done: Promise<void>;
+  /** Prometheus's page, on WORKER_METRICS_PORT: the worker's series and the Temporal SDK's. */
+  metricsUrl: string;
+};
 
 /**
- * Connects to Temporal and runs the worker and the outbox relay until `shutdown`, which stops the
- * relay and drains in-flight tasks. The relay's client shares the worker's connection, so its
+ * Connects to Temporal and runs the worker and the outbox relay, with their metrics, until `shutdown`,
+ * which stops the relay and drains in-flight tasks. The relay's client shares the worker's connection, so its
  * eager starts can run on this very worker.
  */
 export async function runWorker(
@@ -30,6 +38,15 @@ export async function runWorker(
   log: Logger,
   opts: { crashAt?: 'before-start' | 'before-mark' } = {},
 ): Promise<RunningWorker> {
+  const registry = metricsRegistry();
+  const metrics = workerMetrics(registry, db);
+  // First, so that a port already taken stops the start before anything else runs.
+  const served = await serveMetrics(registry, {
+    host: config.host,
+    port: config.workerMetricsPort,
+    log,
+    more: sdkMetricsText,
+  });
   const workflowBundlePath = config.workflowBundle ?? (await bundleWorkflowsOutOfProcess());
   const connection = await connectWorker(config.temporalAddress, log);
   const client = new Client({ connection, namespace: config.temporalNamespace });
@@ -48,10 +65,11 @@ export async function runWorker(
       cancelWorkflows: workflowCanceller(client),
       endpointConcurrency: config.webhookEndpointConcurrency,
       campaigns: campaignWaker(() => Promise.resolve(client)),
+      metrics: metrics.activities,
       channels: {
         publicUrl: config.publicUrl,
-        ...(config.smtp && { email: smtpProvider(config.smtp) }),
-        ...(config.sms && { sms: twilioShapedProvider(config.sms) }),
+        ...(config.smtp && { email: metrics.email(smtpProvider(config.smtp)) }),
+        ...(config.sms && { sms: metrics.sms(twilioShapedProvider(config.sms)) }),
       },
       maintenance: {
         startDelivery: deliveryStarter(client, config.temporalTaskQueue),
@@ -69,6 +87,7 @@ export async function runWorker(
     databaseUrl: config.databaseUrl,
     log,
     crashAt: opts.crashAt,
+    onStart: metrics.relay.started,
     sources: outboxSources(
       db,
       client,
@@ -77,10 +96,17 @@ export async function runWorker(
     ),
   });
   await relay.ready;
-  log.info('worker running', { task_queue: config.temporalTaskQueue, namespace: config.temporalNamespace });
+  metrics.relay.watch(relay.lag);
+  log.info('worker running', {
+    task_queue: config.temporalTaskQueue,
+    namespace: config.temporalNamespace,
+    metrics_url: served.url,
+  });
   return {
     done,
+    metricsUrl: served.url,
     shutdown: async () => {
+      await served.close();
       await relay.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);

@@ -5,7 +5,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { WORKFLOW_CACHE_SIZE } from '../infra/config';
 import type { Logger } from '../infra/logger';
-import { installWorkerLogging } from './logging';
+import { installWorkerRuntime } from './runtime';
 
 export type WorkerOptions = {
   connection: NativeConnection;
@@ -18,9 +18,9 @@ export type WorkerOptions = {
   workflowBundlePath?: string;
 };
 
-/** The worker's connection; SDK logging is set up first, since the runtime starts with the first connection. */
+/** The worker's connection; the SDK's runtime is set up first, since it starts with the first connection. */
 export async function connectWorker(address: string, log?: Logger): Promise<NativeConnection> {
-  installWorkerLogging(log);
+  await installWorkerRuntime(log);
   return NativeConnection.connect({ address });
 }
 

@@ -36,6 +36,7 @@ function refuse(ctx: Ctx, status: number, id: RpcId, error: RpcError, reason: st
   ctx.body = rpcError(id, error);
   ctx.state.auditOutcome = 'refused';
   ctx.state.auditReason = reason.slice(0, 500);
+  ctx.state.refusal = 'protocol';
 }
 
 const idOf = (body: unknown): RpcId => {
@@ -200,6 +201,9 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
     if (c.call.outcome) ctx.state.auditOutcome = c.call.outcome;
     else if (answer?.error)
       ctx.state.auditOutcome = answer.error.code === RPC.internalError ? 'failed' : 'refused';
+    ctx.state.dbError ??= c.call.dbError;
+    if (c.call.code) ctx.state.refusal = c.call.code;
+    else if (ctx.state.auditOutcome === 'refused') ctx.state.refusal = 'protocol';
     const reason = c.call.reason ?? answer?.error?.message;
     if (reason && ctx.state.auditOutcome) ctx.state.auditReason = reason.slice(0, 500);
   };

@@ -4,12 +4,13 @@ import { cancelApproval, getApproval } from '../../domain/approvals/operations/a
 import type { ApprovalView } from '../../domain/approvals/views';
 import { taskOf, taskOfParked, type TaskState } from '../../domain/approvals/tasks';
 import type { Actor } from '../../domain/kernel/actor';
-import { DomainError } from '../../domain/kernel/errors';
+import { DomainError, type ErrorCode } from '../../domain/kernel/errors';
 import type { Parked } from '../../domain/kernel/gate';
 import type { Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
-import { databaseUnavailable } from '../errors';
+import type { DatabaseErrorKind } from '../../infra/metrics';
+import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { DATABASE_UNAVAILABLE } from '../unavailable';
 import { RPC } from './errors';
 import { inNaming, operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
@@ -17,8 +18,14 @@ import { inNaming, operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } 
 /** The tasks extension (SEP-2663): a gated call answers a task whose life is its approval request's. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** What one MCP request learned, for its audit row. */
-export type McpCall = { tool?: string; outcome?: 'refused' | 'parked' | 'failed'; reason?: string };
+/** What one MCP request learned, for its audit row (and the refusal's code and a database error, for metrics). */
+export type McpCall = {
+  tool?: string;
+  outcome?: 'refused' | 'parked' | 'failed';
+  reason?: string;
+  code?: ErrorCode;
+  dbError?: DatabaseErrorKind;
+};
 
 export type McpCallContext = {
   services: Services;
@@ -119,8 +126,12 @@ export function buildMcpServer(
   const failure = (err: unknown): ToolResult => {
     call.outcome = 'failed';
     call.reason = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
+    call.dbError = databaseErrorKind(err);
     // A database outage tells the model to retry, as REST answers 503; anything else is ours to fix.
-    if (databaseUnavailable(err)) return refused({ code: 'unavailable', message: DATABASE_UNAVAILABLE });
+    if (databaseUnavailable(err)) {
+      call.code = 'unavailable';
+      return refused({ code: 'unavailable', message: DATABASE_UNAVAILABLE });
+    }
     throw new ProtocolError(
       RPC.internalError,
       `The service failed to handle this request (request id ${actor.ctx.requestId ?? 'unknown'}).`,
@@ -129,6 +140,7 @@ export function buildMcpServer(
   const refusal = (err: DomainError): ToolResult => {
     call.outcome = 'refused';
     call.reason = err.auditReason ?? err.message;
+    call.code = err.code;
     return refused(err);
   };
 

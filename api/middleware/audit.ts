@@ -3,7 +3,7 @@ import type { AuditWriter } from '../audit-writer';
 import type { AuditOutcome } from '../../domain/kernel/audit';
 import type { RequestState } from '../context';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
-import { databaseUnavailable } from '../errors';
+import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { respondWith, serverFault } from '../respond';
 
 /**
@@ -53,6 +53,7 @@ export const audit =
         // An unauditable request must not succeed silently: 503 when the database is out (retry later;
         // an intake that committed replays under its Idempotency-Key), 500 for anything else.
         s.log.error('audit write failed', { error: String(err) });
+        s.dbError = databaseErrorKind(err);
         if (databaseUnavailable(err)) unavailable(ctx, DATABASE_UNAVAILABLE);
         else respondWith(ctx, serverFault());
       }

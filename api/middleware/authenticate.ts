@@ -20,6 +20,7 @@ export const authenticate =
     };
     const wait = refused.blockedFor(ctx.state.clientIp);
     if (wait !== undefined) {
+      ctx.state.rateLimited = 'address';
       refusedPolicy(0, wait);
       throw new DomainError(
         'rate_limited',

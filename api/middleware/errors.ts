@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../domain/kernel/errors';
 import { loggedPath, type RequestState } from '../context';
-import { databaseUnavailable } from '../errors';
+import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { respondWith, serverFault } from '../respond';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
 
@@ -20,6 +20,7 @@ export const errors = (): Middleware<RequestState> => async (ctx, next) => {
     if (!refusal && databaseUnavailable(err)) {
       // An outage, not a bug: the caller is told to come back, and the log says why without a stack.
       const cause = err instanceof Error ? err.message : String(err);
+      ctx.state.dbError = 'unavailable';
       ctx.state.log.warn('database unavailable; answered 503', { error: cause });
       ctx.state.auditReason = `database unavailable: ${cause}`.slice(0, 500);
       unavailable(ctx, DATABASE_UNAVAILABLE);
@@ -29,6 +30,7 @@ export const errors = (): Middleware<RequestState> => async (ctx, next) => {
       if (refusal.auditReason) ctx.state.auditReason = refusal.auditReason;
       ctx.state.auditReason ??= refusal.message;
     } else {
+      ctx.state.dbError = databaseErrorKind(err);
       ctx.state.log.error('request failed', {
         method: ctx.method,
         path: loggedPath(ctx),

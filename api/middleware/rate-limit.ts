@@ -36,6 +36,7 @@ export const rateLimit =
     }
     ctx.set('RateLimit', `"default";r=${Math.max(0, limit - hits)};t=${reset}`);
     if (hits > limit) {
+      ctx.state.rateLimited = 'key';
       ctx.set('Retry-After', String(reset));
       throw new DomainError(
         'rate_limited',

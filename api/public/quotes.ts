@@ -38,6 +38,8 @@ export function perAddressLimit(limit: number): Middleware<RequestState> {
       ctx.state.auditAction = 'quote.page';
       ctx.state.auditDoor = 'public';
       ctx.state.auditReason = 'quote page rate limit';
+      ctx.state.rateLimited = 'quote_page';
+      ctx.state.refusal = 'rate_limited';
       ctx.set('Retry-After', String(Math.ceil((w.start + WINDOW_MS - now) / 1000)));
       sendPage(ctx, 429, tooManyPage());
       return;

@@ -4,6 +4,8 @@ const SERVICE_CONFIG_VARS = [
   'NODE_ENV',
   'HOST',
   'PORT',
+  'METRICS_PORT',
+  'WORKER_METRICS_PORT',
   'DATABASE_URL',
   'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE',
@@ -37,9 +39,13 @@ const SERVICE_CONFIG_VARS = [
   'SMS_FROM',
 ];
 
-/** This process's environment less every service setting, plus the ones given. */
+/**
+ * This process's environment less every service setting, plus the ones given. The metrics pages take
+ * free ports unless given: a production-mode process would otherwise claim 9464/9465, which a stack
+ * already running on this machine may hold.
+ */
 export function serviceEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of SERVICE_CONFIG_VARS) delete env[name];
-  return { ...env, ...settings };
+  return { ...env, METRICS_PORT: '0', WORKER_METRICS_PORT: '0', ...settings };
 }

@@ -13,6 +13,8 @@ export type RecordResult = {
   recorded: boolean;
   /** Workflows to cancel because this attempt disabled the endpoint. */
   cancelWorkflows: string[];
+  /** This attempt was the endpoint's last straw: it is disabled now. */
+  disabled: boolean;
 };
 
 /** Rolls back what the attempt changed before it found its delivery no longer waiting. */
@@ -46,11 +48,12 @@ export async function recordAttempt(db: DataSource, r: AttemptRecord): Promise<R
         failures.status !== 'ACTIVE' ||
         failures.consecutive_failures < FAILURES_BEFORE_DISABLE
       )
-        return { recorded: true, cancelWorkflows: [] };
-      return { recorded: true, cancelWorkflows: await disable(data.in(failures.workspace_id), r, failures) };
+        return { recorded: true, cancelWorkflows: [], disabled: false };
+      const cancelWorkflows = await disable(data.in(failures.workspace_id), r, failures);
+      return { recorded: true, cancelWorkflows, disabled: true };
     });
   } catch (err) {
-    if (err instanceof NotRecorded) return { recorded: false, cancelWorkflows: [] };
+    if (err instanceof NotRecorded) return { recorded: false, cancelWorkflows: [], disabled: false };
     throw err;
   }
 }

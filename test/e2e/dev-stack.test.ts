@@ -74,6 +74,13 @@ describe('npm run dev, as a newcomer runs it', () => {
     const ui = await fetch(stack.temporalUiUrl!);
     assert.equal(ui.status, 200, 'the Temporal Web UI answers');
 
+    // Both metrics pages, printed and answering: the API's and the worker's (with the SDK's own series).
+    const apiMetrics = /API metrics:\s+(http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(text)?.[1];
+    const workerMetrics = /Worker metrics:\s+(http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(text)?.[1];
+    assert.ok(apiMetrics && workerMetrics, text);
+    assert.match(await (await fetch(apiMetrics)).text(), /^leads_audit_backlog /m);
+    assert.match(await (await fetch(workerMetrics)).text(), /^temporal_\w+/m);
+
     // Mail really leaves, to MailDev, whose page shows it.
     const mailUrl = /Mail sent:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
     assert.ok(mailUrl, text);

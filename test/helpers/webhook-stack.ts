@@ -80,6 +80,8 @@ export async function startWebhookStack(
     db: t.db,
     config,
     client,
+    /** The in-process worker (its metrics page, for one), unless `inProcessWorker: false`. */
+    worker,
     app: testApp(t.db, { config: { sms: config.sms, publicUrl: config.publicUrl } }),
     workspace: w.workspace,
     key: w.key.key,

@@ -54,4 +54,16 @@ describe('configuration', () => {
     assert.equal(c.trustProxy, false);
     assert.equal(c.webhookAllowPrivateTargets, false);
   });
+  it('serves metrics on 9464 (API) and 9465 (worker), on free ports in tests, or where told', () => {
+    const dev = loadConfig({ ...base, NODE_ENV: 'development' });
+    assert.deepEqual([dev.metricsPort, dev.workerMetricsPort], [9464, 9465]);
+    const test = loadConfig({ ...base, NODE_ENV: 'test' });
+    assert.deepEqual([test.metricsPort, test.workerMetricsPort], [0, 0]);
+    const told = loadConfig({ ...base, NODE_ENV: 'test', METRICS_PORT: '9100', WORKER_METRICS_PORT: '9101' });
+    assert.deepEqual([told.metricsPort, told.workerMetricsPort], [9100, 9101]);
+    assert.throws(
+      () => loadConfig({ ...base, METRICS_PORT: '70000' }),
+      /METRICS_PORT must be an integer between 0 and 65535/,
+    );
+  });
 });
