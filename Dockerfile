@@ -1,6 +1,7 @@
 # Build once, run as api, worker or migrate (compose picks the command).
-ARG NODE_IMAGE=node:20-bookworm-slim
-# node:20 bundles npm 10, which ignores package.json "allowScripts"; use the npm 11 the lockfile is made with.
+# Node 24, the current LTS (.nvmrc names the exact release CI tests on); the code also runs on Node 20.
+ARG NODE_IMAGE=node:24-bookworm-slim
+# The npm the lockfile is made with (npm 11 honours package.json "allowScripts").
 ARG NPM_VERSION=11.19.1
 
 FROM ${NODE_IMAGE} AS base
@@ -13,10 +14,12 @@ FROM base AS build
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-RUN npm run build
+# The workflow code is bundled here, once, so the worker starts without webpack (WORKFLOW_BUNDLE).
+RUN npm run build && node dist/worker/bundle-workflows.js dist/workflows.bundle.js
 
 FROM base AS runtime
 ENV NODE_ENV=production
+ENV WORKFLOW_BUNDLE=/app/dist/workflows.bundle.js
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
