@@ -56,7 +56,14 @@ describe('faults at the assistant door', () => {
     assert.equal(result.isError, true);
     const [content] = result.content as { text: string }[];
     assert.match(content!.text, /^unavailable: /);
-    assert.deepEqual(call, { tool: 'lead.search', outcome: 'failed', reason: 'Error: Query read timeout' });
+    assert.deepEqual(call, {
+      tool: 'lead.search',
+      outcome: 'failed',
+      reason: 'Error: Query read timeout',
+      // For the metrics: a database error of kind unavailable, refused as unavailable.
+      dbError: 'unavailable',
+      code: 'unavailable',
+    });
   });
 
   it('answers any other fault with an internal error naming the request, never its text', async () => {
