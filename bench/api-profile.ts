@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { withCleanup } from '../tooling/cleanup';
 import { repoRoot } from '../tooling/paths';
 import { freePort } from '../tooling/processes';
+import { toolCall } from './lib/api-phases';
 import { parseIntFlags } from './lib/args';
 import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
 import { buildForProduction, startService } from './lib/children';
@@ -45,7 +46,8 @@ async function dbCounters(db: DataSource) {
 }
 
 /**
- * `npm run bench -- api-profile`: where a request's time goes. For GET /leads/{id} and POST /leads in
+ * `npm run bench -- api-profile`: where a request's time goes. For `lead.get` through the assistant
+ * endpoint, GET /leads/{id} and POST /leads in
  * turn, a fresh API process under `--cpu-prof` takes a warm-up, then `--duration` seconds of load while
  * pg_stat_statements counts every statement; the answer is statements and commits per request, the
  * statements by share of database time, and the API's CPU by package and function. Figures are not
@@ -68,6 +70,11 @@ export async function main(args: string[]) {
     const r = sequence(5);
     const nextBody = intakeBodies(await lastPostedNumber(db, workspaceId));
     const phases: [string, (key: string) => ReturnType<NextRequest>][] = [
+      [
+        'mcp lead.get',
+        (key) =>
+          toolCall(key, 'lead.get', { leadId: ids[r(ids.length)]! }, { 'mcp-param-lead-id': 'leadId' }),
+      ],
       [
         'GET /leads/{id}',
         (key) => ({ method: 'GET', path: `/api/v1/leads/${ids[r(ids.length)]}`, headers: bearer(key) }),

@@ -175,7 +175,7 @@ export async function runApiPhases(
 }
 
 /** A `tools/call` as a 2026-07-28 client sends it (stateless, headers and `_meta`). */
-function toolCall(
+export function toolCall(
   key: string,
   name: string,
   args: Record<string, string>,
