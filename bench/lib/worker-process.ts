@@ -34,24 +34,28 @@ const READY_TIMEOUT_MS = 180_000;
 export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProcess> {
   buildForProduction();
   // The worker's memory settings, as `npm run worker` and docker-compose.yml start it (bench/README.md).
-  const child = spawn(process.execPath, ['--max-old-space-size=512', 'dist/worker/main.js'], {
-    cwd: repoRoot(),
-    env: serviceEnv({
-      NODE_ENV: 'production',
-      DATABASE_URL: s.databaseUrl,
-      TEMPORAL_ADDRESS: s.temporalAddress,
-      TEMPORAL_TASK_QUEUE: s.taskQueue,
-      SECRETS_KEY: s.secretsKey.toString('base64'),
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      // The receiver is on loopback; a production build refuses that unless told, as here, on purpose.
-      WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
-      // Info is one line at start-up (the readiness signal); per-delivery logging would cost CPU.
-      LOG_LEVEL: 'info',
-      MALLOC_ARENA_MAX: '2',
-      ...s.env,
-    }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--max-old-space-size=512', '--max-semi-space-size=4', 'dist/worker/main.js'],
+    {
+      cwd: repoRoot(),
+      env: serviceEnv({
+        NODE_ENV: 'production',
+        DATABASE_URL: s.databaseUrl,
+        TEMPORAL_ADDRESS: s.temporalAddress,
+        TEMPORAL_TASK_QUEUE: s.taskQueue,
+        SECRETS_KEY: s.secretsKey.toString('base64'),
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // The receiver is on loopback; a production build refuses that unless told, as here, on purpose.
+        WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
+        // Info is one line at start-up (the readiness signal); per-delivery logging would cost CPU.
+        LOG_LEVEL: 'info',
+        MALLOC_ARENA_MAX: '2',
+        ...s.env,
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let exitReason: string | undefined;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
