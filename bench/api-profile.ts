@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
@@ -14,7 +13,7 @@ import { createKeys, ensureMember, KeyPool } from './lib/keys';
 import { hammer, type NextRequest } from './lib/load';
 import { benchLogger } from './lib/log';
 import { formatTable } from './lib/report';
-import { serviceEnv } from './lib/service-env';
+import { apiBenchEnv } from './lib/service-env';
 import type { Measured } from './lib/stats';
 import { intakeBodies, lastPostedNumber, sampleLeadIds, sequence } from './lib/traffic';
 import { DEFAULT_LEADS, seedLeads } from './seed-leads';
@@ -105,7 +104,7 @@ export async function main(args: string[]) {
         'api',
         'dist/api/main.js',
         await freePort(),
-        apiEnv(pg.url),
+        apiBenchEnv(pg.url),
         '/api/v1/me',
         ['--cpu-prof', `--cpu-prof-dir=${dir}`],
       );
@@ -155,16 +154,6 @@ export async function main(args: string[]) {
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-
-function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
-  return serviceEnv({
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: '127.0.0.1:7233',
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-  });
-}
 
 function print(results: PhaseProfile[], settings: { leads: number; duration: number; connections: number }) {
   console.log(

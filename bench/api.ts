@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { withCleanup } from '../tooling/cleanup';
 import { freePort } from '../tooling/processes';
 import { runApiPhases } from './lib/api-phases';
@@ -9,22 +8,11 @@ import { ensureMember } from './lib/keys';
 import { benchLogger } from './lib/log';
 import { printApiReport } from './lib/report';
 import { explainSearch } from './lib/search-plan';
-import { serviceEnv } from './lib/service-env';
+import { apiBenchEnv } from './lib/service-env';
 import { representativeSearch } from './lib/traffic';
 import { DEFAULT_LEADS, seedLeads } from './seed-leads';
 
 const USAGE = 'npm run bench -- api [--leads N] [--duration S] [--connections C] [--warmup S]';
-
-function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
-  return serviceEnv({
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    // Only validated as host:port: the API does not connect to Temporal.
-    TEMPORAL_ADDRESS: '127.0.0.1:7233',
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-  });
-}
 
 /**
  * `npm run bench -- api`: the real API (its own process, production mode) against a bare Koa app,
@@ -47,7 +35,7 @@ export async function main(args: string[]) {
     log.info('building (npm run build), then starting the API and the bare Koa baseline');
     buildForProduction();
     const [api, bare] = await Promise.all([
-      startService('api', 'dist/api/main.js', await freePort(), apiEnv(pg.url), '/api/v1/me'),
+      startService('api', 'dist/api/main.js', await freePort(), apiBenchEnv(pg.url), '/api/v1/me'),
       startService(
         'bare koa',
         'dist/bench/bare-koa.js',

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 // Variables the API and the worker read (infra/config.ts): the parent shell's values must not leak
 // into a process under test, so each bench sets every one it means and inherits none.
 const SERVICE_CONFIG_VARS = [
@@ -26,6 +28,7 @@ const SERVICE_CONFIG_VARS = [
   'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS',
   'WEBHOOK_ENDPOINT_CONCURRENCY',
   'WORKER_ATTEMPT_SLOTS',
+  'WORKFLOW_BUNDLE',
   'MAINTENANCE_SCHEDULES',
   'IDEMPOTENCY_RETENTION_HOURS',
   'AUDIT_RETENTION_DAYS',
@@ -48,4 +51,16 @@ export function serviceEnv(settings: Record<string, string>): NodeJS.ProcessEnv 
   const env = { ...process.env };
   for (const name of SERVICE_CONFIG_VARS) delete env[name];
   return { ...env, METRICS_PORT: '0', WORKER_METRICS_PORT: '0', ...settings };
+}
+
+/** The API as the API benches run it: production mode, a fresh secrets key, warnings only. */
+export function apiBenchEnv(databaseUrl: string): NodeJS.ProcessEnv {
+  return serviceEnv({
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    // Only validated as host:port: the API does not connect to Temporal.
+    TEMPORAL_ADDRESS: '127.0.0.1:7233',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'warn',
+  });
 }
