@@ -10,7 +10,7 @@ import type { RequestState } from '../context';
 import { RPC, rpcError, type RpcError, type RpcId } from './errors';
 import { mirroredHeaderMismatch } from './headers';
 import { acceptsAnswers, paramsProblem } from './requests';
-import { buildMcpServer, type McpCallContext } from './server';
+import { buildMcpServer, type McpCall, type McpCallContext } from './server';
 import { TOOL_OPERATIONS, toolName } from './tools';
 
 export const MCP_PATH = '/api/mcp';
@@ -146,12 +146,10 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
       naming: ctx.query.tool_names === 'underscore' ? 'underscore' : 'dotted',
       call: {},
     };
-    const request = new Request(new URL(ctx.originalUrl, 'http://mcp.local'), {
-      method: 'POST',
-      headers: Object.entries(ctx.headers).flatMap(([k, v]) =>
-        v === undefined ? [] : ([[k, Array.isArray(v) ? v.join(', ') : v]] as [string, string][]),
-      ),
-    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(ctx.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    const request = new Request(new URL(ctx.originalUrl, 'http://mcp.local'), { method: 'POST', headers });
     const isLegacy = await isLegacyRequest(request, body);
     // A 2025 client names its version on every request after `initialize`; one that does not speaks
     // 2025-03-26 or older, which this endpoint does not serve.
@@ -188,6 +186,14 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
       ctx.body = text;
       return;
     }
+    if (c.call.tool) ctx.state.auditAction = c.call.tool;
+    // A result the SDK wrote (it puts `result` first; an error's id may need mending, a task's content
+    // dropping) that was not parked goes out as the SDK wrote it, not parsed and written again.
+    if (c.call.outcome !== 'parked' && text.startsWith('{"result":')) {
+      ctx.body = text;
+      recordCall(ctx, c.call, undefined);
+      return;
+    }
     const answer = text
       ? (JSON.parse(text) as { id?: RpcId; error?: RpcError; result?: Record<string, unknown> })
       : undefined;
@@ -197,14 +203,17 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
     // extension's CreateTaskResult) has none.
     if (answer?.result?.resultType === 'task') delete answer.result.content;
     if (answer) ctx.body = answer;
-    if (c.call.tool) ctx.state.auditAction = c.call.tool;
-    if (c.call.outcome) ctx.state.auditOutcome = c.call.outcome;
-    else if (answer?.error)
-      ctx.state.auditOutcome = answer.error.code === RPC.internalError ? 'failed' : 'refused';
-    ctx.state.dbError ??= c.call.dbError;
-    if (c.call.code) ctx.state.refusal = c.call.code;
-    else if (ctx.state.auditOutcome === 'refused') ctx.state.refusal = 'protocol';
-    const reason = c.call.reason ?? answer?.error?.message;
-    if (reason && ctx.state.auditOutcome) ctx.state.auditReason = reason.slice(0, 500);
+    recordCall(ctx, c.call, answer?.error);
   };
+}
+
+/** What the audit row and the metrics learn from a call: the tool, its outcome, and why. */
+function recordCall(ctx: Ctx, call: McpCall, error: RpcError | undefined) {
+  if (call.outcome) ctx.state.auditOutcome = call.outcome;
+  else if (error) ctx.state.auditOutcome = error.code === RPC.internalError ? 'failed' : 'refused';
+  ctx.state.dbError ??= call.dbError;
+  if (call.code) ctx.state.refusal = call.code;
+  else if (ctx.state.auditOutcome === 'refused') ctx.state.refusal = 'protocol';
+  const reason = call.reason ?? error?.message;
+  if (reason && ctx.state.auditOutcome) ctx.state.auditReason = reason.slice(0, 500);
 }

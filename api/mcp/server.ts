@@ -97,6 +97,9 @@ function taskFields(t: TaskState) {
   return base;
 }
 
+const byTask = yup.object({ taskId: yup.string().required() });
+const byTaskWithResponses = byTask.shape({ inputResponses: yup.object().optional() });
+
 /**
  * The per-request MCP server: its tools are the operations this key's scopes and its owner's live
  * role allow, and every call runs through the one runner as the key. A server shared across requests
@@ -175,7 +178,6 @@ export function buildMcpServer(
   });
 
   if (era === 'modern') {
-    const byTask = yup.object({ taskId: yup.string().required() });
     /** The key's own approval request behind a task, or the extension's "not found". */
     const approvalOf = async (taskId: string, envelope: unknown): Promise<ApprovalView> => {
       requireTasks(envelope);
@@ -198,14 +200,10 @@ export function buildMcpServer(
       return {};
     });
     // Nothing here ever asks the client for input, so there is never a response to take.
-    server.setRequestHandler(
-      'tasks/update',
-      { params: byTask.shape({ inputResponses: yup.object().optional() }) },
-      async ({ taskId }, ctx) => {
-        await approvalOf(taskId, ctx.mcpReq.envelope);
-        return {};
-      },
-    );
+    server.setRequestHandler('tasks/update', { params: byTaskWithResponses }, async ({ taskId }, ctx) => {
+      await approvalOf(taskId, ctx.mcpReq.envelope);
+      return {};
+    });
   }
   return server;
 }

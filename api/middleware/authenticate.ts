@@ -1,7 +1,10 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../../domain/kernel/errors';
-import { authenticateKey, bearerToken } from '../../domain/identity/authenticate';
+import { authenticateKey, bearerToken, type KeyLookup } from '../../domain/identity/authenticate';
+import { presentedKeys } from '../../domain/identity/repository';
+import { Data } from '../../domain/kernel/data';
+import { batched } from '../../infra/batch';
 import { refusalReason, type Requirement } from '../../domain/kernel/permissions';
 import type { RequestState } from '../context';
 import type { RefusedTraffic } from './refused-traffic';
@@ -10,9 +13,12 @@ import type { RefusedTraffic } from './refused-traffic';
  * Resolves the bearer key to a principal on every request; refusals all look the same. An address
  * with too many refused requests this minute gets 429 before its key is looked up.
  */
-export const authenticate =
-  (db: DataSource, refused: RefusedTraffic): Middleware<RequestState> =>
-  async (ctx, next) => {
+export const authenticate = (db: DataSource, refused: RefusedTraffic): Middleware<RequestState> => {
+  // Requests arriving together share one lookup and one commit of their rate-limit counts.
+  const lookup: KeyLookup = batched((presentations) =>
+    presentedKeys(new Data(db.manager, undefined), presentations),
+  );
+  return async (ctx, next) => {
     // Without a key, the limit that applies is the address's, not a key's: its own named policy.
     const refusedPolicy = (remaining: number, reset: number) => {
       ctx.set('RateLimit-Policy', `"refused";q=${refused.perMinute};w=60`);
@@ -33,7 +39,7 @@ export const authenticate =
       db,
       bearerToken(ctx.get('Authorization') || undefined),
       ctx.state.clientIp,
-      { countRequest: true },
+      { countRequest: true, lookup },
     );
     if (!result.ok) {
       // Each refusal spends the address's allowance: the 401 says how much is left before the 429.
@@ -50,6 +56,7 @@ export const authenticate =
     ctx.state.rate = result.rate;
     await next();
   };
+};
 
 /** Route guard: the key's scope AND the owner's live role; the narrower wins. */
 export const requires =

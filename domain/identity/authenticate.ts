@@ -4,7 +4,7 @@ import { Data } from '../kernel/data';
 import type { Principal } from '../kernel/permissions';
 import { normaliseIp } from './ip-allowlist';
 import { displayPrefix, fingerprintKey, looksLikeApiKey, sameFingerprint } from './keys';
-import { presentedKey } from './repository';
+import { presentedKeys, type KeyPresentation, type PresentedKey } from './repository';
 
 /** This request's place in its key's rate-limit window, counted in the same round trip as the key lookup. */
 export type RateCount = { hits: number; reset: number };
@@ -25,20 +25,34 @@ const addressOrNull = (ip: string | undefined) => {
   return a && isIP(a) ? a : null;
 };
 
-/** The principal a presented key acts as, or why it is refused; one round trip (`presentedKey`). */
+/** Finds a presented key (and counts the request when asked): on its own, or as one of a batch. */
+export type KeyLookup = (presentation: KeyPresentation) => Promise<PresentedKey | undefined>;
+
+/** One presentation, one round trip. The API batches requests arriving together instead. */
+export const lookUpKeyAlone =
+  (db: Pick<DataSource, 'manager'>): KeyLookup =>
+  async (presentation) =>
+    (await presentedKeys(new Data(db.manager, undefined), [presentation]))[0];
+
+/** The principal a presented key acts as, or why it is refused; one round trip (`presentedKeys`). */
 export async function authenticateKey(
   db: Pick<DataSource, 'manager'>,
   presented: string | undefined,
   clientIp: string | undefined,
-  /** Also count this request in the key's one-minute window (the REST door's rate limit). */
-  opts: { countRequest?: boolean } = {},
+  opts: {
+    /** Also count this request in the key's one-minute window (the REST door's rate limit). */
+    countRequest?: boolean;
+    /** How the key is found; by default on its own round trip. */
+    lookup?: KeyLookup;
+  } = {},
 ): Promise<AuthResult> {
   if (!presented) return { ok: false, reason: 'no bearer key presented' };
   // Only a recognisable key's prefix is recorded, so a secret pasted by mistake never reaches the log.
   const keyPrefix = looksLikeApiKey(presented) ? displayPrefix(presented) : undefined;
   if (!keyPrefix) return { ok: false, reason: 'malformed key' };
   const fingerprint = fingerprintKey(presented);
-  const row = await presentedKey(new Data(db.manager, undefined), fingerprint, {
+  const row = await (opts.lookup ?? lookUpKeyAlone(db))({
+    fingerprint,
     countRequest: opts.countRequest ?? false,
     address: addressOrNull(clientIp),
   });
