@@ -12,6 +12,7 @@ import { cpuBreakdown, type CpuBreakdown } from './lib/cpu-profile';
 import { createKeys, ensureMember, KeyPool } from './lib/keys';
 import { hammer, type NextRequest } from './lib/load';
 import { benchLogger } from './lib/log';
+import { processCpu } from './lib/process-cpu';
 import { formatTable } from './lib/report';
 import { apiBenchEnv } from './lib/service-env';
 import type { Measured } from './lib/stats';
@@ -27,14 +28,20 @@ type PhaseProfile = {
   statements_per_request: number;
   commits_per_request: number;
   db_ms_per_request: number;
+  /** Of which planning: every statement is parsed and planned afresh (none is prepared). */
+  plan_ms_per_request: number;
+  /** CPU used per request by the API process and by PostgreSQL (all its processes), from /proc. */
+  api_cpu_ms_per_request: number;
+  postgres_cpu_ms_per_request: number;
   statements: Statement[];
   cpu: CpuBreakdown;
 };
 
 /** Every statement any backend ran since the last reset, and the database's commits. */
 async function dbCounters(db: DataSource) {
-  const statements = await db.query<{ query: string; calls: string; total_ms: number }[]>(
-    `SELECT query, calls, total_exec_time AS total_ms FROM pg_stat_statements
+  const statements = await db.query<{ query: string; calls: string; total_ms: number; plan_ms: number }[]>(
+    `SELECT query, calls, total_exec_time + total_plan_time AS total_ms, total_plan_time AS plan_ms
+       FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         AND query NOT LIKE '%pg_stat_statements%'`,
   );
@@ -59,7 +66,11 @@ export async function main(args: string[]) {
   rmSync(profileDir, { recursive: true, force: true });
   await withCleanup(log, async (stops) => {
     const { pg, db } = await openBenchDatabase(log, stops, {
-      settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' },
+      settings: {
+        shared_preload_libraries: 'pg_stat_statements',
+        'pg_stat_statements.track': 'all',
+        'pg_stat_statements.track_planning': 'on',
+      },
     });
     await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const workspaceId = await benchWorkspace(db, settings.leads);
@@ -117,7 +128,9 @@ export async function main(args: string[]) {
       await hammer(api.url, settings.connections, 2, next);
       await db.query('SELECT pg_stat_statements_reset()');
       const before = await dbCounters(db);
+      const cpuBefore = processCpu(api.pid);
       const load = await hammer(api.url, settings.connections, settings.duration, next);
+      const cpuAfter = processCpu(api.pid);
       // The audit writer's last batch commits a moment after the last answer.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const after = await dbCounters(db);
@@ -132,6 +145,9 @@ export async function main(args: string[]) {
         // Our own counter reads commit too (two of them): a rounding error at thousands of requests.
         commits_per_request: per(after.commits - before.commits),
         db_ms_per_request: per(dbMs),
+        plan_ms_per_request: per(after.statements.reduce((sum, s) => sum + s.plan_ms, 0)),
+        api_cpu_ms_per_request: per(cpuAfter.api_ms - cpuBefore.api_ms),
+        postgres_cpu_ms_per_request: per(cpuAfter.postgres_ms - cpuBefore.postgres_ms),
         statements: after.statements
           .sort((a, b) => b.total_ms - a.total_ms)
           .slice(0, 12)
@@ -163,7 +179,9 @@ function print(results: PhaseProfile[], settings: { leads: number; duration: num
   for (const p of results) {
     console.log(
       `${p.phase}: ${p.load.rps.toFixed(1)} req/s, p50 ${p.load.p50_ms} ms; per request: ` +
-        `${p.statements_per_request} statements, ${p.commits_per_request} commits, ${p.db_ms_per_request} ms in PostgreSQL`,
+        `${p.statements_per_request} statements, ${p.commits_per_request} commits, ${p.db_ms_per_request} ms in ` +
+        `PostgreSQL's statements (${p.plan_ms_per_request} planning); CPU ${p.api_cpu_ms_per_request} ms in the API, ` +
+        `${p.postgres_cpu_ms_per_request} ms in PostgreSQL`,
     );
     console.log(
       formatTable(

@@ -32,19 +32,29 @@ export async function emitEvent<T extends EventType>(
   const data = { subject_type: subject.type, subject_id: subject.id, occurred_at: createdAt, ...fields };
   checkEventData(type, data);
   const envelope = JSON.stringify({ id, type, created_at: createdAt, data });
+  // One round trip: the event, its deliveries, and the relay's wake-up when there are any.
   await m.query(
-    `INSERT INTO events (id, workspace_id, type, created_at, data, envelope) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [id, workspaceId, type, createdAt, JSON.stringify(data), envelope],
+    `WITH event AS (
+       INSERT INTO events (id, workspace_id, type, created_at, data, envelope) VALUES ($1, $2, $3, $4, $5, $6)
+     ), fanned_out AS (
+       INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
+       SELECT workspace_id, id, $1, $3 FROM webhook_endpoints
+        WHERE workspace_id = $2 AND status = 'ACTIVE'
+          AND ($7::uuid IS NOT NULL AND id = $7 OR $7::uuid IS NULL AND ($3 = ANY(event_types) OR '*' = ANY(event_types)))
+       RETURNING id
+     )
+     SELECT pg_notify($8, '') FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`,
+    [
+      id,
+      workspaceId,
+      type,
+      createdAt,
+      JSON.stringify(data),
+      envelope,
+      only?.endpointId ?? null,
+      DELIVERIES_CHANNEL,
+    ],
   );
-  const fannedOut = await m.query<{ id: string }[]>(
-    `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
-     SELECT workspace_id, id, $2, $3 FROM webhook_endpoints
-      WHERE workspace_id = $1 AND status = 'ACTIVE'
-        AND ($4::uuid IS NOT NULL AND id = $4 OR $4::uuid IS NULL AND ($3 = ANY(event_types) OR '*' = ANY(event_types)))
-     RETURNING id`,
-    [workspaceId, id, type, only?.endpointId ?? null],
-  );
-  if (fannedOut.length > 0) await notifyRelay(m);
   return id;
 }
 

@@ -15,10 +15,12 @@ export async function qualifyLeadIn(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
   lead: Lead,
   trigger: string,
+  /** Whether the lead has an inbound message, when the caller knows (a lead it has just created). */
+  hasInbound?: boolean,
 ): Promise<Lead> {
   const data = ctx.data.in(lead.workspace_id);
   const leads = leadsIn(data);
-  const s = scoreLead(lead, await messagesIn(data).hasInbound(lead.id));
+  const s = scoreLead(lead, hasInbound ?? (await messagesIn(data).hasInbound(lead.id)));
   const score = await leads.addScore({
     lead_id: lead.id,
     total: s.total,

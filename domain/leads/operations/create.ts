@@ -203,8 +203,9 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
     await recordInboundMessageIn(ctx, lead, { channel: 'form', body: intake.message, isReply: false });
     lead = { ...lead, needs_attention: true };
   }
-  if (outcome !== 'DUPLICATE')
-    lead = await qualifyLeadIn(ctx, lead, outcome === 'CREATED' ? 'lead.created' : 'lead.touched');
+  // A lead created just now has an inbound message exactly when this intake brought one.
+  if (outcome === 'CREATED') lead = await qualifyLeadIn(ctx, lead, 'lead.created', !!intake.message);
+  else if (outcome === 'MERGED') lead = await qualifyLeadIn(ctx, lead, 'lead.touched');
   audit(lead.id, outcome);
   return { data: leadView(lead), outcome };
 }

@@ -77,11 +77,13 @@ export const leadsIn = (data: Data) => {
      * lead. SQL: transaction-scoped advisory locks, which TypeORM has no call for; taken in a fixed order.
      */
     lockAddresses: async (addresses: string[]): Promise<void> => {
-      for (const a of [...addresses].sort()) {
-        await data.sql('SELECT pg_advisory_xact_lock(hashtextextended($1, 17))', [
-          `${data.workspaceId}:${a}`,
-        ]);
-      }
+      if (addresses.length === 0) return;
+      // One round trip; the subquery's order is the order the locks are taken in.
+      await data.sql(
+        `SELECT pg_advisory_xact_lock(hashtextextended(a, 17))
+           FROM (SELECT a FROM unnest($1::text[]) AS a ORDER BY a COLLATE "C") AS sorted`,
+        [addresses.map((a) => `${data.workspaceId}:${a}`)],
+      );
     },
 
     /**
