@@ -157,7 +157,8 @@ export async function presentedKeys(
   data: Data,
   presented: readonly KeyPresentation[],
 ): Promise<(PresentedKey | undefined)[]> {
-  const rows = await data.sql<(PresentedKey & { n: string; counted: boolean; times: number | null })[]>(
+  const rows = await data.prepared<(PresentedKey & { n: string; counted: boolean; times: number | null })[]>(
+    'presented-keys',
     `WITH r AS (
        SELECT * FROM unnest($1::bytea[], $2::boolean[], $3::inet[]) WITH ORDINALITY AS r(fingerprint, count, address, n)
      ), k AS (

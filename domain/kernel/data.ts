@@ -7,6 +7,9 @@ import type {
   ObjectLiteral,
   Repository,
 } from 'typeorm';
+import type { Pool } from 'pg';
+import { QueryFailedError } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import {
   deleteStatement,
   existsStatement,
@@ -52,6 +55,24 @@ export class Data {
    */
   sql<R>(text: string, params: unknown[] = []): Promise<R> {
     return this.manager.query<R>(text, params);
+  }
+
+  /**
+   * `sql` for a statement on every request's path: outside a transaction it is prepared once per
+   * connection under `name`, so PostgreSQL parses it once and, after a few runs, stops planning it
+   * (planning was half of such a statement's time). Only for statements whose best plan does not
+   * depend on their values (a key, an id): a generic plan serves every value alike. Inside a
+   * transaction it runs as `sql` does.
+   */
+  async prepared<R>(name: string, text: string, params: unknown[]): Promise<R> {
+    if (this.manager.queryRunner) return this.sql<R>(text, params);
+    const pool = (this.manager.connection.driver as PostgresDriver).master as Pool;
+    try {
+      return (await pool.query({ name, text, values: params })).rows as R;
+    } catch (err) {
+      // As TypeORM reports it, so a failure is classified the same whichever way it ran.
+      throw new QueryFailedError(text, params, err as Error);
+    }
   }
 
   /** The same data confined to another workspace: the operator's call, once it knows the record's. */

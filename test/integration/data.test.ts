@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { In, IsNull, Not, Raw } from 'typeorm';
+import { In, IsNull, Not, QueryFailedError, Raw } from 'typeorm';
 import { Data } from '../../domain/kernel/data';
 import { LeadEntity } from '../../domain/leads/entities';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
@@ -86,6 +86,31 @@ describe('workspace-scoped data', () => {
     assert.deepEqual(
       (await leads(mine).delete({ first_name: Raw((c) => `${c} = 'Theirs'`) })).map((r) => r.id),
       [],
+    );
+  });
+
+  it('runs a prepared statement once per connection outside a transaction, and in the transaction inside one', async () => {
+    const byName = (d: Data, name: string) =>
+      d.prepared<{ first_name: string }[]>(
+        'data-test-lead-by-name',
+        'SELECT first_name FROM leads WHERE workspace_id = $1 AND first_name = $2',
+        [d.workspaceId, name],
+      );
+    await leads(mine).insert({ first_name: 'Prepared' });
+    // Six runs: PostgreSQL switches a prepared statement to its generic plan after five.
+    for (let i = 0; i < 6; i++)
+      assert.deepEqual(await byName(new Data(t.db.manager, mine), 'Prepared'), [{ first_name: 'Prepared' }]);
+    await t.db.transaction(async (m) => {
+      const inside = new Data(m, mine);
+      await inside.scoped(LeadEntity).insert({ first_name: 'Uncommitted' });
+      assert.deepEqual(await byName(inside, 'Uncommitted'), [{ first_name: 'Uncommitted' }]);
+      assert.deepEqual(await byName(new Data(t.db.manager, mine), 'Uncommitted'), [], 'not seen outside');
+    });
+    // A failure reads as TypeORM reports one, so the doors classify it the same way.
+    await assert.rejects(
+      new Data(t.db.manager, mine).prepared('data-test-bad-cast', 'SELECT $1::int AS n', ['not a number']),
+      (err: unknown) =>
+        err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '22P02',
     );
   });
 });

@@ -36,7 +36,10 @@ export const leadReadsIn = (data: Data) => ({
     messages: number,
     bodyChars: number,
   ): Promise<{ lead: Lead; messages: RecentMessage[] } | null> => {
-    const [row] = await data.sql<(Lead & { activity: (Omit<RecentMessage, 'at'> & { at: string })[] })[]>(
+    const [row] = await data.prepared<
+      (Lead & { activity: (Omit<RecentMessage, 'at'> & { at: string })[] })[]
+    >(
+      'lead-with-recent-messages',
       `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')},
               coalesce((SELECT json_agg(m ORDER BY m.at DESC, m.id DESC) FROM (
                 SELECT id, direction, channel, status, left(body, $3) AS body, at FROM messages
