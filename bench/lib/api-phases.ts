@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../../infra/logger';
 import type { Service } from './children';
-import { oneAtATime } from './closed-loop';
+import { inTurn, oneAtATime } from './closed-loop';
 import { createKeys, KeyPool } from './keys';
 import { hammer, type NextRequest } from './load';
 import type { Measured } from './stats';
@@ -124,17 +124,19 @@ export async function runApiPhases(
   );
   log.info(`bare Koa@1conn: ${duration} s, one request at a time`);
   const bareOneConn = await oneAtATime(bare.url, duration, bareNext);
-  const oneConnPhase = async (label: string, make: KeyedRequest): Promise<Phase> => {
-    log.info(`${label}: ${duration} s, one request at a time`);
-    const pool = await keyPool(1000, warmup + duration);
-    await checkCall(api.url, make(pool.next()), label);
-    await oneAtATime(api.url, warmup, withKey(pool, make));
-    return keyed(pool, await oneAtATime(api.url, duration, withKey(pool, make)));
-  };
-  const getLeadOneConn = await oneConnPhase('GET /leads/{id}@1conn', getLeadRequest);
-  const mcpGetLeadOneConn = await oneConnPhase('mcp lead.get@1conn', (key) =>
-    toolCall(key, 'lead.get', { leadId: ids[r(ids.length)]! }, { 'mcp-param-lead-id': 'leadId' }),
-  );
+  // REST and MCP reads take turns on one connection, so the ratio compares the two doors at the same
+  // moments (a 1-connection latency on this machine drifts by a millisecond from one run to the next).
+  const mcpGetLeadRequest: KeyedRequest = (key) =>
+    toolCall(key, 'lead.get', { leadId: ids[r(ids.length)]! }, { 'mcp-param-lead-id': 'leadId' });
+  log.info(`GET /leads/{id} and mcp lead.get@1conn, in turn: ${duration} s, one request at a time`);
+  const doorKeys = await keyPool(1000, warmup + duration);
+  await checkCall(api.url, getLeadRequest(doorKeys.next()), 'GET /leads/{id}@1conn');
+  await checkCall(api.url, mcpGetLeadRequest(doorKeys.next()), 'mcp lead.get@1conn');
+  const doors = [withKey(doorKeys, getLeadRequest), withKey(doorKeys, mcpGetLeadRequest)];
+  await inTurn(api.url, warmup, doors);
+  const [getLeadTurns, mcpGetLeadTurns] = await inTurn(api.url, duration, doors);
+  const getLeadOneConn = keyed(doorKeys, getLeadTurns!);
+  const mcpGetLeadOneConn = keyed(doorKeys, mcpGetLeadTurns!);
 
   const today = new Date().toISOString().slice(0, 10);
   const yearAgo = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);

@@ -8,13 +8,24 @@ import { Recorder, type Measured } from './stats';
  * queueing behind other requests, timed with sub-millisecond resolution.
  */
 export async function oneAtATime(url: string, seconds: number, next: NextRequest): Promise<Measured> {
+  const [measured] = await inTurn(url, seconds, [next]);
+  return measured!;
+}
+
+/**
+ * `oneAtATime` for several kinds of request taking turns on the one connection (A, B, A, B...), each
+ * timed on its own: kinds compared this way see the same machine at the same moments, where runs one
+ * after the other would also measure whatever else the machine did in between.
+ */
+export async function inTurn(url: string, seconds: number, nexts: NextRequest[]): Promise<Measured[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const recorder = new Recorder();
+  const recorders = nexts.map(() => new Recorder());
   const started = performance.now();
   const deadline = started + seconds * 1000;
   try {
-    while (performance.now() < deadline) {
-      const req = next();
+    for (let turn = 0; performance.now() < deadline; turn = (turn + 1) % nexts.length) {
+      const req = nexts[turn]!();
+      const recorder = recorders[turn]!;
       const t0 = performance.now();
       try {
         const status = await send(agent, new URL(req.path ?? '/', url), req);
@@ -26,7 +37,7 @@ export async function oneAtATime(url: string, seconds: number, next: NextRequest
   } finally {
     agent.destroy();
   }
-  return recorder.summary((performance.now() - started) / 1000);
+  return recorders.map((r) => r.summary((performance.now() - started) / 1000));
 }
 
 function send(agent: http.Agent, url: URL, req: ReturnType<NextRequest>): Promise<number> {
