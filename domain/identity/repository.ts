@@ -161,7 +161,7 @@ export async function presentedKeys(
     'presented-keys',
     `WITH r AS (
        SELECT * FROM unnest($1::bytea[], $2::boolean[], $3::inet[]) WITH ORDINALITY AS r(fingerprint, count, address, n)
-     ), k AS (
+     ), found AS (
        SELECT r.n, r.count, k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes,
               (cardinality(k.allowed_cidrs) = 0 OR coalesce(r.address <<= ANY(k.allowed_cidrs), false)) AS address_allowed,
               k.expires_at <= clock_timestamp() AS expired, k.revoked_at, k.workspace_id, k.owner_user_id, m.role,
@@ -170,10 +170,13 @@ export async function presentedKeys(
          JOIN api_keys k ON k.fingerprint = r.fingerprint
          JOIN workspaces w ON w.id = k.workspace_id
          LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
+     ), k AS (
+       -- Decided once per presentation: the same key may come from an allowed and a refused address.
+       SELECT found.*,
+              count AND revoked_at IS NULL AND NOT expired AND workspace_status = 'active' AND address_allowed AS counts
+         FROM found
      ), counted AS (
-       SELECT id, count(*)::int AS times FROM k
-        WHERE count AND revoked_at IS NULL AND NOT expired AND workspace_status = 'active' AND address_allowed
-        GROUP BY id
+       SELECT id, count(*)::int AS times FROM k WHERE counts GROUP BY id
      ), rl AS (
        INSERT INTO rate_limit_windows AS w (key_id, window_start, hits)
        SELECT id, date_trunc('minute', clock_timestamp()), times FROM counted ORDER BY id
@@ -181,7 +184,9 @@ export async function presentedKeys(
        RETURNING w.key_id, w.hits,
          greatest(1, ceil(extract(epoch FROM w.window_start + interval '1 minute' - clock_timestamp())))::int AS reset
      )
-     SELECT k.*, k.count AND rl.hits IS NOT NULL AS counted, rl.hits, rl.reset, c.times
+     SELECT k.n, k.id, k.name, k.environment, k.prefix, k.fingerprint, k.scopes, k.address_allowed, k.expired,
+            k.revoked_at, k.workspace_id, k.owner_user_id, k.role, k.workspace_status,
+            k.counts AS counted, rl.hits, rl.reset, c.times
        FROM k LEFT JOIN rl ON rl.key_id = k.id LEFT JOIN counted c ON c.id = k.id
       ORDER BY k.n`,
     [

@@ -7,6 +7,9 @@ import { createApiKey } from '../../domain/identity/operations/keys';
 import { DomainError } from '../../domain/kernel/errors';
 import { parseCidr } from '../../domain/identity/ip-allowlist';
 import { authenticateKey } from '../../domain/identity/authenticate';
+import { fingerprintKey } from '../../domain/identity/keys';
+import { presentedKeys } from '../../domain/identity/repository';
+import { Data } from '../../domain/kernel/data';
 import { Hardening1763800500000 } from '../../domain/migrations/1763800500000-hardening';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
@@ -140,6 +143,31 @@ describe('the client address and IP allowlists', () => {
     const ok = await from('198.51.100.7');
     assert.equal(ok.status, 200);
     assert.match(ok.headers.ratelimit ?? '', /r=2;/, 'the five refused requests used none of the quota');
+  });
+
+  it('counts only the allowed presentations when one lookup holds the same key from both kinds of address', async () => {
+    const { key } = await workspaceWithKey(t.db, { allowedCidrs: ['198.51.100.0/24'] });
+    const fingerprint = fingerprintKey(key.key);
+    const presented = (address: string) => ({ fingerprint, countRequest: true, address });
+    // As the API batches requests arriving together: a refused address first, then two allowed ones.
+    const rows = await presentedKeys(new Data(t.db.manager, undefined), [
+      presented('203.0.113.9'),
+      presented('198.51.100.7'),
+      presented('198.51.100.8'),
+    ]);
+    assert.deepEqual(
+      rows.map((r) => [r?.address_allowed, r?.hits]),
+      [
+        [false, null],
+        [true, 1],
+        [true, 2],
+      ],
+    );
+    const [{ hits }] = await t.db.query<[{ hits: number }]>(
+      'SELECT hits FROM rate_limit_windows WHERE key_id = $1',
+      [key.id],
+    );
+    assert.equal(hits, 2, 'the refused presentation used none of the quota');
   });
 
   it('migrates stored allowlists without widening any: malformed entries dropped, a key left with none revoked', async () => {
