@@ -9,7 +9,7 @@ import { parseIntFlags } from './lib/args';
 import { benchWorkspace, openBenchDatabase } from './lib/bench-database';
 import { buildForProduction, startService } from './lib/children';
 import { cpuBreakdown, type CpuBreakdown } from './lib/cpu-profile';
-import { createKeys, ensureMember, KeyPool } from './lib/keys';
+import { bearer, createKeys, ensureMember, KeyPool } from './lib/keys';
 import { hammer, type NextRequest } from './lib/load';
 import { benchLogger } from './lib/log';
 import { processCpu } from './lib/process-cpu';
@@ -28,7 +28,7 @@ type PhaseProfile = {
   statements_per_request: number;
   commits_per_request: number;
   db_ms_per_request: number;
-  /** Of which planning: every statement is parsed and planned afresh (none is prepared). */
+  /** Of which planning (a prepared statement is planned once per connection, then from its generic plan). */
   plan_ms_per_request: number;
   /** CPU used per request by the API process and by PostgreSQL (all its processes), from /proc. */
   api_cpu_ms_per_request: number;
@@ -168,8 +168,6 @@ export async function main(args: string[]) {
     print(results, settings);
   });
 }
-
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 function print(results: PhaseProfile[], settings: { leads: number; duration: number; connections: number }) {
   console.log(

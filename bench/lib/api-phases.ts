@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '../../infra/logger';
 import type { Service } from './children';
 import { inTurn, oneAtATime } from './closed-loop';
-import { createKeys, KeyPool } from './keys';
+import { bearer, createKeys, KeyPool } from './keys';
 import { hammer, type NextRequest } from './load';
 import type { Measured } from './stats';
 import { intakeBodies, lastPostedNumber, sampleLeadIds, searchFragments, sequence } from './traffic';
@@ -34,8 +34,6 @@ export type ApiResults = {
 };
 type KeyedRequest = (key: string) => ReturnType<NextRequest>;
 type Settings = { duration: number; connections: number; warmup: number };
-
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 /**
  * Bare Koa first (its rate bounds everything after it), then each API route: a warm-up that is not

@@ -40,6 +40,9 @@ export async function createKeys(db: DataSource, workspaceId: string, count: num
   return keys;
 }
 
+/** The header a request presents its key in. */
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
 /**
  * Hands keys out round-robin, so concurrent requests spread over many rate-limit rows instead of
  * queueing on one key's counter, and no key is used more than ceil(issued / size) times in a run.
