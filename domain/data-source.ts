@@ -15,6 +15,7 @@ import { Agents1763801200000 } from './migrations/1763801200000-agents';
 import { Prospects1763801300000 } from './migrations/1763801300000-prospects';
 import { Analytics1763801400000 } from './migrations/1763801400000-analytics';
 import { Sales1763801500000 } from './migrations/1763801500000-sales';
+import { SearchJoined1763801600000 } from './migrations/1763801600000-search-joined';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -37,6 +38,7 @@ const migrations = [
   Prospects1763801300000,
   Analytics1763801400000,
   Sales1763801500000,
+  SearchJoined1763801600000,
 ];
 
 /**
@@ -69,6 +71,9 @@ function createDataSource(url: string, poolSize = 10, timeouts?: DatabaseTimeout
     extra: {
       max: poolSize,
       keepAlive: true,
+      // Named statements (Data.prepared: lookups by key or id) keep one plan; left to choose, PostgreSQL
+      // re-planned the key lookup for every lone request. TypeORM's statements are unnamed: unaffected.
+      options: '-c plan_cache_mode=force_generic_plan',
       ...(timeouts && {
         connectionTimeoutMillis: timeouts.connectTimeoutMs,
         statement_timeout: timeouts.statementTimeoutMs,

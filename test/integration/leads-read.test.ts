@@ -159,6 +159,9 @@ describe('reading and searching leads', () => {
     assert.deepEqual(await ids('+336112233'), [jo.id]);
     assert.deepEqual(await ids('archivedson'), []);
     assert.deepEqual(await ids('100%_'), [], 'LIKE wildcards are matched literally');
+    // The index holds the text without separators; a match only there is not a match.
+    assert.deepEqual(await ids('joannaprzy'), []);
+    assert.deepEqual(await ids('joanna-przy'), []);
     assert.equal(
       (await get(a.key.key, `/api/v1/leads/${gone.id}`)).status,
       200,
@@ -222,7 +225,8 @@ describe('reading and searching leads', () => {
     const plan = await t.db.transaction(async (m) => {
       await m.query('SET LOCAL enable_seqscan = off');
       return m.query<{ 'QUERY PLAN': string }[]>(
-        `EXPLAIN SELECT id FROM leads WHERE workspace_id = $1 AND archived_at IS NULL AND search_text LIKE '%last1234%'
+        `EXPLAIN SELECT id FROM leads WHERE workspace_id = $1 AND archived_at IS NULL
+            AND translate(search_text, ' .@+-_''', '') LIKE '%last1234%' AND search_text LIKE '%last1234%'
           ORDER BY created_at DESC, id DESC LIMIT 25`,
         [big.workspace.id],
       );
@@ -241,6 +245,23 @@ describe('reading and searching leads', () => {
       [big.workspace.id],
     );
     assert.equal(common.body.data[0].first_name, newest!.first_name);
+    // A two-part fragment is asked of the index first; one that every lead matches is still answered
+    // newest first, from the newest leads.
+    const everyone = await get(big.key.key, '/api/v1/leads?query=e.com&limit=25');
+    assert.deepEqual(
+      everyone.body.data.map((l: { id: string }) => l.id),
+      (
+        await t.db.query<{ id: string }[]>(
+          `SELECT id FROM leads WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 25`,
+          [big.workspace.id],
+        )
+      ).map((r) => r.id),
+    );
+    const one = await get(big.key.key, '/api/v1/leads?query=first1234%20last1234');
+    assert.deepEqual(
+      one.body.data.map((l: { last_name: string }) => l.last_name),
+      ['Last1234'],
+    );
     const res = await get(big.key.key, '/api/v1/leads?query=LAST12345');
     assert.deepEqual(
       res.body.data.map((l: { last_name: string }) => l.last_name),
