@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
+import { parse } from 'yaml';
 import type * as yup from 'yup';
 import { createWorkspace } from '../../domain/identity/operations/workspaces';
 import { operatorActor } from '../../domain/kernel/actor';
@@ -29,8 +31,25 @@ export type BenchDatabase = { pg: EmbeddedPostgres; db: DataSource };
 const DATABASE = 'bench';
 
 /**
+ * PostgreSQL's memory as docker-compose.yml deploys it (the default of its `shared_buffers`), read
+ * from that file so the two cannot drift: a benchmark of 1M leads on the built-in 128 MB would
+ * measure the OS page cache, not the service.
+ */
+export function deployedPostgresSettings(): Record<string, string> {
+  const compose = parse(readFileSync(path.join(repoRoot(), 'docker-compose.yml'), 'utf8'), {
+    merge: true,
+  }) as {
+    services: { postgres: { command: string[] } };
+  };
+  const setting = compose.services.postgres.command.find((c) => c.startsWith('shared_buffers='));
+  const value = /^shared_buffers=\$\{\w+:-([^}]+)\}$/.exec(setting ?? '')?.[1];
+  if (!value) throw new Error('docker-compose.yml: postgres has no shared_buffers=${VAR:-default}');
+  return { shared_buffers: value };
+}
+
+/**
  * PostgreSQL with its default durability (no `fast` mode): POST latency should include the WAL
- * flush a production commit pays. A bench that needs a server of its own passes its `dataDir`;
+ * flush a production commit pays; and with the memory docker-compose.yml gives it. A bench that needs a server of its own passes its `dataDir`;
  * `fresh` drops and recreates the database (quicker than initdb, and safe against a server a
  * killed run left behind, which startEmbeddedPostgres stops first).
  */
@@ -42,7 +61,11 @@ export async function openBenchDatabase(
   const { postgres: pg } = await startStack({
     log,
     stops,
-    postgres: { dataDir: opts.dataDir ?? benchDataDir(), database: DATABASE, settings: opts.settings },
+    postgres: {
+      dataDir: opts.dataDir ?? benchDataDir(),
+      database: DATABASE,
+      settings: { ...deployedPostgresSettings(), ...opts.settings },
+    },
   });
   // Two harness calls: `fresh` recreates the database between PostgreSQL and the migrations.
   if (opts.fresh) await recreateDatabase(pg.url, DATABASE);

@@ -41,6 +41,12 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('gives PostgreSQL memory for its working set (the benchmarks read the same value)', () => {
+    const command = s.postgres!.command as string[];
+    assert.deepEqual(command.slice(0, 2), ['postgres', '-c']);
+    assert.match(command[2]!, /^shared_buffers=\$\{POSTGRES_SHARED_BUFFERS:-\d+[MG]B\}$/);
+  });
+
   it('passes docker-compose config where the parser is installed (.ci/run installs it)', (t) => {
     const probe = spawnSync('docker-compose', ['version'], { encoding: 'utf8' });
     if (probe.status !== 0) {
