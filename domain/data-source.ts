@@ -16,6 +16,7 @@ import { Prospects1763801300000 } from './migrations/1763801300000-prospects';
 import { Analytics1763801400000 } from './migrations/1763801400000-analytics';
 import { Sales1763801500000 } from './migrations/1763801500000-sales';
 import { SearchJoined1763801600000 } from './migrations/1763801600000-search-joined';
+import { FreshVisibility1763801700000 } from './migrations/1763801700000-fresh-visibility';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -39,6 +40,7 @@ const migrations = [
   Analytics1763801400000,
   Sales1763801500000,
   SearchJoined1763801600000,
+  FreshVisibility1763801700000,
 ];
 
 /**
