@@ -1,11 +1,18 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../../infra/logger';
 import type { Service } from './children';
-import { inTurn, oneAtATime } from './closed-loop';
+import { inTurn, inTurnWithTotal, oneAtATime } from './closed-loop';
 import { bearer, createKeys, KeyPool } from './keys';
 import { hammer, type NextRequest } from './load';
 import type { Measured } from './stats';
-import { intakeBodies, lastPostedNumber, sampleLeadIds, searchFragments, sequence } from './traffic';
+import {
+  intakeBodies,
+  lastPostedNumber,
+  sampleLeadIds,
+  searchFragments,
+  SEARCH_KINDS,
+  sequence,
+} from './traffic';
 
 // Under the API's 300 a minute per key for the whole run, whatever minute boundaries it crosses.
 const REQUESTS_PER_KEY = 250;
@@ -24,6 +31,8 @@ export type ApiResults = {
   search: Phase;
   postLead: Phase;
   searchOneConn: Phase;
+  /** The same requests, each kind of search on its own (SEARCH_KINDS order). */
+  searchOneConnByKind: Phase[];
   /** One request at a time against bare Koa: the floor for the one-connection rows. */
   bareOneConn: Measured;
   /** `analytics.summary` through the assistant endpoint, one at a time: the default 30 days, and a year. */
@@ -90,12 +99,16 @@ export async function runApiPhases(
 
   const fragments = await searchFragments(db, workspaceId);
   const nextBody = intakeBodies(await lastPostedNumber(db, workspaceId));
-  let f = 0;
-  const searchRequest: KeyedRequest = (key) => ({
-    method: 'GET',
-    path: `/api/v1/leads?query=${encodeURIComponent(fragments[f++ % fragments.length]!)}`,
-    headers: bearer(key),
-  });
+  /** Searches for each of `queries` in turn. */
+  const searchOf = (queries: string[]): KeyedRequest => {
+    let f = 0;
+    return (key) => ({
+      method: 'GET',
+      path: `/api/v1/leads?query=${encodeURIComponent(queries[f++ % queries.length]!)}`,
+      headers: bearer(key),
+    });
+  };
+  const searchRequest = searchOf(fragments);
 
   const getLeadRequest: KeyedRequest = (key) => ({
     method: 'GET',
@@ -114,12 +127,19 @@ export async function runApiPhases(
     };
   });
 
-  log.info(`search@1conn: ${duration} s, one request at a time`);
+  // The kinds take turns (fragment i is of kind i % SEARCH_KINDS.length), each timed on its own too:
+  // the target holds for every kind.
+  log.info(`search@1conn: ${duration} s, one request at a time, the kinds in turn`);
   const oneConnKeys = await keyPool(search.rps * 4, duration);
-  const searchOneConn = keyed(
-    oneConnKeys,
-    await oneAtATime(api.url, duration, withKey(oneConnKeys, searchRequest)),
+  const byKind = await inTurnWithTotal(
+    api.url,
+    duration,
+    SEARCH_KINDS.map((_, k) =>
+      withKey(oneConnKeys, searchOf(fragments.filter((_, i) => i % SEARCH_KINDS.length === k))),
+    ),
   );
+  const searchOneConn = keyed(oneConnKeys, byKind.total);
+  const searchOneConnByKind = byKind.each.map((m) => keyed(oneConnKeys, m));
   log.info(`bare Koa@1conn: ${duration} s, one request at a time`);
   const bareOneConn = await oneAtATime(bare.url, duration, bareNext);
   // REST and MCP reads take turns on one connection, so the ratio compares the two doors at the same
@@ -166,6 +186,7 @@ export async function runApiPhases(
     search,
     postLead,
     searchOneConn,
+    searchOneConnByKind,
     bareOneConn,
     analytics30,
     analyticsYear,

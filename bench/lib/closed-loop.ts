@@ -18,8 +18,18 @@ export async function oneAtATime(url: string, seconds: number, next: NextRequest
  * after the other would also measure whatever else the machine did in between.
  */
 export async function inTurn(url: string, seconds: number, nexts: NextRequest[]): Promise<Measured[]> {
+  return (await inTurnWithTotal(url, seconds, nexts)).each;
+}
+
+/** `inTurn`, and every response of all the kinds together as one more measurement. */
+export async function inTurnWithTotal(
+  url: string,
+  seconds: number,
+  nexts: NextRequest[],
+): Promise<{ each: Measured[]; total: Measured }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const recorders = nexts.map(() => new Recorder());
+  const total = new Recorder();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   try {
@@ -29,15 +39,19 @@ export async function inTurn(url: string, seconds: number, nexts: NextRequest[])
       const t0 = performance.now();
       try {
         const status = await send(agent, new URL(req.path ?? '/', url), req);
-        recorder.response(status, performance.now() - t0);
+        const ms = performance.now() - t0;
+        recorder.response(status, ms);
+        total.response(status, ms);
       } catch {
         recorder.error();
+        total.error();
       }
     }
   } finally {
     agent.destroy();
   }
-  return recorders.map((r) => r.summary((performance.now() - started) / 1000));
+  const elapsed = (performance.now() - started) / 1000;
+  return { each: recorders.map((r) => r.summary(elapsed)), total: total.summary(elapsed) };
 }
 
 function send(agent: http.Agent, url: URL, req: ReturnType<NextRequest>): Promise<number> {

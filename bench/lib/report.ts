@@ -53,12 +53,13 @@ export type ApiReport = {
 export function printApiReport({ settings, seed, results, plan, plansByKind, apiRequestsCutOff }: ApiReport) {
   const { bare, floorSelect, floorSelectInsert, getLead, search, postLead, searchOneConn, bareOneConn } =
     results;
-  const { analytics30, analyticsYear, getLeadOneConn, mcpGetLeadOneConn } = results;
+  const { analytics30, analyticsYear, getLeadOneConn, mcpGetLeadOneConn, searchOneConnByKind } = results;
   const apiPhases = [
     getLead,
     search,
     postLead,
     searchOneConn,
+    ...searchOneConnByKind,
     getLeadOneConn,
     mcpGetLeadOneConn,
     analytics30,
@@ -77,7 +78,9 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
   const yearMet = analyticsYear.p99_ms < ANALYTICS_P99_TARGET_MS;
   /** A one-connection row's p99 against bare Koa's at one connection (the floor). */
   const p99Ratio = (m: Measured) => Math.round((m.p99_ms / bareOneConn.p99_ms) * 100) / 100;
-  const met = searchOneConn.p99_ms < SEARCH_P99_TARGET_MS;
+  // The target holds for every kind of search the bench tries, not just for the mix.
+  const met = [searchOneConn, ...searchOneConnByKind].every((m) => m.p99_ms < SEARCH_P99_TARGET_MS);
+  const slowestKind = searchOneConnByKind.reduce((a, b) => (b.p99_ms > a.p99_ms ? b : a));
   const used = (p: SearchPlan) => `leads_search ${p.index_used ? 'used' : 'NOT used'}`;
 
   console.log(`EXPLAIN (ANALYZE, BUFFERS) of GET /leads?query=${plan.query}:\n${plan.plan}\n`);
@@ -98,6 +101,7 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       { label: 'POST /leads', m: postLead, floor: { name: 'SELECT + INSERT', m: floorSelectInsert } },
       { label: 'bare koa@1conn', m: bareOneConn },
       { label: 'search@1conn', m: searchOneConn },
+      ...searchOneConnByKind.map((m, i) => ({ label: `  ${SEARCH_KINDS[i]}`, m })),
       { label: 'GET /leads/{id}@1conn', m: getLeadOneConn },
       { label: 'mcp lead.get@1conn', m: mcpGetLeadOneConn },
       { label: 'analytics 30d@1conn', m: analytics30 },
@@ -119,8 +123,10 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       `p99 ${analyticsYear.p99_ms} ms (${yearMet ? 'under' : 'OVER'} ${ANALYTICS_P99_TARGET_MS} ms)`,
   );
   console.log(
-    `\nsearch at 1 connection: p99 ${searchOneConn.p99_ms} ms (target < ${SEARCH_P99_TARGET_MS} ms: ` +
-      `${met ? 'met' : 'MISSED'}); ${used(plan)} for query=${JSON.stringify(plan.query)}`,
+    `\nsearch at 1 connection: p99 ${searchOneConn.p99_ms} ms, slowest kind ` +
+      `${SEARCH_KINDS[searchOneConnByKind.indexOf(slowestKind)]} p99 ${slowestKind.p99_ms} ms ` +
+      `(target < ${SEARCH_P99_TARGET_MS} ms for every kind: ${met ? 'met' : 'MISSED'}); ` +
+      `${used(plan)} for query=${JSON.stringify(plan.query)}`,
   );
   const summary = (p: SearchPlan) => ({
     query: p.query,
@@ -149,6 +155,7 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       search,
       post_lead: postLead,
       search_1conn: searchOneConn,
+      search_1conn_by_kind: searchOneConnByKind.map((m, i) => ({ kind: SEARCH_KINDS[i], ...m })),
       ratio_get_lead_vs_floor: getRatio,
       ratio_search_vs_floor: ratioOf(search, floorSelectInsert),
       ratio_post_lead_vs_floor: postRatio,
@@ -164,6 +171,9 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       ...targets,
       search_p50_ms: searchOneConn.p50_ms,
       search_p99_ms: searchOneConn.p99_ms,
+      search_p99_by_kind_ms: Object.fromEntries(
+        searchOneConnByKind.map((m, i): [string, number] => [SEARCH_KINDS[i]!, m.p99_ms]),
+      ),
       search_p99_target_ms: SEARCH_P99_TARGET_MS,
       search_p99_met: met,
       bare_koa_1conn: bareOneConn,
