@@ -6,11 +6,8 @@ import { runAdmin } from '../helpers/admin';
 
 describe('admin CLI help (npm run -s admin -- ... --help)', () => {
   // Nothing listens on port 1: help and flag refusals must answer without the database or Temporal.
-  const admin = (...args: string[]) =>
-    runAdmin(
-      { DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1' },
-      args,
-    );
+  const env = { DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1' };
+  const admin = (...args: string[]) => runAdmin(env, args);
 
   const helps = (r: ReturnType<typeof admin>) => {
     assert.equal(r.code, 0, r.stderr);
@@ -20,7 +17,8 @@ describe('admin CLI help (npm run -s admin -- ... --help)', () => {
   };
 
   it('--help lists every group with its commands and their titles', () => {
-    const out = helps(admin('--help'));
+    // As the README's command, through npm; the other calls run the same entry without npm.
+    const out = helps(runAdmin(env, ['--help'], { via: 'npm' }));
     assert.match(out, /^usage: npm run -s admin -- <group> <command> \[--flags\]$/m);
     assert.match(out, /^quote$/m);
     assert.match(out, /^ {2}send +Send a quote$/m);
