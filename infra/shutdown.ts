@@ -1,6 +1,7 @@
 import type { Logger } from './logger';
 
-const FORCE_EXIT_MS = 60_000;
+/** How long a clean stop may take before the process gives up on it and exits 1. */
+export const FORCE_EXIT_MS = 60_000;
 
 /**
  * Runs `cleanup` once on SIGINT or SIGTERM, then exits 0. Ctrl+C reaches every process of the
