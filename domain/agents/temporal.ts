@@ -8,19 +8,10 @@ import {
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { WORKSPACE_ID } from '../kernel/search-attributes';
 import type { Agent, Cadence } from './entities';
-import { agentScheduleId, type ScheduleState } from './views';
+import { agentScheduleId, cadenceText, type ScheduleState } from './views';
 import { AGENT_RUN_WORKFLOW_TYPE, type AgentRunInput } from './workflow-contract';
 
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
-const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
-
-/** "Mon, Wed, Fri at 09:00" */
-export const cadenceText = (c: Cadence) =>
-  `${[...c.days]
-    .sort()
-    .map((d) => DAY_NAMES[d - 1])
-    .join(', ')} at ${c.time}`;
-
 /** The cadence as Temporal's calendar, in the workspace's zone (Temporal handles daylight saving). */
 export function scheduleSpec(c: Cadence, timezone: string): ScheduleSpec {
   const [hour, minute] = c.time.split(':').map(Number) as [number, number];

@@ -22,10 +22,20 @@ import {
   type AgentAction,
   type AgentDraft,
   type AgentRun,
+  type Cadence,
 } from './entities';
 
 /** `agent:<id>`: the agent's Temporal Schedule; its runs are `agent:<id>-<time>`. */
 export const agentScheduleId = (agentId: string) => `agent:${agentId}`;
+
+const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+/** "Mon, Wed, Fri at 09:00" */
+export const cadenceText = (c: Cadence) =>
+  `${[...c.days]
+    .sort()
+    .map((d) => DAY_NAMES[d - 1])
+    .join(', ')} at ${c.time}`;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

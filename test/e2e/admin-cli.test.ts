@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,11 +17,21 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
   });
   after(() => t.drop());
 
-  /** The CLI's entry under tsx; the first call goes through `npm run -s admin`, as the README says. */
+  /**
+   * The CLI's entry under tsx; the first call goes through `npm run -s admin`, as the README says. It
+   * talks to the run's Temporal on a task queue of its own that no worker polls (a command that cancels
+   * a workflow gets its answer at once, where an unreachable server costs the SDK's 10 s connect).
+   */
   let via: 'npm' | undefined = 'npm';
+  const queue = `admin-cli-${randomUUID().slice(0, 8)}`;
   const admin = (...args: string[]) => {
     const r = runAdmin(
-      { DATABASE_URL: t.url, TEMPORAL_ADDRESS: '127.0.0.1:1', PUBLIC_URL: 'http://quotes.test' },
+      {
+        DATABASE_URL: t.url,
+        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+        TEMPORAL_TASK_QUEUE: queue,
+        PUBLIC_URL: 'http://quotes.test',
+      },
       args,
       { via },
     );

@@ -3,12 +3,14 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { repoRoot } from '../../tooling/paths';
 
 /**
  * The import rules that keep the layers pointing one way (eslint.config.mjs), each shown refusing a
  * deliberately bad import: a fixture file is written where the rule applies, linted with the
- * project's own configuration, and removed.
+ * project's own configuration, and removed. Only the import rule runs, without type information: the
+ * rule needs none, and building the project's type program cost 18 s of the file's 22.
  */
 const CASES: { file: string; from: string; rule: RegExp }[] = [
   { file: 'domain/kernel/zz-layer-fixture.ts', from: '../leads/views', rule: /kernel imports no area/ },
@@ -40,7 +42,11 @@ const CASES: { file: string; from: string; rule: RegExp }[] = [
 ];
 
 describe('the layer rules', () => {
-  const eslint = new ESLint({ cwd: repoRoot() });
+  const eslint = new ESLint({
+    cwd: repoRoot(),
+    overrideConfig: [tseslint.configs.disableTypeChecked],
+    ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+  });
 
   for (const c of CASES) {
     it(`refuses ${c.from} in ${path.dirname(c.file)}/`, async () => {

@@ -6,8 +6,7 @@ import type { Agent } from '../entities';
 import { agentsIn } from '../repository';
 import { AGENTS_WRITE } from '../requirements';
 import { agentIdField } from '../schemas';
-import { cadenceText } from '../temporal';
-import { AGENT, agentView } from '../views';
+import { AGENT, agentView, cadenceText } from '../views';
 import { agentOf, described } from './setup';
 
 const input = yup.object({ agentId: agentIdField });
