@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import type { Stops } from './cleanup';
 import { repoRoot } from './paths';
-import { freePort, stopChild, waitFor } from './processes';
+import { freePort, spawnServer, stopChild, waitFor } from './processes';
 
 export type MailCatcher = { smtpUrl: string; webUrl: string; pid: number };
 
@@ -24,25 +23,22 @@ const accepts = (port: number) =>
 export async function startMailCatcher(stops: Stops, dir: string): Promise<MailCatcher> {
   const smtp = await freePort(1025);
   const web = await freePort(1080);
-  const child = spawn(
-    process.execPath,
-    [
-      // Its package exports no CLI path: the bin as npm installs it.
-      path.join(repoRoot(), 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js'),
-      '--smtp',
-      String(smtp),
-      '--web',
-      String(web),
-      '--ip',
-      '127.0.0.1',
-      '--web-ip',
-      '127.0.0.1',
-      '--mail-directory',
-      dir,
-      '--silent',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const child = spawnServer(process.execPath, [
+    // Its package exports no CLI path: the bin as npm installs it.
+    path.join(repoRoot(), 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js'),
+    '--smtp',
+    String(smtp),
+    '--web',
+    String(web),
+    '--ip',
+    '127.0.0.1',
+    '--web-ip',
+    '127.0.0.1',
+    '--mail-directory',
+    dir,
+    '--silent',
+  ]);
+  child.stderr.pipe(process.stderr);
   stops.push(() => stopChild(child));
   await waitFor(
     'MailDev to accept SMTP connections',

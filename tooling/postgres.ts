@@ -1,11 +1,11 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../infra/logger';
-import { freePort, stopChild, waitFor } from './processes';
+import { freePort, spawnServer, stopChild, waitFor } from './processes';
 
 export type EmbeddedPostgres = { url: string; port: number; pid: number; stop: () => Promise<void> };
 
@@ -103,10 +103,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   ];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   for (const [name, value] of Object.entries(opts.settings ?? {})) flags.push('-c', `${name}=${value}`);
-  const child = spawn(path.join(binDir(), 'postgres'), flags, {
-    ...runAs,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawnServer(path.join(binDir(), 'postgres'), flags, runAs);
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<never>((_, reject) =>

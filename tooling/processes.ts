@@ -1,4 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 
 export { freePort } from '../infra/free-port';
 
@@ -11,6 +12,33 @@ export const isAlive = (pid: number | undefined): boolean => {
     return false;
   }
 };
+
+const servers = new Set<ChildProcess>();
+let killedOnExit = false;
+
+/**
+ * Starts a server this process stops in order (PostgreSQL, Temporal, MailDev), in a process group of
+ * its own: Ctrl+C in a terminal signals the whole foreground group, and a server that got it directly
+ * would stop at once, under the worker still draining into it. Whatever is still running when this
+ * process exits without stopping it (a stop cut off after a minute) is killed with it. Its stderr is
+ * piped, for what it says when it fails.
+ */
+export function spawnServer(
+  command: string,
+  args: string[],
+  options: { uid?: number; gid?: number } = {},
+): ChildProcessByStdio<null, null, Readable> {
+  if (!killedOnExit) {
+    killedOnExit = true;
+    process.on('exit', () => {
+      for (const child of servers) child.kill('SIGKILL');
+    });
+  }
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  servers.add(child);
+  child.once('exit', () => servers.delete(child));
+  return child;
+}
 
 /** Signals a child and waits for it to exit; escalates to SIGKILL after `graceMs`. */
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000) {

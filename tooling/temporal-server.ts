@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../infra/logger';
-import { freePort, stopChild, waitFor } from './processes';
+import { freePort, spawnServer, stopChild, waitFor } from './processes';
 import { DEV_SERVER_SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
 import { ensureTemporalBinaries } from './temporal-bin';
 
@@ -42,7 +41,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     args.push('--db-filename', opts.dbFile);
   }
   args.push(...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']));
-  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnServer(cli, args);
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<never>((_, reject) =>

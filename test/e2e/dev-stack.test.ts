@@ -50,7 +50,10 @@ async function interrupt(run: Run) {
     'the clean-stop log line',
     async () => run.output().includes('"msg":"stopped cleanly"'),
     FORCE_EXIT_MS,
-  );
+  ).catch((err: unknown) => {
+    // What the stop did last says which part held it.
+    throw new Error(`${String(err)}\n${run.output().split('\n').slice(-30).join('\n')}`);
+  });
 }
 
 describe('npm run dev, as a newcomer runs it', () => {
