@@ -12,6 +12,7 @@ import { agentScheduleId, cadenceText, type ScheduleState } from './views';
 import { AGENT_RUN_WORKFLOW_TYPE, type AgentRunInput } from './workflow-contract';
 
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
+
 /** The cadence as Temporal's calendar, in the workspace's zone (Temporal handles daylight saving). */
 export function scheduleSpec(c: Cadence, timezone: string): ScheduleSpec {
   const [hour, minute] = c.time.split(':').map(Number) as [number, number];
