@@ -1,12 +1,9 @@
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { keyActor } from '../../domain/kernel/actor';
 import type { Services } from '../../domain/kernel/operation';
 import type { RequestState } from '../context';
+import { classify, directToolCall, type StandardHeaders } from './direct';
 import { RPC, rpcError, type RpcError, type RpcId } from './errors';
 import { mirroredHeaderMismatch } from './headers';
 import { acceptsAnswers, paramsProblem } from './requests';
@@ -53,8 +50,9 @@ export const mcpDoor = (): Middleware<RequestState> => async (ctx, next) => {
 /**
  * The assistant door, `POST /api/mcp`: MCP over stateless Streamable HTTP with JSON answers, for
  * 2026-07-28 clients (per-request `_meta`, `server/discover`, checked `Mcp-*` headers; the SDK's v2
- * entry serves them) and for 2025-11-25 and 2025-06-18 clients (an `initialize` per connection, no
- * session; the SDK's stateless transport serves them). It sits behind the same key check, rate limit
+ * entry serves them, but for a plain `tools/call`, which `directToolCall` answers as the SDK would)
+ * and for 2025-11-25 and 2025-06-18 clients (an `initialize` per connection, no session; the SDK's
+ * stateless transport serves them). It sits behind the same key check, rate limit
  * and audit as REST. A browser page on a foreign site (DNS rebinding) is refused by its Origin.
  */
 export function mcpRoute(services: Services, allowedOrigins: readonly string[]): Middleware<RequestState> {
@@ -146,11 +144,19 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
       naming: ctx.query.tool_names === 'underscore' ? 'underscore' : 'dotted',
       call: {},
     };
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(ctx.headers))
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    const request = new Request(new URL(ctx.originalUrl, 'http://mcp.local'), { method: 'POST', headers });
-    const isLegacy = await isLegacyRequest(request, body);
+    const header = (name: string) => {
+      const value = ctx.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    const standard: StandardHeaders = {
+      contentType: header('content-type'),
+      protocolVersion: header('mcp-protocol-version'),
+      method: header('mcp-method'),
+      name: header('mcp-name'),
+    };
+    // What the SDK's `isLegacyRequest` decides, from the body already parsed: no body, or a legacy route.
+    const route = classify(body, standard);
+    const isLegacy = body === undefined || route.kind === 'legacy';
     // A 2025 client names its version on every request after `initialize`; one that does not speaks
     // 2025-03-26 or older, which this endpoint does not serve.
     if (isLegacy && method !== 'initialize' && rpcId !== null && !ctx.get('MCP-Protocol-Version')) {
@@ -169,6 +175,20 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
         return;
       }
     }
+    const direct = isLegacy ? undefined : await directToolCall(c, route, standard, MCP_VERSIONS.modern);
+    if (direct) {
+      ctx.status = 200;
+      // As the SDK labels it (Koa's `ctx.type` would add a charset).
+      ctx.set('Content-Type', 'application/json');
+      ctx.body = direct.text;
+      if (c.call.tool) ctx.state.auditAction = c.call.tool;
+      recordCall(ctx, c.call, direct.error);
+      return;
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(ctx.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    const request = new Request(new URL(ctx.originalUrl, 'http://mcp.local'), { method: 'POST', headers });
     let response: Response;
     if (isLegacy) response = await legacy(request, body, c);
     else {

@@ -6,7 +6,7 @@ import { taskOf, taskOfParked, type TaskState } from '../../domain/approvals/tas
 import type { Actor } from '../../domain/kernel/actor';
 import { DomainError, type ErrorCode } from '../../domain/kernel/errors';
 import type { Parked } from '../../domain/kernel/gate';
-import type { Services } from '../../domain/kernel/operation';
+import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
 import type { DatabaseErrorKind } from '../../infra/metrics';
@@ -58,7 +58,7 @@ function refused(err: { code: string; message: string; details?: Record<string, 
     err.code === 'forbidden' || err.code === 'unauthorized'
       ? FORBIDDEN
       : `${err.message}${typeof err.details?.field === 'string' ? ` (field: ${err.details.field})` : ''}`;
-  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${message}` }] };
+  return { content: [{ type: 'text', text: `${err.code}: ${message}` }], isError: true };
 }
 
 /** What a gated call answers a client without the tasks extension: nothing has happened yet. */
@@ -100,6 +100,75 @@ function taskFields(t: TaskState) {
 const byTask = yup.object({ taskId: yup.string().required() });
 const byTaskWithResponses = byTask.shape({ inputResponses: yup.object().optional() });
 
+/** Who this server says it is: in `initialize`, and in the `_meta` of every 2026-07-28 result. */
+export const SERVER_INFO = { name: 'lead-service', title: 'Lead service', version: '1.0.0' };
+
+/** The tools this key's scopes and its owner's live role allow. */
+export const offeredTools = (principal: Principal) =>
+  TOOL_OPERATIONS.filter((op) => refusalReason(principal, op.requirement) === undefined);
+
+/** A fault, not a refusal: its text goes to the audit row only. */
+function failure(c: McpCallContext, err: unknown): ToolResult {
+  const { call, actor } = c;
+  call.outcome = 'failed';
+  call.reason = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
+  call.dbError = databaseErrorKind(err);
+  // A database outage tells the model to retry, as REST answers 503; anything else is ours to fix.
+  if (databaseUnavailable(err)) {
+    call.code = 'unavailable';
+    return refused({ code: 'unavailable', message: DATABASE_UNAVAILABLE });
+  }
+  throw new ProtocolError(
+    RPC.internalError,
+    `The service failed to handle this request (request id ${actor.ctx.requestId ?? 'unknown'}).`,
+  );
+}
+
+function refusal({ call }: McpCallContext, err: DomainError): ToolResult {
+  call.outcome = 'refused';
+  call.reason = err.auditReason ?? err.message;
+  call.code = err.code;
+  return refused(err);
+}
+
+/**
+ * One `tools/call` as the key, through the one runner: the tool's answer, its refusal, or (gated) a
+ * parked request, as a task when the client declared the tasks extension. A fault that is not the
+ * database's throws a ProtocolError; an unlisted tool gets exactly the answer of an unknown one.
+ */
+export async function callTool(
+  c: McpCallContext,
+  offered: readonly AnyOperation[],
+  params: { name: string; arguments?: Record<string, unknown> },
+  tasks: boolean,
+): Promise<CallToolResult> {
+  const { call } = c;
+  const op = operationForTool(params.name, offered);
+  call.tool = op?.name ?? params.name.slice(0, 100);
+  if (!op) {
+    call.outcome = 'refused';
+    call.reason = `tool ${call.tool} is unknown or not allowed for this key`;
+    throw new ProtocolError(RPC.invalidParams, `Unknown tool: ${call.tool}`);
+  }
+  try {
+    const result = await executeOrPark(c.services, op, c.actor, params.arguments ?? {});
+    if ('parked' in result) {
+      call.outcome = 'parked';
+      // A CreateTaskResult (tasks extension) where the SDK's types know only CallToolResult.
+      if (tasks)
+        return {
+          resultType: 'task',
+          ...taskFields(taskOfParked(result.parked)),
+        } as unknown as CallToolResult;
+      return pending(result.parked, c.naming);
+    }
+    if (result.refusal) return refusal(c, result.refusal);
+    return answered(result.output);
+  } catch (err) {
+    return err instanceof DomainError ? refusal(c, err) : failure(c, err);
+  }
+}
+
 /**
  * The per-request MCP server: its tools are the operations this key's scopes and its owner's live
  * role allow, and every call runs through the one runner as the key. A server shared across requests
@@ -111,71 +180,21 @@ export function buildMcpServer(
   era: 'legacy' | 'modern',
   supportedProtocolVersions: readonly string[],
 ): Server {
-  const { services, principal, actor, naming, call } = c;
-  const offered = TOOL_OPERATIONS.filter((op) => refusalReason(principal, op.requirement) === undefined);
-  const server = new Server(
-    { name: 'lead-service', title: 'Lead service', version: '1.0.0' },
-    {
-      capabilities: { tools: {}, ...(era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
-      supportedProtocolVersions: [...supportedProtocolVersions],
-      instructions: inNaming(
-        'Tools act in one workspace with this API key. Gated tools (connection.disconnect) do nothing at once: they park a request that an admin of the workspace must approve. Follow it with approval.get, withdraw it with approval.cancel; a client that declares the tasks extension gets a task to poll instead.',
-        naming,
-      ),
-    },
-  );
-
-  /** A fault, not a refusal: its text goes to the audit row only. */
-  const failure = (err: unknown): ToolResult => {
-    call.outcome = 'failed';
-    call.reason = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
-    call.dbError = databaseErrorKind(err);
-    // A database outage tells the model to retry, as REST answers 503; anything else is ours to fix.
-    if (databaseUnavailable(err)) {
-      call.code = 'unavailable';
-      return refused({ code: 'unavailable', message: DATABASE_UNAVAILABLE });
-    }
-    throw new ProtocolError(
-      RPC.internalError,
-      `The service failed to handle this request (request id ${actor.ctx.requestId ?? 'unknown'}).`,
-    );
-  };
-  const refusal = (err: DomainError): ToolResult => {
-    call.outcome = 'refused';
-    call.reason = err.auditReason ?? err.message;
-    call.code = err.code;
-    return refused(err);
-  };
+  const { services, actor, naming } = c;
+  const offered = offeredTools(c.principal);
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, ...(era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
+    supportedProtocolVersions: [...supportedProtocolVersions],
+    instructions: inNaming(
+      'Tools act in one workspace with this API key. Gated tools (connection.disconnect) do nothing at once: they park a request that an admin of the workspace must approve. Follow it with approval.get, withdraw it with approval.cancel; a client that declares the tasks extension gets a task to poll instead.',
+      naming,
+    ),
+  });
 
   server.setRequestHandler('tools/list', () => ({ tools: offered.map((op) => toolOf(op, naming) as Tool) }));
-
-  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
-    const op = operationForTool(req.params.name, offered);
-    call.tool = op?.name ?? req.params.name.slice(0, 100);
-    // An unlisted tool gets exactly the answer of an unknown one.
-    if (!op) {
-      call.outcome = 'refused';
-      call.reason = `tool ${call.tool} is unknown or not allowed for this key`;
-      throw new ProtocolError(RPC.invalidParams, `Unknown tool: ${call.tool}`);
-    }
-    try {
-      const result = await executeOrPark(services, op, actor, req.params.arguments ?? {});
-      if ('parked' in result) {
-        call.outcome = 'parked';
-        // A CreateTaskResult (tasks extension) where the SDK's types know only CallToolResult.
-        if (declaresTasks(ctx.mcpReq.envelope))
-          return {
-            resultType: 'task',
-            ...taskFields(taskOfParked(result.parked)),
-          } as unknown as CallToolResult;
-        return pending(result.parked, naming);
-      }
-      if (result.refusal) return refusal(result.refusal);
-      return answered(result.output);
-    } catch (err) {
-      return err instanceof DomainError ? refusal(err) : failure(err);
-    }
-  });
+  server.setRequestHandler('tools/call', (req, ctx) =>
+    callTool(c, offered, req.params, declaresTasks(ctx.mcpReq.envelope)),
+  );
 
   if (era === 'modern') {
     /** The key's own approval request behind a task, or the extension's "not found". */
@@ -209,7 +228,7 @@ export function buildMcpServer(
 }
 
 /** Whether the request's `_meta` declares the tasks extension among the client's capabilities. */
-function declaresTasks(envelope: unknown): boolean {
+export function declaresTasks(envelope: unknown): boolean {
   const capabilities = (envelope as Record<string, unknown> | undefined)?.[
     'io.modelcontextprotocol/clientCapabilities'
   ] as { extensions?: Record<string, unknown> } | undefined;

@@ -112,12 +112,30 @@ export async function rpc(
   key: string,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { tasks?: boolean; headers?: Record<string, string> } = {},
+  opts: RpcOptions = {},
 ) {
+  const res = await rpcResponse(url, key, method, params, opts);
+  const body = (await res.json()) as {
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  };
+  return { status: res.status, ...body };
+}
+
+type RpcOptions = { tasks?: boolean; headers?: Record<string, string>; id?: number | string };
+
+/** The HTTP response to one such request, as it came. */
+export function rpcResponse(
+  url: string,
+  key: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: RpcOptions = {},
+): Promise<Response> {
   const name =
     method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
   const args = (params.arguments ?? {}) as Record<string, unknown>;
-  const res = await fetch(`${url}/api/mcp`, {
+  return fetch(`${url}/api/mcp`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${key}`,
@@ -131,7 +149,7 @@ export async function rpc(
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
-      id: 1,
+      id: opts.id ?? 1,
       method,
       params: {
         ...params,
@@ -145,11 +163,6 @@ export async function rpc(
       },
     }),
   });
-  const body = (await res.json()) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-  return { status: res.status, ...body };
 }
 
 /** A task as the tasks extension carries it. */
