@@ -48,6 +48,12 @@ export async function createWorker({
     // busy workflow is never evicted mid-attempt. With the per-endpoint cap (activities/deliver.ts)
     // one slow receiver holds only a few of these.
     maxConcurrentLocalActivityExecutions: Math.min(attemptSlots, WORKFLOW_CACHE_SIZE),
+    // A workflow task stays open while its attempt (a local activity) runs, and an eager start is only
+    // granted when a task slot is free. At the SDK's default of 40 slots, the pollers and the attempts in
+    // flight left none, and 2 of 3 of the relay's starts fell back to the task queue (a poll and a
+    // round trip more each: `temporal_workflow_task_queue_poll_succeed_total` in the webhooks bench).
+    // As many slots as cached workflows, the most the SDK allows.
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_CACHE_SIZE,
   });
 }
 
