@@ -3,7 +3,7 @@ import type { RpcError, RpcId } from './errors';
 import { callTool, declaresTasks, offeredTools, SERVER_INFO, type McpCallContext } from './server';
 import { operationForTool } from './tools';
 
-/** The request's standard headers as sent (absent: undefined; `Mcp-Name` is the one the SDK decodes). */
+/** The request's content type and standard MCP headers, as sent (undefined when absent). */
 export type StandardHeaders = {
   contentType?: string;
   protocolVersion?: string;
@@ -29,10 +29,10 @@ const PLAIN_PARAMS = new Set(['name', 'arguments', '_meta']);
  * The assistant door's hot path: a well-formed 2026-07-28 `tools/call` of a tool this key is offered,
  * from a client without the tasks extension, answered without the SDK's per-request server. Building,
  * connecting and closing that server, validating the message again and speaking Web Request/Response
- * cost more than the read itself (bench/README.md). Every check the SDK's entry makes on such a
- * request has already passed: the SDK's own classifier (envelope, version and method headers against
- * the body), the header rung (all three standard headers present, `Mcp-Name` naming the tool),
- * `paramsProblem` and the mirrored `Mcp-Param-*` headers (route.ts). The call runs through the same
+ * cost more than the read itself (bench/README.md). Such a request passes every check the SDK's entry
+ * makes: its own classifier (the envelope, and the version and method headers against the body) and
+ * `paramsProblem` and the mirrored `Mcp-Param-*` headers, in route.ts; its header rung (all three
+ * standard headers present, `Mcp-Name` naming the tool as sent), here. The call runs through the same
  * `callTool` as the SDK's handler, and the answer is the bytes the SDK writes for it: the result
  * stamped `resultType: complete` with the server's identity in `_meta`, or the JSON-RPC error of a
  * fault. Anything else (another method, a tasks client, an unknown tool, a header the SDK would
