@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ConfigError } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
-import { createStops } from '../tooling/cleanup';
+import { createStops, labelled } from '../tooling/cleanup';
 import { writeDevStack } from '../tooling/dev-stack';
 import { dataDir, stackFile } from '../tooling/paths';
 import { freePort } from '../tooling/processes';
@@ -42,7 +42,7 @@ async function main() {
     ? undefined
     : await startSmsSink({ accountSid: 'ACdev', authToken: randomBytes(16).toString('hex') });
   if (sms) {
-    stops.push(sms.stop);
+    stops.push(labelled('the SMS sink', sms.stop));
     Object.assign(env, {
       SMS_API_URL: sms.url,
       SMS_ACCOUNT_SID: 'ACdev',

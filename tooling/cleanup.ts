@@ -1,6 +1,13 @@
 import type { Logger } from '../infra/logger';
 
-export type Stop = () => Promise<void>;
+/** What undoes a start; one with a label says so in the log as it runs, and again if it is slow. */
+export type Stop = (() => Promise<void>) & { label?: string };
+
+/** A stop that names what it stops ("the worker"), for the log. */
+export const labelled = (label: string, stop: () => Promise<void>): Stop => Object.assign(stop, { label });
+
+/** After this long, a labelled stop that has not ended is named in a warning (it may be what hangs). */
+const SLOW_STOP_MS = 10_000;
 
 export type Stops = {
   /** Registers what undoes a start; the last pushed runs first. */
@@ -25,9 +32,17 @@ export function createStops(log: Logger): Stops {
   // after the stop began must not outlive it.
   const drain = async () => {
     for (let stop = pending.pop(); stop; stop = pending.pop()) {
+      const { label } = stop;
+      if (label) log.info(`stopping ${label}`);
+      const slow =
+        label &&
+        setTimeout(() => log.warn(`${label} has not stopped after ${SLOW_STOP_MS / 1000} s`), SLOW_STOP_MS);
       await Promise.resolve()
         .then(stop)
-        .catch((err: unknown) => log.error('stop failed', { error: String(err) }));
+        .catch((err: unknown) =>
+          log.error('stop failed', { error: String(err), ...(label && { stop: label }) }),
+        )
+        .finally(() => clearTimeout(slow || undefined));
     }
   };
   const stopAll = () => (stopping ??= drain());

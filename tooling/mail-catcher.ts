@@ -1,6 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import type { Stops } from './cleanup';
+import { labelled, type Stops } from './cleanup';
 import { repoRoot } from './paths';
 import { freePort, spawnServer, stopChild, waitFor } from './processes';
 
@@ -39,7 +39,7 @@ export async function startMailCatcher(stops: Stops, dir: string): Promise<MailC
     '--silent',
   ]);
   child.stderr.pipe(process.stderr);
-  stops.push(() => stopChild(child));
+  stops.push(labelled('MailDev', () => stopChild(child)));
   await waitFor(
     'MailDev to accept SMTP connections',
     async () => (await accepts(smtp)) || undefined,

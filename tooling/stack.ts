@@ -4,7 +4,7 @@ import { openDatabase } from '../domain/data-source';
 import { loadConfig, type Config } from '../infra/config';
 import { createLogger, type Logger } from '../infra/logger';
 import type { RunningWorker } from '../worker/run';
-import type { Stop, Stops } from './cleanup';
+import { labelled, type Stop, type Stops } from './cleanup';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './postgres';
 import { freePort } from './processes';
 import { startTemporalDevServer, type TemporalDevServer } from './temporal-server';
@@ -64,13 +64,13 @@ export async function startStack<O extends StackOptions>(opts: O): Promise<Stack
 
 async function start(opts: StackOptions) {
   const { log, stops, signal } = opts;
-  const register = (stop: Stop) => {
-    stops.push(stop);
+  const register = (label: string, stop: Stop) => {
+    stops.push(labelled(label, stop));
     signal?.throwIfAborted();
   };
 
   const postgres = opts.postgres && (await startEmbeddedPostgres({ ...opts.postgres, log }));
-  if (postgres) register(postgres.stop);
+  if (postgres) register('PostgreSQL', postgres.stop);
   // Picked now so the services' configuration is whole, and checked, before anything is migrated.
   const temporalPort = opts.temporal && (opts.temporal.port ?? (await freePort()));
   const env = { ...opts.env };
@@ -89,14 +89,14 @@ async function start(opts: StackOptions) {
     });
     db = pool;
     // A test may have closed it already, as a crash would.
-    register(async () => {
+    register('the database pool', async () => {
       if (pool.isInitialized) await pool.destroy();
     });
   }
 
   const temporal =
     opts.temporal && (await startTemporalDevServer({ ...opts.temporal, port: temporalPort, log }));
-  if (temporal) register(temporal.stop);
+  if (temporal) register('the Temporal dev server', temporal.stop);
 
   let worker: RunningWorker | undefined;
   let api: RunningApi | undefined;
@@ -107,13 +107,13 @@ async function start(opts: StackOptions) {
     if (opts.worker) {
       const { runWorker } = await import('../worker/run.js');
       const running = await runWorker(config, db, createLogger('worker', config.logLevel));
-      register(running.shutdown);
+      register('the worker', running.shutdown);
       worker = running;
     }
     if (opts.api) {
       const { listenApi } = await import('../api/listen.js');
       const listening = await listenApi(config, db, createLogger('api', config.logLevel));
-      register(listening.close);
+      register('the API', listening.close);
       api = listening;
     }
   }
