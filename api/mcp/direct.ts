@@ -1,5 +1,6 @@
 import { classifyInboundRequest, isJsonContentType, ProtocolError } from '@modelcontextprotocol/server';
 import type { RpcError, RpcId } from './errors';
+import { isObject } from './requests';
 import { callTool, declaresTasks, offeredTools, SERVER_INFO, type McpCallContext } from './server';
 import { operationForTool } from './tools';
 
@@ -52,19 +53,14 @@ export async function directToolCall(
   if (!params || typeof params.name !== 'string' || headers.name !== params.name) return;
   if (Object.keys(params).some((k) => !PLAIN_PARAMS.has(k))) return;
   const args = params.arguments;
-  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return;
+  if (args !== undefined && !isObject(args)) return;
   if (declaresTasks(params._meta)) return;
   const offered = offeredTools(c.principal);
   if (!operationForTool(params.name, offered)) return;
 
   const id: RpcId = message.id;
   try {
-    const result = await callTool(
-      c,
-      offered,
-      { name: params.name, arguments: args as Record<string, unknown> | undefined },
-      false,
-    );
+    const result = await callTool(c, offered, { name: params.name, arguments: args }, false);
     const stamped = {
       ...result,
       resultType: 'complete',

@@ -13,7 +13,7 @@ export function acceptsAnswers(accept: string | undefined): boolean {
   return takes('application/json') && takes('text/event-stream');
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Why the params of a known method cannot be served, in one sentence; undefined when they can. */

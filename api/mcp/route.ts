@@ -186,8 +186,10 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
       return;
     }
     const headers = new Headers();
-    for (const [name, value] of Object.entries(ctx.headers))
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    for (const name of Object.keys(ctx.headers)) {
+      const value = header(name);
+      if (value !== undefined) headers.set(name, value);
+    }
     const request = new Request(new URL(ctx.originalUrl, 'http://mcp.local'), { method: 'POST', headers });
     let response: Response;
     if (isLegacy) response = await legacy(request, body, c);
