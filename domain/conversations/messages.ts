@@ -1,7 +1,8 @@
 import { agentReadsReply } from '../agents/handover';
 import type { OperationContext } from '../kernel/operation';
-import { applyIntent } from '../leads/intent';
-import { classifyMessage } from '../leads/intent-rules';
+import type { Classification } from '../kernel/event-catalogue';
+import { announceIntent, isQualified } from '../leads/intent';
+import { classifyMessage, readIntent, type IntentReading } from '../leads/intent-rules';
 import type { Message } from './entities';
 import type { Lead } from '../leads/entities';
 import { leadsIn } from '../leads/repository/leads';
@@ -23,10 +24,36 @@ export type MessageView = Pick<Message, 'id' | 'lead_id' | 'channel' | 'status' 
   at: string;
 };
 
+/** What an inbound message does to its lead: it needs attention, and its buying intent may move. */
+export type InboundEffect = {
+  classification: Classification | null;
+  reading: IntentReading | undefined;
+  changes: Pick<Lead, 'needs_attention'> & Partial<Pick<Lead, 'intent' | 'intent_score'>>;
+};
+
+export function inboundEffect(lead: Pick<Lead, 'intent' | 'intent_score'>, body: string): InboundEffect {
+  const classification = classifyMessage(body);
+  const reading = classification
+    ? readIntent(classification, { intent: lead.intent, score: lead.intent_score })
+    : undefined;
+  return {
+    classification,
+    reading,
+    changes: {
+      needs_attention: true,
+      ...(reading && { intent: reading.intent, intent_score: reading.score }),
+    },
+  };
+}
+
 /**
  * Stores an inbound message on a (locked) lead, classified by the intent rules, and marks the lead as
- * needing attention; the classification may move the lead's buying intent. A reply (a lead writing
- * back on a channel) also emits reply.received with the classification, once per stored message.
+ * needing attention; the classification may move the lead's buying intent (one update of the lead for
+ * both). A reply (a lead writing back on a channel) also emits reply.received with the classification,
+ * once per stored message. Answers the message and the lead as it now is.
+ *
+ * `created`: the lead was created by this intake with the message's effect already written on it; its
+ * intent starts from none, and its qualification, which follows, decides on an opportunity.
  */
 export async function recordInboundMessageIn(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
@@ -38,9 +65,11 @@ export async function recordInboundMessageIn(
     /** From a provider: its id for the message (a replay is recognised by it), an email's subject and thread. */
     provider?: Pick<Message, 'provider_message_id' | 'subject' | 'in_reply_to'>;
   },
-): Promise<MessageView> {
+  created?: { effect: InboundEffect },
+): Promise<{ message: MessageView; lead: Lead }> {
   const data = ctx.data.in(lead.workspace_id);
-  const classification = classifyMessage(msg.body);
+  const effect = created?.effect ?? inboundEffect(lead, msg.body);
+  const { classification } = effect;
   const row = await messagesIn(data).record({
     lead_id: lead.id,
     channel: msg.channel,
@@ -50,7 +79,7 @@ export async function recordInboundMessageIn(
     classification,
     ...msg.provider,
   });
-  await leadsIn(data).mark(lead.id, { needs_attention: true });
+  if (!created) await leadsIn(data).mark(lead.id, effect.changes);
   const subject = { type: 'lead' as const, id: lead.id };
   const view: MessageView = {
     id: row.id,
@@ -69,7 +98,12 @@ export async function recordInboundMessageIn(
     body: msg.body,
     received_at: view.at,
   });
-  if (classification) await applyIntent(ctx, lead, { id: row.id, classification });
+  if (effect.reading && classification) {
+    const before = created
+      ? { intent: null, qualified: false }
+      : { intent: lead.intent, qualified: isQualified(lead) };
+    await announceIntent(ctx, lead, effect.reading, { id: row.id, classification }, before);
+  }
   if (msg.isReply) {
     await ctx.emit(lead.workspace_id, 'reply.received', subject, {
       message_id: row.id,
@@ -79,5 +113,5 @@ export async function recordInboundMessageIn(
     });
     await agentReadsReply(ctx, lead, { id: row.id, channel: msg.channel, body: msg.body });
   }
-  return view;
+  return { message: view, lead: { ...lead, ...effect.changes } };
 }

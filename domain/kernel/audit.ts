@@ -37,31 +37,33 @@ export type CallContext = {
 // Whatever a caller sent (a NUL in a path or parameter name) must not stop its audit row.
 const clean = (v: string | null | undefined) => (v == null ? null : v.replaceAll('\u0000', '\\0'));
 
+/** One INSERT for any number of audit rows, its values bound into `params`. */
+export function auditInsertInto(records: AuditRecord[], params: unknown[]): string {
+  const rows = records.map((r) => {
+    const values = [
+      r.door,
+      clean(r.action),
+      r.outcome,
+      clean(r.reason),
+      r.status ?? null,
+      r.workspaceId ?? null,
+      r.keyId ?? null,
+      clean(r.keyPrefix),
+      r.actorUserId ?? null,
+      r.requestId ?? null,
+      r.clientIp ?? null,
+      r.details ? JSON.stringify(r.details) : null,
+    ];
+    return `(${values.map((v) => `$${params.push(v)}`).join(', ')})`;
+  });
+  return `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
+            actor_user_id, request_id, client_ip, details) VALUES ${rows.join(', ')}`;
+}
+
 /** One INSERT for any number of audit rows: the SQL and its parameters. */
 export function auditInsert(records: AuditRecord[]): { sql: string; params: unknown[] } {
-  const columns = 12;
-  const params = records.flatMap((r) => [
-    r.door,
-    clean(r.action),
-    r.outcome,
-    clean(r.reason),
-    r.status ?? null,
-    r.workspaceId ?? null,
-    r.keyId ?? null,
-    clean(r.keyPrefix),
-    r.actorUserId ?? null,
-    r.requestId ?? null,
-    r.clientIp ?? null,
-    r.details ? JSON.stringify(r.details) : null,
-  ]);
-  const rows = records.map(
-    (_, i) => `(${Array.from({ length: columns }, (_, j) => `$${i * columns + j + 1}`).join(', ')})`,
-  );
-  return {
-    sql: `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
-            actor_user_id, request_id, client_ip, details) VALUES ${rows.join(', ')}`,
-    params,
-  };
+  const params: unknown[] = [];
+  return { sql: auditInsertInto(records, params), params };
 }
 
 /** Written with the caller's manager, so an operation's audit row commits or rolls back with its change. */

@@ -1,5 +1,6 @@
 import type {
   EntityManager,
+  EntityMetadata,
   EntitySchema,
   FindOptionsOrder,
   FindOptionsSelect,
@@ -15,6 +16,7 @@ import {
   existsStatement,
   hydrate,
   insertStatement,
+  insertTogetherStatement,
   selectStatement,
   updateStatement,
   type Statement,
@@ -82,6 +84,9 @@ export class Data {
 }
 
 type Where<T> = FindOptionsWhere<T>;
+
+/** A row for `insertWith`, made by its table's `row`: its table and its values as they will be written. */
+export type PlacedRow = { meta: EntityMetadata; values: ObjectLiteral };
 
 /** Values for an insert or update: a value, or an SQL expression (`() => 'clock_timestamp()'`). */
 export type Changes<T> = { [K in keyof T]?: T[K] | (() => string) };
@@ -157,6 +162,21 @@ export class Table<T extends ObjectLiteral> {
   async insert(values: Changes<T>): Promise<T> {
     const [row] = await this.rows(insertStatement(this.meta, this.placed(values)));
     return row!;
+  }
+
+  /**
+   * Inserts a row together with rows of other tables that hang from it, in one statement (one round
+   * trip, and a row written once instead of inserted and then updated with what the others gave it).
+   * Answers the row whole. Ids that the rows name of each other are chosen by the caller.
+   */
+  async insertWith(values: Changes<T>, alongside: PlacedRow[]): Promise<T> {
+    const [row] = await this.rows(insertTogetherStatement(this.row(values), alongside));
+    return row!;
+  }
+
+  /** A row of this table for another's `insertWith`. */
+  row(values: Changes<T>): PlacedRow {
+    return { meta: this.meta, values: this.placed(values) };
   }
 
   /** Inserts a row, answering only the columns the caller needs (an id, a default). */

@@ -12,13 +12,93 @@ const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 /** The channel the outbox relay listens on; NOTIFY is delivered at commit, so never for a rolled-back event. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 
+/** An event made ready to append: its id, time and envelope are fixed when it is emitted. */
+export type PendingEvent = {
+  id: string;
+  workspaceId: string;
+  type: EventType;
+  createdAt: string;
+  data: Record<string, unknown>;
+  envelope: string;
+};
+
 /**
- * Appends an event to the outbox with the caller's transaction, so the event exists exactly when
- * the change that caused it does, and fans it out in the same transaction: one delivery per enabled
- * endpoint of the workspace subscribed to the type (or to `*`). `only` restricts the fan-out to one
- * endpoint (the endpoint test). The data is checked against its type's published schema (a mismatch
- * fails the change). The envelope is serialised once here; every attempt sends these bytes.
+ * Makes an event ready to append: the data is checked against its type's published schema (a mismatch
+ * fails the change), and the envelope is serialised once here; every attempt sends these bytes.
  */
+export function prepareEvent<T extends EventType>(
+  workspaceId: string,
+  type: T,
+  subject: Subject,
+  fields: EventData<T>,
+): PendingEvent {
+  const id = newEventId();
+  const createdAt = new Date().toISOString();
+  const data = { subject_type: subject.type, subject_id: subject.id, occurred_at: createdAt, ...fields };
+  checkEventData(type, data);
+  const envelope = JSON.stringify({ id, type, created_at: createdAt, data });
+  return { id, workspaceId, type, createdAt, data, envelope };
+}
+
+/**
+ * The WITH clauses that append events to the outbox with the caller's transaction, so each exists
+ * exactly when the change that caused it does, and fan them out in the same transaction: one delivery
+ * per enabled endpoint of the event's workspace subscribed to its type (or to `*`). `only` restricts
+ * the fan-out to one endpoint (the endpoint test). The events go in the order they were emitted; the
+ * last clause, `fanned_out`, answers the deliveries made, which `relayWakeUp` reads. Values are bound
+ * into `params`, so the clauses can share a statement with others.
+ */
+export function eventClauses(
+  events: PendingEvent[],
+  params: unknown[],
+  only?: { endpointId: string },
+): string[] {
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const columns = [
+    bind(events.map((e) => e.id)),
+    bind(events.map((e) => e.workspaceId)),
+    bind(events.map((e) => e.type)),
+    bind(events.map((e) => e.createdAt)),
+    bind(events.map((e) => JSON.stringify(e.data))),
+    bind(events.map((e) => e.envelope)),
+  ];
+  const types = ['text[]', 'uuid[]', 'text[]', 'timestamptz[]', 'jsonb[]', 'text[]'];
+  const endpoint = bind(only?.endpointId ?? null);
+  return [
+    `input AS (
+       SELECT * FROM unnest(${columns.map((c, i) => `${c}::${types[i]}`).join(', ')})
+                WITH ORDINALITY AS e(id, workspace_id, type, created_at, data, envelope, n))`,
+    `event AS (
+       INSERT INTO events (id, workspace_id, type, created_at, data, envelope)
+       SELECT id, workspace_id, type, created_at, data, envelope FROM input ORDER BY n)`,
+    `fanned_out AS (
+       INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
+       SELECT w.workspace_id, w.id, e.id, e.type
+         FROM input e JOIN webhook_endpoints w ON w.workspace_id = e.workspace_id AND w.status = 'ACTIVE'
+        WHERE (${endpoint}::uuid IS NOT NULL AND w.id = ${endpoint}
+               OR ${endpoint}::uuid IS NULL AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types)))
+        ORDER BY e.n
+       RETURNING id)`,
+  ];
+}
+
+/** The statement's end after `eventClauses`: wakes the outbox relay at commit when any delivery was made. */
+export const relayWakeUp = (params: unknown[]) =>
+  `SELECT pg_notify($${params.push(DELIVERIES_CHANNEL)}, '') FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`;
+
+/** Appends events (see `eventClauses`) in one round trip, whatever their number. */
+export async function appendEvents(
+  m: Pick<EntityManager, 'query'>,
+  events: PendingEvent[],
+  only?: { endpointId: string },
+): Promise<void> {
+  if (events.length === 0) return;
+  const params: unknown[] = [];
+  const clauses = eventClauses(events, params, only);
+  await m.query(`WITH ${clauses.join(', ')} ${relayWakeUp(params)}`, params);
+}
+
+/** Appends one event now (see `appendEvents`) and answers its id. */
 export async function emitEvent<T extends EventType>(
   m: Pick<EntityManager, 'query'>,
   workspaceId: string,
@@ -27,35 +107,9 @@ export async function emitEvent<T extends EventType>(
   fields: EventData<T>,
   only?: { endpointId: string },
 ): Promise<string> {
-  const id = newEventId();
-  const createdAt = new Date().toISOString();
-  const data = { subject_type: subject.type, subject_id: subject.id, occurred_at: createdAt, ...fields };
-  checkEventData(type, data);
-  const envelope = JSON.stringify({ id, type, created_at: createdAt, data });
-  // One round trip: the event, its deliveries, and the relay's wake-up when there are any.
-  await m.query(
-    `WITH event AS (
-       INSERT INTO events (id, workspace_id, type, created_at, data, envelope) VALUES ($1, $2, $3, $4, $5, $6)
-     ), fanned_out AS (
-       INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
-       SELECT workspace_id, id, $1, $3 FROM webhook_endpoints
-        WHERE workspace_id = $2 AND status = 'ACTIVE'
-          AND ($7::uuid IS NOT NULL AND id = $7 OR $7::uuid IS NULL AND ($3 = ANY(event_types) OR '*' = ANY(event_types)))
-       RETURNING id
-     )
-     SELECT pg_notify($8, '') FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`,
-    [
-      id,
-      workspaceId,
-      type,
-      createdAt,
-      JSON.stringify(data),
-      envelope,
-      only?.endpointId ?? null,
-      DELIVERIES_CHANNEL,
-    ],
-  );
-  return id;
+  const event = prepareEvent(workspaceId, type, subject, fields);
+  await appendEvents(m, [event], only);
+  return event.id;
 }
 
 /** Wakes the outbox relay at commit (requeued deliveries use it too). */

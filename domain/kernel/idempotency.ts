@@ -74,19 +74,22 @@ export async function recallAnswer(
   return { body: stored.response_body };
 }
 
-/** Keeps an answer for 24 hours, in the transaction that produced it. */
-export async function rememberAnswer(
-  m: Pick<EntityManager, 'query'>,
+/**
+ * Keeps an answer for 24 hours, in the transaction that produced it: the INSERT, its values bound into
+ * `params` (the runner sends it with the change's other last writes).
+ */
+export function rememberAnswerInsert(
   callerId: string,
   idempotencyKey: string,
   hash: Buffer,
   body: unknown,
-): Promise<void> {
-  await m.query(
-    `INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, response_status, response_body)
-     VALUES ($1, $2, $3, 200, $4)
-     ON CONFLICT (key_id, idempotency_key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
-       response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, created_at = clock_timestamp()`,
-    [callerId, idempotencyKey, hash, JSON.stringify(body)],
+  params: unknown[],
+): string {
+  const [caller, key, fingerprint, answer] = [callerId, idempotencyKey, hash, JSON.stringify(body)].map(
+    (v) => `$${params.push(v)}`,
   );
+  return `INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, response_status, response_body)
+     VALUES (${caller}, ${key}, ${fingerprint}, 200, ${answer})
+     ON CONFLICT (key_id, idempotency_key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+       response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, created_at = clock_timestamp()`;
 }

@@ -2,11 +2,11 @@ import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
 import { ownWorkspace, type Actor } from './actor';
 import { Data } from './data';
-import { writeAudit, type AuditOutcome } from './audit';
+import { auditInsertInto, writeAudit, type AuditOutcome } from './audit';
 import { DomainError, invalid, notFound } from './errors';
-import { emitEvent } from './events';
+import { emitEvent, eventClauses, prepareEvent, relayWakeUp, type PendingEvent } from './events';
 import type { Parked } from './gate';
-import { recallAnswer, rememberAnswer, requestHash } from './idempotency';
+import { recallAnswer, rememberAnswerInsert, requestHash } from './idempotency';
 import {
   closedInput,
   type AnyOperation,
@@ -220,6 +220,7 @@ async function perform<S extends yup.AnyObjectSchema, O>(
 
   const state: AuditState = { effects: [], audit: undefined };
   const result = await db.transaction(async (m) => {
+    const events: PendingEvent[] = (state.events = []);
     const workspaceId = await confine(m, op, actor, opts.workspaceId);
     const ctx = context(m, actor, workspaceId, services, state);
     // A key's repeated call is answered from its first answer; the request is fingerprinted on what the
@@ -239,15 +240,24 @@ async function perform<S extends yup.AnyObjectSchema, O>(
     }
     const output = await op.run(ctx, input);
     await opts.alsoInTransaction?.(m, output);
-    await writeAudit(
-      m,
-      auditRecord(actor, op.name, 'allowed', state.audit?.workspaceId ?? workspaceId ?? null, {
-        ...state.audit?.details,
-        ...opts.auditDetails,
-      }),
+    // The change's last writes, in one statement: its events, its audit row and, for a key's
+    // idempotent call, the answer a retry will get.
+    const params: unknown[] = [];
+    const audit = auditRecord(actor, op.name, 'allowed', state.audit?.workspaceId ?? workspaceId ?? null, {
+      ...state.audit?.details,
+      ...opts.auditDetails,
+    });
+    const clauses = [
+      ...(events.length > 0 ? eventClauses(events, params) : []),
+      `audited AS (${auditInsertInto([audit], params)})`,
+      ...(replay?.rule.remember(output)
+        ? [`remembered AS (${rememberAnswerInsert(replay.caller, replay.key, replay.hash, output, params)})`]
+        : []),
+    ];
+    await m.query(
+      `WITH ${clauses.join(', ')} ${events.length > 0 ? relayWakeUp(params) : 'SELECT 1'}`,
+      params,
     );
-    if (replay?.rule.remember(output))
-      await rememberAnswer(m, replay.caller, replay.key, replay.hash, output);
     return { output, replayed: false };
   });
   if (!result.replayed) for (const effect of state.effects) await effect();
@@ -285,6 +295,8 @@ const auditRecord = (
 type AuditState = {
   effects: (() => Promise<void>)[];
   audit: { workspaceId: string | null; details: Record<string, unknown> } | undefined;
+  /** In a change's transaction, events wait here and are appended together before it commits. */
+  events?: PendingEvent[];
 };
 
 function context(
@@ -299,7 +311,12 @@ function context(
     actor,
     workspaceId,
     services,
-    emit: (ws, type, subject, data) => emitEvent(m, ws, type, subject, data),
+    emit: async (ws, type, subject, data) => {
+      if (!state.events) return emitEvent(m, ws, type, subject, data);
+      const event = prepareEvent(ws, type, subject, data);
+      state.events.push(event);
+      return event.id;
+    },
     audit: (ws, details) => {
       state.audit = { workspaceId: ws, details };
     },

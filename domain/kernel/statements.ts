@@ -132,6 +132,13 @@ function assigned(meta: EntityMetadata, name: string, value: unknown, params: un
 
 const given = (values: ObjectLiteral) => Object.entries(values).filter(([, v]) => v !== undefined);
 
+/** The `INSERT ... VALUES` of one row, its values bound into `params`. */
+function insertOf(meta: EntityMetadata, values: ObjectLiteral, params: unknown[]): string {
+  const set = given(values).map(([name, value]) => assigned(meta, name, value, params));
+  return `INSERT INTO ${quote(meta.tableName)} (${set.map((s) => s.column).join(', ')})
+          VALUES (${set.map((s) => s.expression).join(', ')})`;
+}
+
 /** An INSERT answering the new row (`RETURNING *`), or only the `returning` columns. */
 export function insertStatement(
   meta: EntityMetadata,
@@ -139,13 +146,23 @@ export function insertStatement(
   returning?: string[],
 ): Statement {
   const params: unknown[] = [];
-  const set = given(values).map(([name, value]) => assigned(meta, name, value, params));
   const answer = returning ? returning.map((r) => quote(column(meta, r).databaseName)).join(', ') : '*';
-  return {
-    sql: `INSERT INTO ${quote(meta.tableName)} (${set.map((s) => s.column).join(', ')})
-          VALUES (${set.map((s) => s.expression).join(', ')}) RETURNING ${answer}`,
-    params,
-  };
+  return { sql: `${insertOf(meta, values, params)} RETURNING ${answer}`, params };
+}
+
+/**
+ * One row and the rows of other tables that hang from it, inserted by one statement (the others as
+ * WITH clauses) and answering the first row whole. PostgreSQL checks foreign keys at the end of the
+ * statement, so the rows may name each other's ids whichever order they are written in.
+ */
+export function insertTogetherStatement(
+  first: { meta: EntityMetadata; values: ObjectLiteral },
+  alongside: { meta: EntityMetadata; values: ObjectLiteral }[],
+): Statement {
+  const params: unknown[] = [];
+  const others = alongside.map((r, i) => `alongside_${i} AS (${insertOf(r.meta, r.values, params)})`);
+  const main = `${insertOf(first.meta, first.values, params)} RETURNING *`;
+  return { sql: others.length > 0 ? `WITH ${others.join(', ')} ${main}` : main, params };
 }
 
 /**

@@ -2,8 +2,7 @@ import type { Classification } from '../kernel/event-catalogue';
 import type { OperationContext } from '../kernel/operation';
 import { openOpportunity } from '../sales/opportunities';
 import type { Lead } from './entities';
-import { BUYING, INTENT_RULES_VERSION, readIntent } from './intent-rules';
-import { leadsIn } from './repository/leads';
+import { BUYING, INTENT_RULES_VERSION, type IntentReading } from './intent-rules';
 import { qualificationCompleteness } from './scoring';
 
 /** A lead that finished qualification as qualified: its status says so, or its grade does. */
@@ -11,20 +10,19 @@ export const isQualified = (lead: Pick<Lead, 'status' | 'score_grade'>) =>
   lead.status === 'QUALIFIED' || lead.score_grade === 'A' || lead.score_grade === 'B';
 
 /**
- * Moves a (locked) lead's buying intent by one classified inbound message: lead.intent_changed when
- * the state changes (the score alone is kept quietly). A qualified lead whose intent turns to buying
- * becomes an opportunity.
+ * What a stored move of a lead's buying intent by one classified inbound message tells:
+ * lead.intent_changed when the state changed (the score alone is kept quietly). A lead that was
+ * qualified before the message and whose intent turns to buying becomes an opportunity. `before` is
+ * the lead as the message found it.
  */
-export async function applyIntent(
+export async function announceIntent(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
   lead: Lead,
+  reading: IntentReading,
   message: { id: string; classification: Classification },
+  before: { intent: Lead['intent']; qualified: boolean },
 ): Promise<void> {
-  const reading = readIntent(message.classification, { intent: lead.intent, score: lead.intent_score });
-  if (!reading) return;
-  const data = ctx.data.in(lead.workspace_id);
-  await leadsIn(data).mark(lead.id, { intent: reading.intent, intent_score: reading.score });
-  if (reading.intent === lead.intent) return;
+  if (reading.intent === before.intent) return;
   await ctx.emit(
     lead.workspace_id,
     'lead.intent_changed',
@@ -32,7 +30,7 @@ export async function applyIntent(
     {
       lead_id: lead.id,
       intent: reading.intent,
-      previous_intent: lead.intent,
+      previous_intent: before.intent,
       intent_score: reading.score,
       next_best_action: reading.next,
       qualification_completeness: qualificationCompleteness(lead.answers),
@@ -41,6 +39,6 @@ export async function applyIntent(
       rules_version: INTENT_RULES_VERSION,
     },
   );
-  if (BUYING.includes(reading.intent) && isQualified(lead))
+  if (BUYING.includes(reading.intent) && before.qualified)
     await openOpportunity(ctx, lead, 'BUYING_INTENT', 'QUALIFIED');
 }

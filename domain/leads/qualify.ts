@@ -2,36 +2,72 @@ import { messagesIn } from '../conversations/repository';
 import type { OperationContext } from '../kernel/operation';
 import { openOpportunity } from '../sales/opportunities';
 import { BUYING } from './intent-rules';
-import type { Lead } from './entities';
+import type { Lead, Score } from './entities';
 import { leadsIn } from './repository/leads';
-import { SCORING_VERSION, scoreLead } from './scoring';
+import { SCORING_VERSION, scoreLead, type ScoreResult } from './scoring';
+
+/** A lead's score by the current rules, and the score row that records it. */
+export type Scoring = {
+  result: ScoreResult;
+  row: Pick<Score, 'total' | 'grade' | 'confidence' | 'trigger_event' | 'scoring_version' | 'reasons'>;
+};
+
+export function scoringOf(
+  lead: Parameters<typeof scoreLead>[0],
+  hasInbound: boolean,
+  trigger: string,
+): Scoring {
+  const result = scoreLead(lead, hasInbound);
+  return {
+    result,
+    row: {
+      total: result.total,
+      grade: result.grade,
+      confidence: String(result.confidence),
+      trigger_event: trigger,
+      scoring_version: SCORING_VERSION,
+      reasons: result.reasons,
+    },
+  };
+}
 
 /**
- * Scores a (locked) lead with the current rules and records the outcome: lead.qualified,
- * lead.scored and, when an earlier grade exists and the new one differs, score.changed. A qualified
- * lead whose buying intent is already known becomes an opportunity.
+ * Scores a (locked) lead with the current rules, stores the score and announces it
+ * (`announceQualification`).
  */
 export async function qualifyLeadIn(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
   lead: Lead,
   trigger: string,
-  /** Whether the lead has an inbound message, when the caller knows (a lead it has just created). */
+  /** Whether the lead has an inbound message, when the caller knows. */
   hasInbound?: boolean,
 ): Promise<Lead> {
   const data = ctx.data.in(lead.workspace_id);
   const leads = leadsIn(data);
-  const s = scoreLead(lead, hasInbound ?? (await messagesIn(data).hasInbound(lead.id)));
-  const score = await leads.addScore({
-    lead_id: lead.id,
-    total: s.total,
-    grade: s.grade,
-    confidence: String(s.confidence),
-    trigger_event: trigger,
-    scoring_version: SCORING_VERSION,
-    reasons: s.reasons,
-  });
-  await leads.setScore(lead.id, { id: score.id, total: s.total, grade: s.grade });
-  const previousGrade = lead.score_grade;
+  const scoring = scoringOf(lead, hasInbound ?? (await messagesIn(data).hasInbound(lead.id)), trigger);
+  const score = await leads.addScore({ lead_id: lead.id, ...scoring.row });
+  await leads.setScore(lead.id, { id: score.id, total: scoring.row.total, grade: scoring.row.grade });
+  const scored = {
+    ...lead,
+    score_id: score.id,
+    score_total: scoring.row.total,
+    score_grade: scoring.row.grade,
+  };
+  await announceQualification(ctx, scored, scoring, lead.score_grade);
+  return scored;
+}
+
+/**
+ * What a lead's new score (already stored on it) tells: lead.qualified, lead.scored and, when an
+ * earlier grade exists and the new one differs, score.changed. A qualified lead whose buying intent
+ * is already known becomes an opportunity.
+ */
+export async function announceQualification(
+  ctx: Pick<OperationContext, 'data' | 'emit'>,
+  lead: Lead,
+  { result: s, row }: Scoring,
+  previousGrade: Lead['score_grade'],
+): Promise<void> {
   const subject = { type: 'lead' as const, id: lead.id };
   await ctx.emit(lead.workspace_id, 'lead.qualified', subject, {
     lead_id: lead.id,
@@ -42,13 +78,13 @@ export async function qualifyLeadIn(
   });
   const scored = {
     lead_id: lead.id,
-    score_id: score.id,
+    score_id: lead.score_id!,
     total: s.total,
     grade: s.grade,
     previous_grade: previousGrade,
     confidence: s.confidence,
-    trigger_event: trigger,
-    scoring_version: SCORING_VERSION,
+    trigger_event: row.trigger_event,
+    scoring_version: row.scoring_version,
   };
   await ctx.emit(lead.workspace_id, 'lead.scored', subject, scored);
   if (previousGrade !== null && previousGrade !== s.grade) {
@@ -57,5 +93,4 @@ export async function qualifyLeadIn(
   // Qualified with buying intent: a sales opportunity.
   if (s.result === 'QUALIFIED' && lead.intent !== null && BUYING.includes(lead.intent))
     await openOpportunity(ctx, lead, 'BUYING_INTENT', 'QUALIFIED');
-  return { ...lead, score_id: score.id, score_total: s.total, score_grade: s.grade };
 }

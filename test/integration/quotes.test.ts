@@ -105,6 +105,47 @@ describe('opportunities, quotes on their public page, and invoices', () => {
       assert.equal((await events('opportunity.created', `data->>'lead_id' = $2`, [lead.id])).length, 1);
     });
 
+    it('a new lead that arrives qualified with a buying message becomes one at its intake', async () => {
+      const lead = await leadIn(services, workspaceId, {
+        message: 'How much would the setup cost for a team of ten?',
+        answers: { timeline: 'now', budget: 5000, decision_maker: 'yes', service: 'setup' },
+      });
+      const types = await t.db.query<{ type: string }[]>(
+        `SELECT type FROM events WHERE data->>'lead_id' = $1 ORDER BY seq`,
+        [lead.id],
+      );
+      assert.deepEqual(
+        types.map((e) => e.type),
+        [
+          'lead.created',
+          'message.received',
+          'lead.intent_changed',
+          'lead.qualified',
+          'lead.scored',
+          'opportunity.created',
+        ],
+      );
+      const [intent] = await events('lead.intent_changed', `data->>'lead_id' = $2`, [lead.id]);
+      assert.equal(intent!.data.intent, 'EVALUATING');
+      assert.equal(intent!.data.previous_intent, null);
+      const [created] = await events('opportunity.created', `data->>'lead_id' = $2`, [lead.id]);
+      assert.equal(created!.data.origin, 'BUYING_INTENT');
+      assert.equal(created!.data.stage, 'QUALIFIED');
+      // The lead carries its score, its intent and the attention its message asks for.
+      const [row] = await t.db.query<Row[]>(
+        `SELECT l.intent, l.intent_score, l.needs_attention, l.score_grade, l.score_id = s.id AS scored
+           FROM leads l JOIN scores s ON s.lead_id = l.id WHERE l.id = $1`,
+        [lead.id],
+      );
+      assert.deepEqual(row, {
+        intent: 'EVALUATING',
+        intent_score: 70,
+        needs_attention: true,
+        score_grade: 'A',
+        scored: true,
+      });
+    });
+
     it('closes with its lead: LOST by status carries the reason; by hand it is refused when one is open', async () => {
       const lead = await leadIn(services, workspaceId);
       const o = (await asOperator(services, createOpportunity, { lead: lead.id }, { workspaceId })) as Row;

@@ -63,7 +63,7 @@ export const receiveMessage = defineOperation({
     if (!leadId) throw notFound('lead with this address');
     const { lead } = await lockLead(ctx.data, leadId);
     const stop = i.channel !== 'email' && isStopWord(i.body);
-    const message = await recordInboundMessageIn(ctx, lead, {
+    const { message } = await recordInboundMessageIn(ctx, lead, {
       channel: i.channel,
       body: i.body,
       isReply: !stop,

@@ -40,7 +40,7 @@ export const recordInboundMessage = defineOperation({
   summary: (i) => `Record a ${i.channel} message from lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, body }) => {
     const { lead } = await lockLead(ctx.data, leadId);
-    const message = await recordInboundMessageIn(ctx, lead, { channel, body, isReply: true });
+    const { message } = await recordInboundMessageIn(ctx, lead, { channel, body, isReply: true });
     ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: message.id });
     return message;
   },

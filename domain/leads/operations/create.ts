@@ -1,12 +1,12 @@
 import * as yup from 'yup';
-import { recordInboundMessageIn } from '../../conversations/messages';
+import { inboundEffect, recordInboundMessageIn } from '../../conversations/messages';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { normaliseContact, workspaceTimezone } from '../contact-input';
 import type { Lead, Touch } from '../entities';
 import { INTAKE_RESULT } from '../outputs';
-import { qualifyLeadIn } from '../qualify';
+import { announceQualification, qualifyLeadIn, scoringOf } from '../qualify';
 import { leadsIn } from '../repository/leads';
 import { suppressionsIn } from '../repository/suppressions';
 import { LEADS_WRITE } from '../requirements';
@@ -168,7 +168,11 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
     );
     await touch(lead.id, outcome, changed);
   } else {
-    lead = await leads.create({
+    // A new lead is written once, with its first touch, its score and what its message does to it.
+    const effect = intake.message
+      ? inboundEffect({ intent: null, intent_score: null }, intake.message)
+      : undefined;
+    const values = {
       first_name: contact.first_name ?? null,
       last_name: contact.last_name ?? null,
       email: contact.email ?? null,
@@ -177,15 +181,16 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
       source: intake.source,
       consent_at: intake.consentAt,
       answers: intake.answers,
-    });
-    outcome = 'CREATED';
-    await leads.addTouch({
-      lead_id: lead.id,
+      ...effect?.changes,
+    };
+    const scoring = scoringOf(values, !!intake.message, 'lead.created');
+    lead = await leads.createScored(values, scoring.row, {
       source_type: intake.sourceType,
       source: intake.source,
-      outcome,
+      outcome: 'CREATED',
       contact,
     });
+    outcome = 'CREATED';
     await ctx.emit(
       workspaceId,
       'lead.created',
@@ -198,14 +203,25 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
         source: intake.source,
       },
     );
+    if (intake.message)
+      await recordInboundMessageIn(
+        ctx,
+        lead,
+        { channel: 'form', body: intake.message, isReply: false },
+        { effect: effect! },
+      );
+    await announceQualification(ctx, lead, scoring, null);
+    audit(lead.id, outcome);
+    return { data: leadView(lead), outcome };
   }
   if (intake.message) {
-    await recordInboundMessageIn(ctx, lead, { channel: 'form', body: intake.message, isReply: false });
-    lead = { ...lead, needs_attention: true };
+    ({ lead } = await recordInboundMessageIn(ctx, lead, {
+      channel: 'form',
+      body: intake.message,
+      isReply: false,
+    }));
   }
-  // A lead created just now has an inbound message exactly when this intake brought one.
-  if (outcome === 'CREATED') lead = await qualifyLeadIn(ctx, lead, 'lead.created', !!intake.message);
-  else if (outcome === 'MERGED') lead = await qualifyLeadIn(ctx, lead, 'lead.touched');
+  if (outcome === 'MERGED') lead = await qualifyLeadIn(ctx, lead, 'lead.touched');
   audit(lead.id, outcome);
   return { data: leadView(lead), outcome };
 }
