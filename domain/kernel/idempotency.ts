@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from './data';
 import { DomainError } from './errors';
 
 const IDEMPOTENCY_WINDOW_HOURS = 24;
@@ -40,14 +41,16 @@ export const requestHash = (input: unknown): Buffer =>
  * second request while the first runs is a conflict; the same key with another body is refused.
  */
 export async function recallAnswer(
-  m: Pick<EntityManager, 'query'>,
+  m: EntityManager,
   callerId: string,
   idempotencyKey: string,
   hash: Buffer,
   /** The input field the key came in, which a refusal names (each door names it in its own terms). */
   field: string,
 ): Promise<{ body: unknown } | undefined> {
-  const [{ locked }] = await m.query<[{ locked: boolean }]>(
+  const [{ locked }] = await preparedQuery<[{ locked: boolean }]>(
+    m,
+    'idempotency_lock',
     'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 23)) AS locked',
     [`${callerId}:${idempotencyKey}`],
   );
@@ -58,7 +61,9 @@ export async function recallAnswer(
       { field },
     );
   }
-  const [stored] = await m.query<{ request_hash: Buffer; response_body: unknown }[]>(
+  const [stored] = await preparedQuery<{ request_hash: Buffer; response_body: unknown }[]>(
+    m,
+    'idempotency_recall',
     `SELECT request_hash, response_body FROM idempotency_keys
       WHERE key_id = $1 AND idempotency_key = $2 AND created_at > clock_timestamp() - make_interval(hours => $3)`,
     [callerId, idempotencyKey, IDEMPOTENCY_WINDOW_HOURS],

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type * as yup from 'yup';
 import { ownWorkspace, type Actor } from './actor';
-import { Data } from './data';
+import { Data, nameOf, preparedQuery } from './data';
 import { auditInsertInto, writeAudit, type AuditOutcome } from './audit';
 import { DomainError, invalid, notFound } from './errors';
 import { emitEvent, eventClauses, prepareEvent, relayWakeUp, type PendingEvent } from './events';
@@ -254,10 +254,8 @@ async function perform<S extends yup.AnyObjectSchema, O>(
         ? [`remembered AS (${rememberAnswerInsert(replay.caller, replay.key, replay.hash, output, params)})`]
         : []),
     ];
-    await m.query(
-      `WITH ${clauses.join(', ')} ${events.length > 0 ? relayWakeUp(params) : 'SELECT 1'}`,
-      params,
-    );
+    const tail = `WITH ${clauses.join(', ')} ${events.length > 0 ? relayWakeUp(params) : 'SELECT 1'}`;
+    await preparedQuery(m, nameOf(tail), tail, params);
     return { output, replayed: false };
   });
   if (!result.replayed) for (const effect of state.effects) await effect();

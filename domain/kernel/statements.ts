@@ -132,6 +132,12 @@ function assigned(meta: EntityMetadata, name: string, value: unknown, params: un
 
 const given = (values: ObjectLiteral) => Object.entries(values).filter(([, v]) => v !== undefined);
 
+/**
+ * The entity's columns, named: a prepared statement answering `*` fails ("cached plan must not change
+ * result type") once a migration adds a column while it is cached on a connection.
+ */
+const everyColumn = (meta: EntityMetadata) => meta.columns.map((c) => quote(c.databaseName)).join(', ');
+
 /** The `INSERT ... VALUES` of one row, its values bound into `params`. */
 function insertOf(meta: EntityMetadata, values: ObjectLiteral, params: unknown[]): string {
   const set = given(values).map(([name, value]) => assigned(meta, name, value, params));
@@ -139,14 +145,16 @@ function insertOf(meta: EntityMetadata, values: ObjectLiteral, params: unknown[]
           VALUES (${set.map((s) => s.expression).join(', ')})`;
 }
 
-/** An INSERT answering the new row (`RETURNING *`), or only the `returning` columns. */
+/** An INSERT answering the new row (every column), or only the `returning` columns. */
 export function insertStatement(
   meta: EntityMetadata,
   values: ObjectLiteral,
   returning?: string[],
 ): Statement {
   const params: unknown[] = [];
-  const answer = returning ? returning.map((r) => quote(column(meta, r).databaseName)).join(', ') : '*';
+  const answer = returning
+    ? returning.map((r) => quote(column(meta, r).databaseName)).join(', ')
+    : everyColumn(meta);
   return { sql: `${insertOf(meta, values, params)} RETURNING ${answer}`, params };
 }
 
@@ -161,7 +169,7 @@ export function insertTogetherStatement(
 ): Statement {
   const params: unknown[] = [];
   const others = alongside.map((r, i) => `alongside_${i} AS (${insertOf(r.meta, r.values, params)})`);
-  const main = `${insertOf(first.meta, first.values, params)} RETURNING *`;
+  const main = `${insertOf(first.meta, first.values, params)} RETURNING ${everyColumn(first.meta)}`;
   return { sql: others.length > 0 ? `WITH ${others.join(', ')} ${main}` : main, params };
 }
 

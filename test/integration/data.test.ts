@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { In, IsNull, Not, QueryFailedError, Raw } from 'typeorm';
+import type { Pool } from 'pg';
+import {
+  In,
+  IsNull,
+  Not,
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  Raw,
+  type EntityManager,
+} from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { Data } from '../../domain/kernel/data';
 import { LeadEntity } from '../../domain/leads/entities';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
@@ -112,5 +122,40 @@ describe('workspace-scoped data', () => {
       (err: unknown) =>
         err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '22P02',
     );
+  });
+
+  it('refuses a prepared statement on a finished transaction without taking a connection', async () => {
+    let ended: EntityManager | undefined;
+    await t.db.transaction(async (m) => {
+      ended = m;
+      await new Data(m, mine).prepared('data-test-one', 'SELECT 1 AS n', []);
+    });
+    const pool = (t.db.driver as PostgresDriver).master as Pool;
+    const connections = pool.totalCount;
+    await assert.rejects(
+      new Data(ended!, mine).prepared('data-test-one', 'SELECT 1 AS n', []),
+      QueryRunnerAlreadyReleasedError,
+    );
+    assert.equal(pool.totalCount, connections);
+    assert.equal(pool.idleCount, connections, 'every connection back in the pool');
+  });
+
+  it('keeps inserting through prepared statements after a migration adds a column to the table', async () => {
+    // Inserts are prepared per connection; one answering `*` would fail once the row it answers grows.
+    const pool = (t.db.driver as PostgresDriver).master as Pool;
+    const insertOnEvery = () =>
+      Promise.all(
+        Array.from({ length: pool.options.max ?? 10 }, (_, i) =>
+          leads(mine).insert({ first_name: `Before ${i}` }),
+        ),
+      );
+    await insertOnEvery();
+    await t.db.query('ALTER TABLE leads ADD COLUMN data_test_extra text');
+    try {
+      const after = await insertOnEvery();
+      assert.ok(after.every((l) => l.workspace_id === mine && !('data_test_extra' in l)));
+    } finally {
+      await t.db.query('ALTER TABLE leads DROP COLUMN data_test_extra');
+    }
   });
 });

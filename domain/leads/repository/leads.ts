@@ -101,7 +101,8 @@ export const leadsIn = (data: Data) => {
     lockAddresses: async (addresses: string[]): Promise<void> => {
       if (addresses.length === 0) return;
       // One round trip; the subquery's order is the order the locks are taken in.
-      await data.sql(
+      await data.prepared(
+        'intake_lock_addresses',
         `SELECT pg_advisory_xact_lock(hashtextextended(a, 17))
            FROM (SELECT a FROM unnest($1::text[]) AS a ORDER BY a COLLATE "C") AS sorted`,
         [addresses.map((a) => `${data.workspaceId}:${a}`)],
@@ -113,7 +114,8 @@ export const leadsIn = (data: Data) => {
      * at most two (the email's and the phone's). SQL: the order is an expression TypeORM's find cannot say.
      */
     withAddresses: (email: string | null, phone: string | null): Promise<Lead[]> =>
-      data.sql<Lead[]>(
+      data.prepared<Lead[]>(
+        'intake_with_addresses',
         `SELECT ${LEAD_COLUMNS.join(', ')} FROM leads
           WHERE workspace_id = $1 AND archived_at IS NULL AND (email = $2 OR phone = $3)
           ORDER BY (email = $2) IS TRUE DESC, created_at LIMIT 2 FOR UPDATE`,
