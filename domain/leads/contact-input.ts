@@ -5,10 +5,22 @@ import { CONTACT_FIELDS, type Contact } from './views';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from './normalise';
 
 /**
- * Validated contact fields → stored form: empty strings become null, email lower-cased, phone in
- * E.164 where it parses (with the workspace's country for national numbers).
+ * Whether reading the contact needs the workspace's time zone: only a phone written without its
+ * leading `+` does (a national number is read in the workspace's country; an international one is not).
  */
-export function normaliseContact(input: Contact, timezone: string): Contact {
+export const needsTimezone = (input: Contact): boolean => {
+  const phone = input.phone?.trim();
+  return !!phone && !phone.startsWith('+');
+};
+
+/**
+ * Validated contact fields → stored form: empty strings become null, email lower-cased, phone in
+ * E.164 where it parses (with the workspace's country for national numbers). `timezone` may be left
+ * out only when the contact does not need it (`needsTimezone`).
+ */
+export function normaliseContact(input: Contact, timezone: string | undefined): Contact {
+  if (timezone === undefined && needsTimezone(input))
+    throw new Error("a national phone number is read in the workspace's country: pass its time zone");
   const out: Contact = {};
   for (const field of CONTACT_FIELDS) {
     if (!(field in input)) continue;
@@ -19,7 +31,7 @@ export function normaliseContact(input: Contact, timezone: string): Contact {
     }
     if (field === 'email') out.email = normaliseEmail(value);
     else if (field === 'phone') {
-      const phone = normalisePhone(value, countryOfTimezone(timezone));
+      const phone = normalisePhone(value, timezone === undefined ? undefined : countryOfTimezone(timezone));
       if (!phone)
         throw invalid('phone', 'phone must be a phone number (digits, optionally with a leading +)');
       out.phone = phone;

@@ -4,6 +4,7 @@ import { icsEvent } from '../../domain/appointments/ical';
 import { isStopWord } from '../../domain/conversations/sending';
 import { render, unknownPlaceholders, valuesFor } from '../../domain/campaigns/templates';
 import { untilWindowOpens } from '../../domain/campaigns/window';
+import { needsTimezone, normaliseContact } from '../../domain/leads/contact-input';
 
 describe('the text written to calendars, templates and windows', () => {
   it('escapes what a lead typed so it cannot add iCalendar lines (CR, LF, CRLF, ; , \\)', () => {
@@ -42,5 +43,22 @@ describe('the text written to calendars, templates and windows', () => {
       '2026-03-29T07:00:00.000Z',
     );
     assert.equal(untilWindowOpens(w, new Date('2026-03-30T07:30:00Z'), 'Europe/Paris'), 0);
+  });
+
+  it('reads an international phone number alike in every zone, so the intake skips the zone for it', () => {
+    const zones = [undefined, 'UTC', 'Europe/Paris', 'Europe/London', 'America/New_York', 'Australia/Sydney'];
+    for (const phone of ['+33 6 12 34 56 78', ' +447911123456', '+1 (415) 555-0100', '+999 123']) {
+      const read = zones.map((zone) => normaliseContact({ phone }, zone).phone);
+      assert.ok(!needsTimezone({ phone }), phone);
+      assert.ok(
+        read.every((p) => p === read[0]),
+        `${phone}: ${read.join(', ')}`,
+      );
+    }
+    // A national number is read in the workspace's country, so it needs the zone, and is refused without it.
+    assert.ok(needsTimezone({ phone: '06 12 34 56 78' }));
+    assert.equal(normaliseContact({ phone: '06 12 34 56 78' }, 'Europe/Paris').phone, '+33612345678');
+    assert.throws(() => normaliseContact({ phone: '06 12 34 56 78' }, undefined), /time zone/);
+    assert.ok(!needsTimezone({ email: 'ana@example.com' }));
   });
 });

@@ -3,12 +3,11 @@ import { inboundEffect, recordInboundMessageIn } from '../../conversations/messa
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
-import { normaliseContact, workspaceTimezone } from '../contact-input';
+import { needsTimezone, normaliseContact, workspaceTimezone } from '../contact-input';
 import type { Lead, Touch } from '../entities';
 import { INTAKE_RESULT } from '../outputs';
 import { announceQualification, qualifyLeadIn, scoringOf } from '../qualify';
 import { leadsIn } from '../repository/leads';
-import { suppressionsIn } from '../repository/suppressions';
 import { LEADS_WRITE } from '../requirements';
 import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
@@ -99,12 +98,16 @@ export type ParsedIntake = {
 export async function recordIntake(ctx: OperationContext, intake: ParsedIntake): Promise<IntakeResult> {
   const workspaceId = ctx.workspaceId!;
   const leads = leadsIn(ctx.data);
-  const contact = normaliseContact(intake.contact, await workspaceTimezone(ctx.data, workspaceId));
+  // An international phone number, or none, is read without the workspace's time zone: one read less.
+  const timezone = needsTimezone(intake.contact) ? await workspaceTimezone(ctx.data, workspaceId) : undefined;
+  const contact = normaliseContact(intake.contact, timezone);
   const addresses = [contact.email, contact.phone].filter((a): a is string => !!a);
   await leads.lockAddresses(addresses);
 
-  const [match, other] = await leads.withAddresses(contact.email ?? null, contact.phone ?? null);
-  const suppressed = await suppressionsIn(ctx.data).anyBlocked(addresses);
+  const {
+    leads: [match, other],
+    suppressed,
+  } = await leads.matchIntake(contact.email ?? null, contact.phone ?? null, addresses);
   const touch = async (leadId: string, outcome: IntakeOutcome, changed: string[]) => {
     // A suppressed submission leaves its outcome only: none of what was submitted is kept or sent.
     const kept = outcome === 'SUPPRESSED' ? {} : contact;

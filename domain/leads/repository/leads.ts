@@ -110,17 +110,32 @@ export const leadsIn = (data: Data) => {
     },
 
     /**
-     * The live leads with this email or phone, locked: the one with the email first, then the oldest;
-     * at most two (the email's and the phone's). SQL: the order is an expression TypeORM's find cannot say.
+     * An intake's two reads, after its address lock: the live leads with this email or phone, locked
+     * (the one with the email first, then the oldest; at most two: the email's and the phone's), and
+     * whether any of the addresses is suppressed, on any channel. SQL: one round trip for both, and
+     * the order is an expression TypeORM's find cannot say.
      */
-    withAddresses: (email: string | null, phone: string | null): Promise<Lead[]> =>
-      data.prepared<Lead[]>(
-        'intake_with_addresses',
-        `SELECT ${LEAD_COLUMNS.join(', ')} FROM leads
-          WHERE workspace_id = $1 AND archived_at IS NULL AND (email = $2 OR phone = $3)
-          ORDER BY (email = $2) IS TRUE DESC, created_at LIMIT 2 FOR UPDATE`,
-        [data.workspaceId, email, phone],
-      ),
+    matchIntake: async (
+      email: string | null,
+      phone: string | null,
+      addresses: string[],
+    ): Promise<{ leads: Lead[]; suppressed: boolean }> => {
+      const rows = await data.prepared<(Lead & { suppressed: boolean })[]>(
+        'intake_match',
+        `SELECT s.suppressed, ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')}
+           FROM (SELECT EXISTS (SELECT 1 FROM suppressions WHERE workspace_id = $1 AND address = ANY($4))
+                   AS suppressed) s
+           LEFT JOIN LATERAL (
+             SELECT ${LEAD_COLUMNS.join(', ')} FROM leads
+              WHERE workspace_id = $1 AND archived_at IS NULL AND (email = $2 OR phone = $3)
+              ORDER BY (email = $2) IS TRUE DESC, created_at LIMIT 2 FOR UPDATE) l ON true
+          ORDER BY (l.email = $2) IS TRUE DESC, l.created_at`,
+        [data.workspaceId, email, phone, addresses],
+      );
+      // Without a match, the one row has the suppression answer and a lead of nulls.
+      const leads = rows.filter((r) => r.id !== null).map(({ suppressed: _, ...lead }) => lead);
+      return { leads, suppressed: rows[0]!.suppressed };
+    },
 
     /** The id of a live lead with this address (email or phone), if any. */
     liveWithAddress: async (address: string): Promise<string | undefined> => {

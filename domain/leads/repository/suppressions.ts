@@ -20,10 +20,6 @@ export const suppressionsIn = (data: Data) => {
       return row!.id;
     },
 
-    /** Whether any of the addresses is blocked, on any channel. */
-    anyBlocked: (addresses: string[]): Promise<boolean> =>
-      addresses.length === 0 ? Promise.resolve(false) : rows.exists({ address: In(addresses) }),
-
     /** Why the address is blocked on the channel (or on all), if it is. */
     blockedOn: async (address: string, channel: string): Promise<string | undefined> =>
       (await rows.findOne({ address, channel: In(['ALL', channel]) }, { select: { reason: true } }))?.reason,
