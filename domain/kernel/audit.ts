@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { bind } from './statements';
 
 /**
  * Which door a call came through: the REST API, the assistant endpoint, the operator CLI, an approved
@@ -54,7 +55,7 @@ export function auditInsertInto(records: AuditRecord[], params: unknown[]): stri
       r.clientIp ?? null,
       r.details ? JSON.stringify(r.details) : null,
     ];
-    return `(${values.map((v) => `$${params.push(v)}`).join(', ')})`;
+    return `(${values.map((v) => bind(params, v)).join(', ')})`;
   });
   return `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
             actor_user_id, request_id, client_ip, details) VALUES ${rows.join(', ')}`;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type {
   EntityManager,
-  EntityMetadata,
   EntitySchema,
   FindOptionsOrder,
   FindOptionsSelect,
@@ -21,6 +20,7 @@ import {
   insertTogetherStatement,
   selectStatement,
   updateStatement,
+  type PlacedRow,
   type Statement,
 } from './statements';
 
@@ -108,9 +108,6 @@ export const nameOf = (text: string) => `s_${createHash('sha1').update(text).dig
 
 type Where<T> = FindOptionsWhere<T>;
 
-/** A row for `insertWith`, made by its table's `row`: its table and its values as they will be written. */
-export type PlacedRow = { meta: EntityMetadata; values: ObjectLiteral };
-
 /** Values for an insert or update: a value, or an SQL expression (`() => 'clock_timestamp()'`). */
 export type Changes<T> = { [K in keyof T]?: T[K] | (() => string) };
 
@@ -139,9 +136,9 @@ export class Table<T extends ObjectLiteral> {
    * `prepare`: the statement's plan cannot depend on its values (an insert; a row by its primary key),
    * so it is prepared on its connection (`preparedQuery`), sparing PostgreSQL its parsing and planning.
    */
-  private async rows(s: Statement, prepare = false): Promise<T[]> {
-    if (prepare) return preparedQuery<T[]>(this.repo.manager, nameOf(s.sql), s.sql, s.params);
-    return this.repo.manager.query<T[]>(s.sql, s.params);
+  private async rows<R = T[]>(s: Statement, prepare = false): Promise<R> {
+    if (prepare) return preparedQuery<R>(this.repo.manager, nameOf(s.sql), s.sql, s.params);
+    return this.repo.manager.query<R>(s.sql, s.params);
   }
 
   /** Whether the conditions name one row by its whole primary key, with plain values. */
@@ -186,12 +183,7 @@ export class Table<T extends ObjectLiteral> {
     const statement = existsStatement(this.meta, confined);
     if (!statement) return this.repo.exists({ where: confined });
     // An existence check stops at the first row, whatever the values: prepared.
-    const [{ exists }] = await preparedQuery<[{ exists: boolean }]>(
-      this.repo.manager,
-      nameOf(statement.sql),
-      statement.sql,
-      statement.params,
-    );
+    const [{ exists }] = await this.rows<[{ exists: boolean }]>(statement, true);
     return exists;
   }
 

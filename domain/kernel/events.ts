@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { EventData, EventType } from './event-catalogue';
 import { checkEventData } from './event-validation';
+import { bind } from './statements';
 
 /** What an event is about: its `data.subject_type`. */
 export const SUBJECT_TYPES = ['lead', 'endpoint', 'opportunity', 'quote', 'invoice'] as const;
@@ -53,20 +54,21 @@ export function eventClauses(
   params: unknown[],
   only?: { endpointId: string },
 ): string[] {
-  const bind = (value: unknown) => `$${params.push(value)}`;
+  // One array per column, unnested together: any number of events in one statement.
+  const column = (type: string, value: (e: PendingEvent) => unknown) =>
+    `${bind(params, events.map(value))}::${type}`;
   const columns = [
-    bind(events.map((e) => e.id)),
-    bind(events.map((e) => e.workspaceId)),
-    bind(events.map((e) => e.type)),
-    bind(events.map((e) => e.createdAt)),
-    bind(events.map((e) => JSON.stringify(e.data))),
-    bind(events.map((e) => e.envelope)),
+    column('text[]', (e) => e.id),
+    column('uuid[]', (e) => e.workspaceId),
+    column('text[]', (e) => e.type),
+    column('timestamptz[]', (e) => e.createdAt),
+    column('jsonb[]', (e) => JSON.stringify(e.data)),
+    column('text[]', (e) => e.envelope),
   ];
-  const types = ['text[]', 'uuid[]', 'text[]', 'timestamptz[]', 'jsonb[]', 'text[]'];
-  const endpoint = bind(only?.endpointId ?? null);
+  const endpoint = bind(params, only?.endpointId ?? null);
   return [
     `input AS (
-       SELECT * FROM unnest(${columns.map((c, i) => `${c}::${types[i]}`).join(', ')})
+       SELECT * FROM unnest(${columns.join(', ')})
                 WITH ORDINALITY AS e(id, workspace_id, type, created_at, data, envelope, n))`,
     `event AS (
        INSERT INTO events (id, workspace_id, type, created_at, data, envelope)
@@ -84,7 +86,7 @@ export function eventClauses(
 
 /** The statement's end after `eventClauses`: wakes the outbox relay at commit when any delivery was made. */
 export const relayWakeUp = (params: unknown[]) =>
-  `SELECT pg_notify($${params.push(DELIVERIES_CHANNEL)}, '') FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`;
+  `SELECT pg_notify(${bind(params, DELIVERIES_CHANNEL)}, '') FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`;
 
 /** Appends events (see `eventClauses`) in one round trip, whatever their number. */
 export async function appendEvents(

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { preparedQuery } from './data';
 import { DomainError } from './errors';
+import { bind } from './statements';
 
 const IDEMPOTENCY_WINDOW_HOURS = 24;
 
@@ -90,8 +91,8 @@ export function rememberAnswerInsert(
   body: unknown,
   params: unknown[],
 ): string {
-  const [caller, key, fingerprint, answer] = [callerId, idempotencyKey, hash, JSON.stringify(body)].map(
-    (v) => `$${params.push(v)}`,
+  const [caller, key, fingerprint, answer] = [callerId, idempotencyKey, hash, JSON.stringify(body)].map((v) =>
+    bind(params, v),
   );
   return `INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, response_status, response_body)
      VALUES (${caller}, ${key}, ${fingerprint}, 200, ${answer})

@@ -15,6 +15,12 @@ type Where = Record<string, unknown>;
 /** A statement and its bound values. */
 export type Statement = { sql: string; params: unknown[] };
 
+/** Binds a value into `params` and answers its placeholder, so statements can be built from parts. */
+export const bind = (params: unknown[], value: unknown) => `$${params.push(value)}`;
+
+/** A row to insert: its table's metadata and its values as they will be written. */
+export type PlacedRow = { meta: EntityMetadata; values: ObjectLiteral };
+
 /** The entity's columns by name (property names are column names here), built once per entity. */
 const columnsOf = new WeakMap<EntityMetadata, Map<string, ColumnMetadata>>();
 const columns = (meta: EntityMetadata) => {
@@ -45,16 +51,16 @@ function conditions(meta: EntityMetadata, where: Where, params: unknown[]): stri
     if (value === undefined || value === null)
       throw new Error(`a query on ${meta.tableName} gave no value for ${name} (IsNull() matches NULL)`);
     if (!(value instanceof FindOperator)) {
-      parts.push(`${col} = $${params.push(value)}`);
+      parts.push(`${col} = ${bind(params, value)}`);
       continue;
     }
     const op = value as FindOperator<unknown>;
     const child = op.child;
     if (op.type === 'isNull') parts.push(`${col} IS NULL`);
-    else if (op.type === 'in') parts.push(`${col} = ANY($${params.push(op.value)})`);
+    else if (op.type === 'in') parts.push(`${col} = ANY(${bind(params, op.value)})`);
     else if (op.type === 'not' && child?.type === 'in')
-      parts.push(`NOT (${col} = ANY($${params.push(child.value)}))`);
-    else if (op.type === 'not' && !child) parts.push(`${col} <> $${params.push(op.value)}`);
+      parts.push(`NOT (${col} = ANY(${bind(params, child.value)}))`);
+    else if (op.type === 'not' && !child) parts.push(`${col} <> ${bind(params, op.value)}`);
     else return undefined;
   }
   return parts.length === 0 ? 'true' : parts.join(' AND ');
@@ -106,7 +112,7 @@ export function selectStatement(
   const sql = [
     `SELECT ${selectList(meta, opts.select)} FROM ${quote(meta.tableName)} WHERE ${where}`,
     order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
-    opts.take !== undefined ? `LIMIT $${params.push(opts.take)}` : '',
+    opts.take !== undefined ? `LIMIT ${bind(params, opts.take)}` : '',
     opts.lock ? 'FOR UPDATE' : '',
   ];
   return { sql: sql.filter(Boolean).join(' '), params };
@@ -126,7 +132,7 @@ function assigned(meta: EntityMetadata, name: string, value: unknown, params: un
   const expression =
     typeof value === 'function'
       ? (value as () => string)()
-      : `$${params.push(meta.connection.driver.preparePersistentValue(value, c))}`;
+      : `${bind(params, meta.connection.driver.preparePersistentValue(value, c))}`;
   return { column: quote(c.databaseName), expression };
 }
 
@@ -163,10 +169,7 @@ export function insertStatement(
  * WITH clauses) and answering the first row whole. PostgreSQL checks foreign keys at the end of the
  * statement, so the rows may name each other's ids whichever order they are written in.
  */
-export function insertTogetherStatement(
-  first: { meta: EntityMetadata; values: ObjectLiteral },
-  alongside: { meta: EntityMetadata; values: ObjectLiteral }[],
-): Statement {
+export function insertTogetherStatement(first: PlacedRow, alongside: PlacedRow[]): Statement {
   const params: unknown[] = [];
   const others = alongside.map((r, i) => `alongside_${i} AS (${insertOf(r.meta, r.values, params)})`);
   const main = `${insertOf(first.meta, first.values, params)} RETURNING ${everyColumn(first.meta)}`;

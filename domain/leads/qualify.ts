@@ -2,14 +2,14 @@ import { messagesIn } from '../conversations/repository';
 import type { OperationContext } from '../kernel/operation';
 import { openOpportunity } from '../sales/opportunities';
 import { BUYING } from './intent-rules';
-import type { Lead, Score } from './entities';
-import { leadsIn } from './repository/leads';
+import type { Lead } from './entities';
+import { leadsIn, type ScoreValues } from './repository/leads';
 import { SCORING_VERSION, scoreLead, type ScoreResult } from './scoring';
 
 /** A lead's score by the current rules, and the score row that records it. */
 export type Scoring = {
   result: ScoreResult;
-  row: Pick<Score, 'total' | 'grade' | 'confidence' | 'trigger_event' | 'scoring_version' | 'reasons'>;
+  row: ScoreValues;
 };
 
 export function scoringOf(

@@ -16,6 +16,12 @@ import { LEAD_COLUMNS } from './reads';
 
 const now = () => 'clock_timestamp()';
 
+/** What a score row records, the lead it belongs to aside. */
+export type ScoreValues = Pick<
+  Score,
+  'total' | 'grade' | 'confidence' | 'trigger_event' | 'scoring_version' | 'reasons'
+>;
+
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 /** A workspace's leads, and the notes, touches and scores recorded on them. */
@@ -43,8 +49,6 @@ export const leadsIn = (data: Data) => {
       if (!(await leads.exists({ id }))) throw notFound('lead');
     },
 
-    create: (values: Changes<Lead>) => leads.insert(values),
-
     /**
      * A new lead with its first touch and its score, written by one statement: the lead carries its
      * score from the start instead of being inserted and then updated (an update rewrites every index
@@ -52,7 +56,7 @@ export const leadsIn = (data: Data) => {
      */
     createScored: (
       values: Changes<Lead>,
-      score: Pick<Score, 'total' | 'grade' | 'confidence' | 'trigger_event' | 'scoring_version' | 'reasons'>,
+      score: ScoreValues,
       touch: Pick<Touch, 'source_type' | 'source' | 'outcome' | 'contact'>,
     ): Promise<Lead> => {
       const id = randomUUID();
@@ -155,12 +159,7 @@ export const leadsIn = (data: Data) => {
     addTouch: (values: Pick<Touch, 'lead_id' | 'source_type' | 'source' | 'outcome' | 'contact'>) =>
       data.scoped(TouchEntity).add(values, ['id']),
 
-    addScore: (
-      values: Pick<
-        Score,
-        'lead_id' | 'total' | 'grade' | 'confidence' | 'trigger_event' | 'scoring_version' | 'reasons'
-      >,
-    ) => data.scoped(ScoreEntity).add(values, ['id']),
+    addScore: (values: ScoreValues & Pick<Score, 'lead_id'>) => data.scoped(ScoreEntity).add(values, ['id']),
   };
 };
 
