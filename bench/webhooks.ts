@@ -6,6 +6,7 @@ import { benchLogger } from './lib/log';
 import { parkedPhase } from './lib/parked-phase';
 import { pathLatency, pathThroughput, warmUp } from './lib/path-phases';
 import { procMemory } from './lib/proc-memory';
+import { temporalFloor } from './lib/temporal-floor';
 import { startWebhookStack } from './lib/webhook-stack';
 import { printWebhooksReport } from './lib/webhooks-report';
 
@@ -13,7 +14,7 @@ const USAGE = 'npm run bench -- webhooks [--events N] [--latency-seconds S] [--p
 
 /**
  * `npm run bench -- webhooks`: operation -> outbox -> relay -> workflow -> receiver, against a bare
- * sign-and-POST loop, then the memory that parked retries cost. Progress on stderr; the table, then
+ * sign-and-POST loop and against Temporal alone, then the memory that parked retries cost. Progress on stderr; the table, then
  * one JSON line with every figure, on stdout. Exits 1 when any delivery was lost.
  */
 export async function main(args: string[]) {
@@ -31,6 +32,7 @@ export async function main(args: string[]) {
     const latency = await pathLatency(s, flags['latency-seconds'], log);
     const memoryAfterLatency = memory();
     const baseline = await runBaseline(s, throughput.ids, latency.ids, log);
+    const floor = await temporalFloor(s.temporal.address, flags.events, flags['latency-seconds'], log);
     const parked = flags.parked > 0 ? await parkedPhase(s, flags.parked, log) : null;
     const [size] = await s.db.query<{ bytes: string }[]>(
       `SELECT round(avg(octet_length(envelope))) AS bytes FROM events WHERE id = ANY($1)`,
@@ -41,6 +43,7 @@ export async function main(args: string[]) {
       envelope_bytes: Number(size?.bytes),
       path: { throughput: throughput.result, latency: latency.result },
       baseline,
+      floor,
       memory_at_start: memoryAtStart,
       memory_after_latency: memoryAfterLatency,
       parked,

@@ -4,6 +4,7 @@ import type { DeliveryFigures } from './delivery-check';
 import type { ParkedFigures } from './parked-phase';
 import type { PathLatency, PathThroughput } from './path-phases';
 import type { ProcMemory } from './proc-memory';
+import type { FloorFigures } from './temporal-floor';
 import { formatTable } from './report';
 
 const TARGETS = {
@@ -19,6 +20,8 @@ export type WebhooksResults = {
   envelope_bytes: number;
   path: { throughput: PathThroughput; latency: PathLatency };
   baseline: { throughput: BaselineFigures; latency: BaselineFigures };
+  /** Temporal alone: eager starts of a workflow whose one local activity does nothing. */
+  floor: { throughput: FloorFigures; latency: FloorFigures };
   memory_at_start: { worker: ProcMemory; temporal: ProcMemory };
   memory_after_latency: { worker: ProcMemory; temporal: ProcMemory };
   parked: ParkedFigures | null;
@@ -36,7 +39,9 @@ const intact = (f: Intact) => f.lost === 0 && f.duplicates === 0 && f.first_rece
 
 /** Prints the table, a few lines of detail and, as the very last stdout line, every figure as JSON. */
 export function printWebhooksReport(r: WebhooksResults): { lost: number } {
-  const { path, baseline, parked } = r;
+  const { path, baseline, floor, parked } = r;
+  const ft = floor.throughput;
+  const fl = floor.latency;
   const pt = path.throughput;
   const pl = path.latency;
   const bt = baseline.throughput;
@@ -45,7 +50,7 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
   const latencyMet = pl.p50_ms <= TARGETS.p50_ms && pl.p99_ms <= TARGETS.p99_ms && intact(pl);
   const parkedMet =
     parked !== null && parked.completed && parked.worker.rss_mib <= TARGETS.parked_worker_rss_mib;
-  const lost = pt.lost + pl.lost + bt.lost + bl.lost;
+  const lost = pt.lost + pl.lost + bt.lost + bl.lost + ft.lost + fl.lost;
 
   const deliveryRow = (label: string, f: Intact, measured: string) => [
     label,
@@ -54,23 +59,50 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
     String(f.duplicates),
     String(f.first_receipt_not_attempt_1),
   ];
+  // The floor counts workflows whose activity never ran as lost; it has no receiver to double or retry.
+  const floorRow = (label: string, f: FloorFigures, measured: string) => [
+    label,
+    measured,
+    String(f.lost),
+    '-',
+    '-',
+    '-',
+    '-',
+    '-',
+  ];
   const rows = [
     [
       ...deliveryRow('whole path throughput', pt, `${pt.per_second.toFixed(1)} deliveries/s`),
       `>= ${TARGETS.deliveries_per_second}/s, each once at attempt 1`,
       verdict(throughputMet),
       ratio(pt.per_second, bt.per_second),
+      ratio(pt.per_second, ft.per_second),
     ],
-    [...deliveryRow('baseline throughput', bt, `${bt.per_second.toFixed(1)} deliveries/s`), '-', '-', '1x'],
+    [
+      ...deliveryRow('baseline throughput', bt, `${bt.per_second.toFixed(1)} deliveries/s`),
+      '-',
+      '-',
+      '1x',
+      '-',
+    ],
+    [...floorRow('Temporal floor throughput', ft, `${ft.per_second.toFixed(1)} workflows/s`), '1x'],
     [
       ...deliveryRow('whole path latency@10/s', pl, `p50 ${pl.p50_ms} / p99 ${pl.p99_ms} ms`),
       `<= ${TARGETS.p50_ms} / ${TARGETS.p99_ms} ms`,
       verdict(latencyMet),
       `${ratio(pl.p50_ms, bl.p50_ms)} / ${ratio(pl.p99_ms, bl.p99_ms)}`,
+      `${ratio(pl.p50_ms, fl.p50_ms)} / ${ratio(pl.p99_ms, fl.p99_ms)}`,
     ],
-    [...deliveryRow('baseline latency@10/s', bl, `p50 ${bl.p50_ms} / p99 ${bl.p99_ms} ms`), '-', '-', '1x'],
+    [
+      ...deliveryRow('baseline latency@10/s', bl, `p50 ${bl.p50_ms} / p99 ${bl.p99_ms} ms`),
+      '-',
+      '-',
+      '1x',
+      '-',
+    ],
+    [...floorRow('Temporal floor latency@10/s', fl, `p50 ${fl.p50_ms} / p99 ${fl.p99_ms} ms`), '1x'],
     parked === null
-      ? ['parked memory', 'skipped (--parked 0)', '-', '-', '-', '-', '-', '-']
+      ? ['parked memory', 'skipped (--parked 0)', '-', '-', '-', '-', '-', '-', '-']
       : [
           'parked memory',
           `${parked.parked} parked: worker ${parked.worker.rss_mib} MiB, temporal ${parked.temporal.rss_mib} MiB`,
@@ -80,6 +112,7 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
           `${TARGETS.parked.toLocaleString('en')} in <= ${TARGETS.parked_worker_rss_mib} MiB worker`,
           verdict(parkedMet) + (parked.parked < TARGETS.parked ? ` (at ${parked.parked})` : ''),
           '-',
+          '-',
         ],
   ];
   console.log(
@@ -88,7 +121,10 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
       `load average ${r.load_average.start} at start, ${r.load_average.end} at end\n`,
   );
   console.log(
-    formatTable(['', 'measured', 'lost', 'doubled', 'retried', 'target', 'result', 'vs baseline'], rows),
+    formatTable(
+      ['', 'measured', 'lost', 'doubled', 'retried', 'target', 'result', 'vs baseline', 'vs Temporal floor'],
+      rows,
+    ),
   );
   const pg = pt.pg_per_delivery;
   console.log(
@@ -128,6 +164,11 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
       ratio_throughput_vs_baseline: Math.round((pt.per_second / bt.per_second) * 10_000) / 10_000,
       ratio_p50_vs_baseline: Math.round((pl.p50_ms / bl.p50_ms) * 100) / 100,
       ratio_p99_vs_baseline: Math.round((pl.p99_ms / bl.p99_ms) * 100) / 100,
+      floor_temporal_throughput: ft,
+      floor_temporal_latency: fl,
+      ratio_throughput_vs_temporal_floor: Math.round((pt.per_second / ft.per_second) * 10_000) / 10_000,
+      ratio_p50_vs_temporal_floor: Math.round((pl.p50_ms / fl.p50_ms) * 100) / 100,
+      ratio_p99_vs_temporal_floor: Math.round((pl.p99_ms / fl.p99_ms) * 100) / 100,
       memory_at_start: r.memory_at_start,
       memory_after_latency: r.memory_after_latency,
       parked,
