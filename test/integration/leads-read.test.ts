@@ -5,6 +5,11 @@ import { recordInboundMessage } from '../../domain/conversations/operations/reco
 import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';
 import { archiveLead } from '../../domain/leads/operations/archive';
+import {
+  measureCommonTrigrams,
+  rareStretches,
+  setCommonTrigrams,
+} from '../../domain/leads/repository/common-trigrams';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, bearer, workspaceWithKey } from '../helpers/fixtures';
@@ -210,6 +215,36 @@ describe('reading and searching leads', () => {
     const res = await postLead(app, a.key.key, intakeBody());
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'forbidden');
+  });
+
+  it('leaves out of the index the trigrams most leads share, and finds the same leads', async () => {
+    const w = await workspaceWithKey(t.db, { role: 'viewer', scopes: ['leads:read'] });
+    await t.db.query(
+      `INSERT INTO leads (workspace_id, first_name, last_name, email, source)
+       SELECT $1, 'Ann' || i, 'Roe' || i, 'ann' || i || '.roe' || i || '@example.com', 'seed'
+         FROM generate_series(1, 3000) i`,
+      [w.workspace.id],
+    );
+    await t.db.query('ANALYZE leads');
+    const common = await measureCommonTrigrams(t.db);
+    for (const trigram of ['exa', 'eco', 'com']) assert.ok(common.has(trigram), `${trigram} is common`);
+    assert.ok(!common.has('n12'), 'a trigram of a few leads is not');
+    assert.deepEqual(rareStretches('zed12eco', common), ['zed12ec'], 'eco is left out of what is asked');
+    const page = async (query: string): Promise<string[]> => {
+      const res = await get(w.key.key, `/api/v1/leads?query=${encodeURIComponent(query)}&limit=50`);
+      return (res.body.data as { email: string }[]).map((l) => l.email).sort();
+    };
+    const queries = ['ann12.roe12@example.com', 'ann1234.ro', 'e1234@exa', 'ann7 roe7'];
+    try {
+      setCommonTrigrams(t.db, new Set());
+      const asBefore = await Promise.all(queries.map(page));
+      setCommonTrigrams(t.db, common);
+      assert.deepEqual(await Promise.all(queries.map(page)), asBefore);
+      assert.deepEqual(asBefore[0], ['ann12.roe12@example.com']);
+      assert.deepEqual(asBefore[1], ['ann1234.roe1234@example.com']);
+    } finally {
+      setCommonTrigrams(t.db, new Set());
+    }
   });
 
   it('serves query searches from the trigram index on a workspace with many leads', async () => {

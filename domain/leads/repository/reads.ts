@@ -2,6 +2,7 @@ import type { Message } from '../../conversations/entities';
 import type { Data } from '../../kernel/data';
 import { LeadEntity, type Lead } from '../entities';
 import type { LeadStatus } from '../status-rules';
+import { commonTrigrams, rareStretches } from './common-trigrams';
 
 /** A lead's columns as a read answers them: all but the generated search text, as TypeORM selects. */
 export const LEAD_COLUMNS = Object.entries(LeadEntity.options.columns)
@@ -93,10 +94,14 @@ export const leadReadsIn = (data: Data) => ({
     const args: unknown[] = [data.workspaceId];
     if (f.email !== undefined) where.push(`email = $${args.push(f.email)}`);
     if (f.fragments) {
-      const matches = [...new Set(f.fragments.map((text) => text.toLowerCase()))].map(
-        (text) =>
-          `(${JOINED_SEARCH_TEXT} LIKE $${args.push(likePattern(indexed(text)))} AND search_text LIKE $${args.push(likePattern(text))})`,
-      );
+      // The index is asked only for what narrows: a trigram most leads have is left out (common-trigrams.ts).
+      const common = commonTrigrams(data.manager.connection);
+      const matches = [...new Set(f.fragments.map((text) => text.toLowerCase()))].map((text) => {
+        const asked = rareStretches(indexed(text), common).map(
+          (stretch) => `${JOINED_SEARCH_TEXT} LIKE $${args.push(likePattern(stretch))}`,
+        );
+        return `(${asked.join(' AND ')} AND search_text LIKE $${args.push(likePattern(text))})`;
+      });
       where.push(`(${matches.join(' OR ')})`);
     }
     if (f.status) where.push(`status = $${args.push(f.status)}`);
