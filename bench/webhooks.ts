@@ -32,9 +32,9 @@ export async function main(args: string[]) {
     const latency = await pathLatency(s, flags['latency-seconds'], log);
     const memoryAfterLatency = memory();
     const baseline = await runBaseline(s, throughput.ids, latency.ids, log);
-    const parked = flags.parked > 0 ? await parkedPhase(s, flags.parked, log) : null;
-    // Last, so the parked phase's memory and SQLite figures stay those of the path's workflows alone.
+    // Before the parked phase: its deliveries retry 30 s after they park, and would load the floor.
     const floor = await temporalFloor(s.temporal.address, flags.events, flags['latency-seconds'], log);
+    const parked = flags.parked > 0 ? await parkedPhase(s, flags.parked, log) : null;
     const [size] = await s.db.query<{ bytes: string }[]>(
       `SELECT round(avg(octet_length(envelope))) AS bytes FROM events WHERE id = ANY($1)`,
       [throughput.ids],
