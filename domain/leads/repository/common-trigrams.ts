@@ -14,6 +14,13 @@ import type { DataSource } from 'typeorm';
  * used to choose index conditions.
  */
 
+/**
+ * The search text with the separators pg_trgm splits words at taken out, as the search index holds it
+ * (migration 1763801600000): "roman collins" is searched as "romancollins", whose trigrams are rare.
+ * Whatever contains a fragment also contains it joined, so the index narrows and never loses a match.
+ */
+export const JOINED_SEARCH_TEXT = `translate(search_text, ' .@+-_''', '')`;
+
 /** Leads read for a measure; the share of each trigram among them is the estimate. */
 const SAMPLE_ROWS = 2_000;
 /** Fewer leads than this, and nothing is common: the index is cheap at that size anyway. */
@@ -30,10 +37,7 @@ const byDatabase = new WeakMap<DataSource, Known>();
  * Measures now. SQL: a page sample of the live leads (TABLESAMPLE, sized from the planner's row
  * estimate, so the whole table is never read) and pg_trgm's own split of each lead's joined text.
  */
-export async function measureCommonTrigrams(
-  db: DataSource,
-  opts: { minSample?: number } = {},
-): Promise<Set<string>> {
+export async function measureCommonTrigrams(db: DataSource): Promise<Set<string>> {
   const [size] = await db.query<{ rows: number }[]>(
     `SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'leads'::regclass`,
   );
@@ -42,13 +46,13 @@ export async function measureCommonTrigrams(
   const percent = rows <= 0 ? 100 : Math.min(100, (300 * SAMPLE_ROWS) / rows);
   const found = await db.query<{ trigram: string }[]>(
     `WITH sample AS (
-       SELECT translate(search_text, ' .@+-_''', '') AS joined
+       SELECT ${JOINED_SEARCH_TEXT} AS joined
          FROM leads TABLESAMPLE SYSTEM ($1) WHERE archived_at IS NULL LIMIT ${SAMPLE_ROWS}),
      size AS (SELECT count(*) AS n FROM sample)
      SELECT g AS trigram FROM sample, unnest(show_trgm(joined)) AS g, size
       WHERE size.n >= $2 AND g !~ ' '
       GROUP BY g, size.n HAVING count(*) >= $3::float8 * size.n`,
-    [percent, opts.minSample ?? MIN_SAMPLE_ROWS, COMMON_SHARE],
+    [percent, MIN_SAMPLE_ROWS, COMMON_SHARE],
   );
   return new Set(found.map((r) => r.trigram));
 }

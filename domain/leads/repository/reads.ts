@@ -2,7 +2,7 @@ import type { Message } from '../../conversations/entities';
 import type { Data } from '../../kernel/data';
 import { LeadEntity, type Lead } from '../entities';
 import type { LeadStatus } from '../status-rules';
-import { commonTrigrams, rareStretches } from './common-trigrams';
+import { commonTrigrams, JOINED_SEARCH_TEXT, rareStretches } from './common-trigrams';
 
 /** A lead's columns as a read answers them: all but the generated search text, as TypeORM selects. */
 export const LEAD_COLUMNS = Object.entries(LeadEntity.options.columns)
@@ -26,12 +26,6 @@ const RECENT_WINDOW = 5000;
 
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/**
- * The search text with the separators pg_trgm splits words at taken out, as the search index holds it
- * (migration 1763801600000): "roman collins" is searched as "romancollins", whose trigrams are rare.
- * Whatever contains a fragment also contains it joined, so the index narrows and never loses a match.
- */
-const JOINED_SEARCH_TEXT = `translate(search_text, ' .@+-_''', '')`;
 /** The characters that translate() takes out, as a regular-expression class. */
 const SEPARATORS = " .@+\\-_'";
 const SEPARATOR = new RegExp(`[${SEPARATORS}]`, 'g');
