@@ -14,8 +14,9 @@ const USAGE = 'npm run bench -- webhooks [--events N] [--latency-seconds S] [--p
 
 /**
  * `npm run bench -- webhooks`: operation -> outbox -> relay -> workflow -> receiver, against a bare
- * sign-and-POST loop and against Temporal alone, then the memory that parked retries cost. Progress on stderr; the table, then
- * one JSON line with every figure, on stdout. Exits 1 when any delivery was lost.
+ * sign-and-POST loop and against Temporal alone, then the memory that parked retries cost. Progress on
+ * stderr; the table, then one JSON line with every figure, on stdout. Exits 1 when any delivery (or a
+ * floor workflow's activity) was lost.
  */
 export async function main(args: string[]) {
   const flags = parseIntFlags(args, { events: 3000, 'latency-seconds': 30, parked: 10_000 }, USAGE, [

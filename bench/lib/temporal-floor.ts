@@ -1,28 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { WORKFLOW_CACHE_SIZE } from '../../infra/config';
 import type { Logger } from '../../infra/logger';
 import { connectWorker } from '../../worker/worker';
+import { checkDeliveries, waitForReceipts, type DeliveryFigures, type Expected } from './delivery-check';
 import type { FloorActivities } from './floor-workflow';
 import { paced, withConcurrency } from './pacing';
 import { CONCURRENCY, STEADY_RATE } from './path-phases';
-import { percentile } from './stats';
+import type { Inbox } from './webhook-receiver';
 
-export type FloorFigures = {
-  workflows: number;
-  /** Workflows whose activity never ran. */
-  lost: number;
-  seconds: number;
-  per_second: number;
-  p50_ms: number;
-  p99_ms: number;
-};
-
-const round = (x: number) => Math.round(x * 100) / 100;
 // A workflow of this kind finishes in milliseconds; ten seconds without one means the rest will not come.
 const STALL_MS = 10_000;
 
@@ -39,11 +28,18 @@ export async function temporalFloor(
   count: number,
   seconds: number,
   log: Logger,
-): Promise<{ throughput: FloorFigures; latency: FloorFigures }> {
-  const arrivedAt = new Map<string, number>();
+): Promise<{ throughput: DeliveryFigures; latency: DeliveryFigures }> {
+  // Each activity run is a receipt, by workflow id: the path's own checks count and time them.
+  const inbox: Inbox = { byEvent: new Map(), requests: 0, badSignatures: 0 };
   const activities: FloorActivities = {
     arrived: () => {
-      arrivedAt.set(Context.current().info.workflowExecution?.workflowId ?? '', performance.now());
+      const { workflowExecution, attempt } = Context.current().info;
+      const id = workflowExecution?.workflowId ?? '';
+      const receipt = { attempt, at: performance.now(), wall: Date.now() };
+      inbox.requests += 1;
+      const receipts = inbox.byEvent.get(id);
+      if (receipts) receipts.push(receipt);
+      else inbox.byEvent.set(id, [receipt]);
       return Promise.resolve();
     },
   };
@@ -61,7 +57,7 @@ export async function temporalFloor(
   });
   const running = worker.run();
   const client = new Client({ connection });
-  const start = async (id: string) => {
+  const start = async (id: string): Promise<Expected> => {
     const t0 = performance.now();
     await client.workflow.start('temporalFloorWorkflow', {
       taskQueue,
@@ -72,41 +68,24 @@ export async function temporalFloor(
   };
   const measure = async (
     what: string,
-    n: number,
-    run: (task: (i: number) => Promise<{ id: string; t0: number }>) => Promise<{ id: string; t0: number }[]>,
-  ) => {
-    const started = await run((i) => start(`bench-floor-${what}-${i}-${taskQueue}`));
-    let have = 0;
-    let lastProgress = Date.now();
-    for (;;) {
-      const now = started.filter((s) => arrivedAt.has(s.id)).length;
-      if (now > have) [have, lastProgress] = [now, Date.now()];
-      if (have === n || Date.now() - lastProgress > STALL_MS) break;
-      await sleep(50);
-    }
-    const waits = started.filter((s) => arrivedAt.has(s.id)).map((s) => arrivedAt.get(s.id)! - s.t0);
-    const sorted = Float64Array.from(waits).sort();
-    const first = Math.min(...started.map((s) => s.t0));
-    const last = Math.max(...started.map((s) => arrivedAt.get(s.id) ?? 0));
-    const secs = (last - first) / 1000;
-    return {
-      workflows: n,
-      lost: n - waits.length,
-      seconds: round(secs),
-      per_second: round(waits.length / secs),
-      p50_ms: round(percentile(sorted, 50)),
-      p99_ms: round(percentile(sorted, 99)),
-    };
+    run: (task: (i: number) => Promise<Expected>) => Promise<Expected[]>,
+  ): Promise<DeliveryFigures> => {
+    const expected = await run((i) => start(`bench-floor-${what}-${i}-${taskQueue}`));
+    await waitForReceipts(inbox, expected, {
+      what: `Temporal floor ${what}`,
+      log,
+      stallMs: STALL_MS,
+      gone: () => undefined,
+    });
+    return checkDeliveries(inbox, expected);
   };
   try {
-    await measure('warm-up', 20, (task) => withConcurrency(20, CONCURRENCY, task));
+    await measure('warm-up', (task) => withConcurrency(20, CONCURRENCY, task));
     log.info(`Temporal floor throughput: ${count} workflows at concurrency ${CONCURRENCY}`);
-    const throughput = await measure('throughput', count, (task) =>
-      withConcurrency(count, CONCURRENCY, task),
-    );
+    const throughput = await measure('throughput', (task) => withConcurrency(count, CONCURRENCY, task));
     log.info(`Temporal floor latency: ${STEADY_RATE} workflows/s for ${seconds} s`);
     const n = STEADY_RATE * seconds;
-    const latency = await measure('latency', n, (task) => paced(STEADY_RATE, n, task));
+    const latency = await measure('latency', (task) => paced(STEADY_RATE, n, task));
     return { throughput, latency };
   } finally {
     worker.shutdown();
