@@ -132,7 +132,7 @@ function assigned(meta: EntityMetadata, name: string, value: unknown, params: un
   const expression =
     typeof value === 'function'
       ? (value as () => string)()
-      : `${bind(params, meta.connection.driver.preparePersistentValue(value, c))}`;
+      : bind(params, meta.connection.driver.preparePersistentValue(value, c));
   return { column: quote(c.databaseName), expression };
 }
 

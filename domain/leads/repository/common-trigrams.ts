@@ -77,7 +77,7 @@ export function commonTrigrams(db: DataSource): ReadonlySet<string> {
   return known.trigrams;
 }
 
-/** For tests and the bench: sets what is common for this database, as a measure would. */
+/** For tests: sets what is common for this database, as a measure would. */
 export function setCommonTrigrams(db: DataSource, trigrams: ReadonlySet<string>): void {
   byDatabase.set(db, { at: Date.now(), trigrams });
 }

@@ -1,5 +1,6 @@
 import type { Message } from '../../conversations/entities';
 import type { Data } from '../../kernel/data';
+import { bind } from '../../kernel/statements';
 import { LeadEntity, type Lead } from '../entities';
 import type { LeadStatus } from '../status-rules';
 import { commonTrigrams, JOINED_SEARCH_TEXT, rareStretches } from './common-trigrams';
@@ -86,21 +87,21 @@ export const leadReadsIn = (data: Data) => ({
   search: async (f: LeadFilter): Promise<Lead[]> => {
     const where = ['workspace_id = $1', 'archived_at IS NULL'];
     const args: unknown[] = [data.workspaceId];
-    if (f.email !== undefined) where.push(`email = $${args.push(f.email)}`);
+    if (f.email !== undefined) where.push(`email = ${bind(args, f.email)}`);
     if (f.fragments) {
       // The index is asked only for what narrows: a trigram most leads have is left out (common-trigrams.ts).
       const common = commonTrigrams(data.manager.connection);
       const matches = [...new Set(f.fragments.map((text) => text.toLowerCase()))].map((text) => {
         const asked = rareStretches(indexed(text), common).map(
-          (stretch) => `${JOINED_SEARCH_TEXT} LIKE $${args.push(likePattern(stretch))}`,
+          (stretch) => `${JOINED_SEARCH_TEXT} LIKE ${bind(args, likePattern(stretch))}`,
         );
-        return `(${asked.join(' AND ')} AND search_text LIKE $${args.push(likePattern(text))})`;
+        return `(${asked.join(' AND ')} AND search_text LIKE ${bind(args, likePattern(text))})`;
       });
       where.push(`(${matches.join(' OR ')})`);
     }
-    if (f.status) where.push(`status = $${args.push(f.status)}`);
-    if (f.needsAttention !== undefined) where.push(`needs_attention = $${args.push(f.needsAttention)}`);
-    const limitArg = `$${args.push(f.limit)}`;
+    if (f.status) where.push(`status = ${bind(args, f.status)}`);
+    if (f.needsAttention !== undefined) where.push(`needs_attention = ${bind(args, f.needsAttention)}`);
+    const limitArg = bind(args, f.limit);
     const select = (from: string) =>
       data.sql<Lead[]>(
         `SELECT ${LEAD_COLUMNS.join(', ')} FROM ${from} WHERE ${where.join(' AND ')}
