@@ -34,6 +34,11 @@ export type AttemptInput = {
   generation: number;
   attempt: number;
   nextDelayMs: number | null;
+  /**
+   * The ladder's first attempt (a new event, or a resend): it goes ahead of retries for the
+   * endpoint's attempt slots. Absent (a retry) in runs started before the field existed.
+   */
+  first?: boolean;
 };
 export type AttemptOutcome = {
   /** `busy`: the endpoint already has its cap of attempts in flight; nothing was sent or recorded. */
@@ -95,7 +100,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       }
       // A slow receiver holds at most its endpoint's cap of this worker's attempt slots; the rest of
       // its deliveries wait in their workflows (a timer, not a slot) and other endpoints go on.
-      const slot = await inFlight.take(t.endpoint_id);
+      const slot = await inFlight.take(t.endpoint_id, input.first === true);
       if (slot === undefined) return { outcome: 'busy' };
       try {
         return await attempt(t, input);

@@ -55,6 +55,10 @@ export async function main(args: string[]) {
       ),
     });
     if (lost > 0) process.exitCode = 1;
+    if (parked && parked.sent_twice > 0) {
+      log.error(`${parked.sent_twice} attempts of parked deliveries reached the receiver twice`);
+      process.exitCode = 1;
+    }
     if (parked && !parked.completed) {
       log.error(
         `only ${parked.parked} of ${parked.requested} deliveries parked: the memory figure is partial`,

@@ -55,6 +55,11 @@ export type Config = {
 // A fixed key so a fresh checkout runs with no setup; refused outside development and test.
 /** Workflows a worker keeps in memory; attempts in flight must fit in it, or busy ones get evicted mid-attempt. */
 export const WORKFLOW_CACHE_SIZE = 100;
+/**
+ * Workflow tasks a worker runs at once, fewer than the workflows it caches: a task that arrives with the
+ * cache full then always finds an idle workflow to evict, never one whose attempt is in flight.
+ */
+export const WORKFLOW_TASK_SLOTS = 75;
 
 const DEV_SECRETS_KEY = Buffer.alloc(32, 'dev-only-secrets-key-do-not-use!').toString('base64');
 
@@ -124,7 +129,7 @@ const schema = yup.object({
           .every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
     ),
   WEBHOOK_ENDPOINT_CONCURRENCY: intSetting('WEBHOOK_ENDPOINT_CONCURRENCY', 1, 100, 10),
-  WORKER_ATTEMPT_SLOTS: intSetting('WORKER_ATTEMPT_SLOTS', 1, WORKFLOW_CACHE_SIZE, 50),
+  WORKER_ATTEMPT_SLOTS: intSetting('WORKER_ATTEMPT_SLOTS', 1, WORKFLOW_TASK_SLOTS, 50),
   REQUEST_TIMEOUT_MS: intSetting('REQUEST_TIMEOUT_MS', 1_000, 120_000, 10_000),
   DB_CONNECT_TIMEOUT_MS: intSetting('DB_CONNECT_TIMEOUT_MS', 100, 60_000, 5_000),
   DB_STATEMENT_TIMEOUT_MS: intSetting('DB_STATEMENT_TIMEOUT_MS', 100, 600_000, 8_000),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
-import { WORKFLOW_CACHE_SIZE } from '../infra/config';
+import { WORKFLOW_CACHE_SIZE, WORKFLOW_TASK_SLOTS } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { installWorkerRuntime } from './runtime';
 
@@ -12,7 +12,7 @@ export type WorkerOptions = {
   namespace: string;
   taskQueue: string;
   activities: Partial<Activities>;
-  /** Attempts (local activities) run at once; at most WORKFLOW_CACHE_SIZE. */
+  /** Attempts (local activities) run at once; at most WORKFLOW_TASK_SLOTS. */
   attemptSlots: number;
   /** A prebuilt workflow bundle (see bundle-workflows.ts); without it the worker bundles in-process. */
   workflowBundlePath?: string;
@@ -44,16 +44,15 @@ export async function createWorker({
     // Parked workflows (retry sleeps, approvals) need no cache, but the relay starts dozens at once with
     // local activities in flight: a cache smaller than that evicts them mid-attempt (25 was measured worse).
     maxCachedWorkflows: WORKFLOW_CACHE_SIZE,
-    // Each attempt in flight pins its workflow in the cache; fewer slots than cached workflows means a
-    // busy workflow is never evicted mid-attempt. With the per-endpoint cap (activities/deliver.ts)
-    // one slow receiver holds only a few of these.
-    maxConcurrentLocalActivityExecutions: Math.min(attemptSlots, WORKFLOW_CACHE_SIZE),
+    // Each attempt in flight holds its workflow's task open; fewer attempt slots than task slots leaves
+    // room for the pollers and for eager starts. With the per-endpoint cap (activities/deliver.ts) one
+    // slow receiver holds only a few of these.
+    maxConcurrentLocalActivityExecutions: Math.min(attemptSlots, WORKFLOW_TASK_SLOTS),
     // A workflow task stays open while its attempt (a local activity) runs, and an eager start is only
-    // granted when a task slot is free. At the SDK's default of 40 slots, the pollers and the attempts in
-    // flight left none, and 2 of 3 of the relay's starts fell back to the task queue (a poll and a
-    // round trip more each: `temporal_workflow_task_queue_poll_succeed_total` in the webhooks bench).
-    // As many slots as cached workflows, the most the SDK allows.
-    maxConcurrentWorkflowTaskExecutions: WORKFLOW_CACHE_SIZE,
+    // granted when a task slot is free: the SDK's default of 40 sent 2 of 3 of the relay's starts to the
+    // task queue. Fewer slots than cached workflows, so a task arriving with the cache full evicts an idle
+    // workflow, never one mid-attempt (that cancels the attempt: docs/decisions.md, "Workflow task slots").
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
 }
 

@@ -36,11 +36,12 @@ export async function deliverWebhookWorkflow(
   for (let i = from; i < ATTEMPTS_PER_LADDER; i++) {
     const attempt = input.firstAttempt + i - from;
     const wait = RETRY_LADDER_MS[i];
-    let { outcome } = await attemptDelivery({ ...input, attempt, nextDelayMs: wait ?? null });
+    const attemptInput = { ...input, attempt, nextDelayMs: wait ?? null, first: i === 0 };
+    let { outcome } = await attemptDelivery(attemptInput);
     // The endpoint has its cap of attempts in flight (a slow receiver): wait, then make this attempt.
     for (let turn = 0; outcome === 'busy'; turn++) {
       await sleep(busyWaitMs(turn));
-      ({ outcome } = await attemptDelivery({ ...input, attempt, nextDelayMs: wait ?? null }));
+      ({ outcome } = await attemptDelivery(attemptInput));
     }
     if (outcome !== 'retry' || wait === undefined)
       return { outcome: outcome === 'retry' ? 'exhausted' : outcome, attempts: attempt };

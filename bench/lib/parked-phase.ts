@@ -23,6 +23,14 @@ export type ParkedFigures = {
   /** Requests the 503 receiver saw: attempts 2+ appear once the first sleepers (30 s) wake. */
   failing_receiver_requests: number;
   later_attempts_seen: number;
+  /**
+   * Receipts of an (event, attempt) the receiver had already seen: an attempt sent twice. A re-run of
+   * an attempt whose workflow task was lost (the worker logs "untracked local activity") must answer
+   * from the record instead, so this stays 0.
+   */
+  sent_twice: number;
+  /** The attempts recorded for these deliveries, by `error_class` (`http_503` for an answer). */
+  attempts_recorded: Record<string, number>;
   /** Every 5 s: whether memory levels off once the workflow cache is full, or grows with each sleeper. */
   samples: { seconds: number; parked: number; worker_rss_mib: number; temporal_rss_mib: number }[];
 };
@@ -88,7 +96,17 @@ export async function parkedPhase(s: WebhookStack, count: number, log: Logger): 
   const sqlite = { db: mib(temporalDbFile()), wal: mib(`${temporalDbFile()}-wal`) };
   const inbox = s.receiver.inbox('fail');
   let later = 0;
-  for (const receipts of inbox.byEvent.values()) later += receipts.filter((r) => r.attempt > 1).length;
+  let twice = 0;
+  for (const receipts of inbox.byEvent.values()) {
+    later += receipts.filter((r) => r.attempt > 1).length;
+    twice += receipts.length - new Set(receipts.map((r) => r.attempt)).size;
+  }
+  const recorded = await s.db.query<{ error_class: string | null; n: string }[]>(
+    `SELECT a.error_class, count(*) AS n FROM webhook_attempts a
+       JOIN webhook_deliveries d ON d.id = a.delivery_id
+      WHERE d.workspace_id = $1 GROUP BY a.error_class`,
+    [s.failWorkspace],
+  );
   return {
     requested: count,
     parked,
@@ -102,6 +120,8 @@ export async function parkedPhase(s: WebhookStack, count: number, log: Logger): 
     sqlite_mib: { ...sqlite, total: Math.round((sqlite.db + sqlite.wal) * 10) / 10 },
     failing_receiver_requests: inbox.requests,
     later_attempts_seen: later,
+    sent_twice: twice,
+    attempts_recorded: Object.fromEntries(recorded.map((r) => [r.error_class ?? 'none', Number(r.n)])),
     samples,
   };
 }

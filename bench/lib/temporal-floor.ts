@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
-import { WORKFLOW_CACHE_SIZE } from '../../infra/config';
+import { WORKFLOW_CACHE_SIZE, WORKFLOW_TASK_SLOTS } from '../../infra/config';
 import type { Logger } from '../../infra/logger';
 import { connectWorker } from '../../worker/worker';
 import { checkDeliveries, waitForReceipts, type DeliveryFigures, type Expected } from './delivery-check';
@@ -53,7 +53,7 @@ export async function temporalFloor(
     workflowsPath: path.join(__dirname, 'floor-workflow.ts'),
     activities,
     maxCachedWorkflows: WORKFLOW_CACHE_SIZE,
-    maxConcurrentWorkflowTaskExecutions: WORKFLOW_CACHE_SIZE,
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
   const running = worker.run();
   const client = new Client({ connection });

@@ -145,7 +145,9 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
     console.log(
       `parked: ${parked.parked}/${parked.requested} in ${parked.seconds_to_park} s (${parked.parked_per_second}/s); ` +
         `worker peak ${parked.worker.hwm_mib} MiB (before the phase ${parked.worker_before.rss_mib} MiB); ` +
-        `temporal peak ${parked.temporal.hwm_mib} MiB; SQLite ${parked.sqlite_mib.db} MiB + WAL ${parked.sqlite_mib.wal} MiB`,
+        `temporal peak ${parked.temporal.hwm_mib} MiB; SQLite ${parked.sqlite_mib.db} MiB + WAL ${parked.sqlite_mib.wal} MiB; ` +
+        `the 503 receiver saw ${parked.failing_receiver_requests} requests (${parked.sent_twice} an attempt sent twice), ` +
+        `attempts recorded ${JSON.stringify(parked.attempts_recorded)}`,
     );
   if (lost > 0) console.log(`LOST: ${lost} deliveries never arrived; these figures measure a broken path`);
   console.log(

@@ -36,7 +36,7 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
   // The worker's memory settings, as `npm run worker` and docker-compose.yml start it (bench/README.md).
   const child = spawn(
     process.execPath,
-    ['--max-old-space-size=512', '--max-semi-space-size=4', 'dist/worker/main.js'],
+    ['--max-old-space-size=512', '--max-semi-space-size=2', 'dist/worker/main.js'],
     {
       cwd: repoRoot(),
       env: serviceEnv({
