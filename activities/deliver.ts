@@ -142,6 +142,10 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         },
       });
     }
+    // Cut short by Temporal, not by our deadline: not the receiver's timeout. Recorded all the same (it
+    // may have reached the receiver), so the attempt's re-run answers from the record.
+    if (result.errorClass === 'timeout' && cancelled?.aborted && !deadline.aborted)
+      result = { errorClass: 'interrupted' };
     const durationMs = Math.max(0, deps.clock().getTime() - startedAt.getTime());
     const verdict = classify(result);
     const outcome = outcomeOf(verdict, input.nextDelayMs);

@@ -26,7 +26,9 @@ export const FAILURES_BEFORE_DISABLE = 20;
 
 /**
  * Why an attempt got no HTTP answer. `secret_unreadable` (the signing secret no longer decrypts with
- * SECRETS_KEY) can never succeed by trying again: it ends the delivery at once.
+ * SECRETS_KEY) can never succeed by trying again: it ends the delivery at once. `interrupted`: Temporal
+ * cancelled the attempt before its deadline (the worker lost the workflow's task, or the workflow ended);
+ * it may have reached the receiver, so it counts as made, and is retried.
  */
 export const ERROR_CLASSES = [
   'timeout',
@@ -35,6 +37,7 @@ export const ERROR_CLASSES = [
   'blocked_target',
   'dns',
   'secret_unreadable',
+  'interrupted',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 const PERMANENT: ReadonlySet<ErrorClass> = new Set(['secret_unreadable']);

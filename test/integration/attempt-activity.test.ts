@@ -225,6 +225,12 @@ describe('the attempt activity', () => {
       await waitFor('the sender to close the request', async () => rx.hangingNow() === 0, 5_000, 20);
       await running.catch(() => undefined);
       status = { status: 204 };
+      // It may have reached the receiver, so it is recorded, as Temporal's doing rather than a timeout.
+      const [a] = await t.db.query<{ error_class: string }[]>(
+        'SELECT error_class FROM webhook_attempts WHERE delivery_id = $1',
+        [deliveryId],
+      );
+      assert.equal(a?.error_class, 'interrupted');
     });
   });
 });
