@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import { Data } from '../domain/kernel/data';
 import { TEST_EVENT_TYPE } from '../domain/kernel/event-catalogue';
@@ -124,8 +124,8 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     });
     const secret = readSecret(t.secret_ciphertext, deps.secretsKey);
     let result: PostResult;
-    if (secret === undefined) result = { errorClass: 'secret_unreadable' };
-    else if (!target.ok) result = { errorClass: TARGET_ERROR[target.kind] };
+    if (secret === undefined) result = { errorClass: 'secret_unreadable', unsent: true };
+    else if (!target.ok) result = { errorClass: TARGET_ERROR[target.kind], unsent: true };
     else {
       result = await deps.http({
         url: target.url,
@@ -142,10 +142,13 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         },
       });
     }
-    // Cut short by Temporal, not by our deadline: not the receiver's timeout. Recorded all the same (it
-    // may have reached the receiver), so the attempt's re-run answers from the record.
-    if (result.errorClass === 'timeout' && cancelled?.aborted && !deadline.aborted)
+    // Cut short by Temporal, not by our deadline: not the receiver's timeout. Before the request left
+    // whole, nothing is recorded and the attempt's re-run makes it; after, it may have reached the
+    // receiver, so it is recorded and the re-run answers from the record instead of sending it again.
+    if (result.errorClass === 'timeout' && cancelled?.aborted && !deadline.aborted) {
+      if (result.unsent) throw new CancelledFailure('the attempt was cancelled before its request was sent');
       result = { errorClass: 'interrupted' };
+    }
     const durationMs = Math.max(0, deps.clock().getTime() - startedAt.getTime());
     const verdict = classify(result);
     const outcome = outcomeOf(verdict, input.nextDelayMs);

@@ -55,8 +55,11 @@ export const httpPost: HttpPost = ({ url, address, headers, body, signal }) =>
         res.on('error', () => finish({ status: res.statusCode ?? 0 }));
       },
     );
+    // 'finish': the whole request was handed to the kernel. Cut before that, the receiver cannot have it.
+    let handedOver = false;
+    req.once('finish', () => (handedOver = true));
     const onDeadline = () => {
-      finish({ errorClass: 'timeout' });
+      finish(handedOver ? { errorClass: 'timeout' } : { errorClass: 'timeout', unsent: true });
       req.destroy();
     };
     if (signal.aborted) onDeadline();

@@ -27,8 +27,8 @@ export const FAILURES_BEFORE_DISABLE = 20;
 /**
  * Why an attempt got no HTTP answer. `secret_unreadable` (the signing secret no longer decrypts with
  * SECRETS_KEY) can never succeed by trying again: it ends the delivery at once. `interrupted`: Temporal
- * cancelled the attempt before its deadline (the worker lost the workflow's task, or the workflow ended);
- * it may have reached the receiver, so it counts as made, and is retried.
+ * cancelled the attempt before its deadline (the worker lost the workflow's task, or the workflow ended)
+ * after its request had left; it may have reached the receiver, so it counts as made, and is retried.
  */
 export const ERROR_CLASSES = [
   'timeout',
@@ -42,7 +42,13 @@ export const ERROR_CLASSES = [
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 const PERMANENT: ReadonlySet<ErrorClass> = new Set(['secret_unreadable']);
 export type PostResult =
-  { status: number; errorClass?: undefined } | { status?: undefined; errorClass: ErrorClass };
+  | { status: number; errorClass?: undefined }
+  | {
+      status?: undefined;
+      errorClass: ErrorClass;
+      /** The request never left this process whole, so the receiver cannot have it. */
+      unsent?: true;
+    };
 
 export type AttemptVerdict = 'succeeded' | 'retry' | 'give_up';
 

@@ -165,6 +165,18 @@ describe('the attempt activity', () => {
         ])
       )[0]!;
     after(() => t.db.query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [endpointId, rx.url]));
+    /** Attempt 1 run as Temporal runs it, so the test can cancel it (`env.cancel()`). */
+    const underTemporal = (deliveryId: string) => {
+      const env = new MockActivityEnvironment();
+      const activities = withDeadline(60_000);
+      const running = env.run((i: AttemptInput) => activities.attemptDelivery(i), {
+        deliveryId,
+        generation: 0,
+        attempt: 1,
+        nextDelayMs: 1,
+      });
+      return { env, running };
+    };
 
     it('resolves the host itself (c-ares, not the thread pool) and connects to the address it checked', async () => {
       await pointAt('hooks.test');
@@ -212,14 +224,7 @@ describe('the attempt activity', () => {
       await pointAt('127.0.0.1');
       status = 'hang';
       const deliveryId = await newDelivery();
-      const env = new MockActivityEnvironment();
-      const activities = withDeadline(60_000);
-      const running = env.run((i: AttemptInput) => activities.attemptDelivery(i), {
-        deliveryId,
-        generation: 0,
-        attempt: 1,
-        nextDelayMs: 1,
-      });
+      const { env, running } = underTemporal(deliveryId);
       await waitFor('the receiver to hold the request', async () => rx.hangingNow() === 1, 5_000, 20);
       env.cancel();
       await waitFor('the sender to close the request', async () => rx.hangingNow() === 0, 5_000, 20);
@@ -231,6 +236,25 @@ describe('the attempt activity', () => {
         [deliveryId],
       );
       assert.equal(a?.error_class, 'interrupted');
+    });
+
+    it('records nothing when Temporal cancels the attempt before its request left, so its re-run makes it', async () => {
+      await pointAt('stalled.test');
+      const deliveryId = await newDelivery();
+      const asked = dns.queries();
+      const { env, running } = underTemporal(deliveryId);
+      await waitFor('the attempt to ask for the address', async () => dns.queries() > asked, 5_000, 20);
+      env.cancel();
+      await assert.rejects(running, /cancelled before its request was sent/);
+      const recorded = await t.db.query('SELECT 1 FROM webhook_attempts WHERE delivery_id = $1', [
+        deliveryId,
+      ]);
+      assert.equal(recorded.length, 0, 'no attempt recorded');
+      const [d] = await t.db.query<{ status: string }[]>(
+        'SELECT status FROM webhook_deliveries WHERE id = $1',
+        [deliveryId],
+      );
+      assert.equal(d?.status, 'PENDING');
     });
   });
 });
