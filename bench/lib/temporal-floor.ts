@@ -10,7 +10,7 @@ import { checkDeliveries, waitForReceipts, type DeliveryFigures, type Expected }
 import type { FloorActivities } from './floor-workflow';
 import { paced, withConcurrency } from './pacing';
 import { CONCURRENCY, STEADY_RATE } from './path-phases';
-import type { Inbox } from './webhook-receiver';
+import { addReceipt, type Inbox } from './webhook-receiver';
 
 // A workflow of this kind finishes in milliseconds; ten seconds without one means the rest will not come.
 const STALL_MS = 10_000;
@@ -34,12 +34,12 @@ export async function temporalFloor(
   const activities: FloorActivities = {
     arrived: () => {
       const { workflowExecution, attempt } = Context.current().info;
-      const id = workflowExecution?.workflowId ?? '';
-      const receipt = { attempt, at: performance.now(), wall: Date.now() };
       inbox.requests += 1;
-      const receipts = inbox.byEvent.get(id);
-      if (receipts) receipts.push(receipt);
-      else inbox.byEvent.set(id, [receipt]);
+      addReceipt(inbox, workflowExecution?.workflowId ?? '', {
+        attempt,
+        at: performance.now(),
+        wall: Date.now(),
+      });
       return Promise.resolve();
     },
   };

@@ -18,6 +18,13 @@ export type Inbox = {
 
 const PATHS: readonly ReceiverPath[] = ['ok', 'fail', 'baseline'];
 
+/** Files a verified receipt under its event id. */
+export function addReceipt(inbox: Inbox, eventId: string, receipt: Receipt): void {
+  const receipts = inbox.byEvent.get(eventId);
+  if (receipts) receipts.push(receipt);
+  else inbox.byEvent.set(eventId, [receipt]);
+}
+
 /**
  * A customer's receiver on loopback, in the bench process so receipt times share a clock with
  * commit times: it verifies every signature with the published helper (receiver/verify.ts) and
@@ -53,10 +60,11 @@ export async function startReceiver() {
         res.writeHead(401).end();
         return;
       }
-      const attempt = Number(req.headers['service-delivery-attempt']);
-      const list = inbox.byEvent.get(verified.event.id);
-      if (list) list.push({ attempt, at, wall });
-      else inbox.byEvent.set(verified.event.id, [{ attempt, at, wall }]);
+      addReceipt(inbox, verified.event.id, {
+        attempt: Number(req.headers['service-delivery-attempt']),
+        at,
+        wall,
+      });
       res.writeHead(path === 'fail' ? 503 : 204).end();
     });
   });
