@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
+import { cpuMeter } from './process-cpu';
 import { Recorder, type Measured } from './stats';
 
 export type NextRequest = () => Pick<autocannon.Request, 'method' | 'path' | 'headers' | 'body'>;
@@ -16,6 +17,7 @@ export function hammer(
 ): Promise<Measured> {
   const recorder = new Recorder();
   const started = performance.now();
+  const cpu = cpuMeter();
   return new Promise<Measured>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -28,7 +30,10 @@ export function hammer(
       (err: unknown, result) => {
         if (err) reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }));
         // A timed-out request never answers, so it is counted from autocannon's own tally.
-        else resolve({ ...recorder.summary((performance.now() - started) / 1000), errors: result.errors });
+        else {
+          const measured = recorder.summary((performance.now() - started) / 1000);
+          resolve({ ...measured, errors: result.errors, ...cpu.per(measured.requests) });
+        }
       },
     );
     instance.on('response', (_client, status, _bytes, ms) => recorder.response(status, ms));

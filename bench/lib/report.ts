@@ -16,9 +16,33 @@ type Row = { label: string; m: Measured; floor?: { name: string; m: Measured } }
 
 const ratioOf = (m: Measured, base: Measured) => Math.round((m.rps / base.rps) * 1000) / 1000;
 
-/** A fixed-width table; the ratio is req/s against the row's floor at the same concurrency. */
+/**
+ * What the POST target leaves a POST to spend: the floor's CPU per request over the target ratio (on a
+ * machine the load saturates, req/s is cores over CPU per request), beside what a POST spent, and
+ * PostgreSQL's part of it. Undefined when either phase was run without the CPU readings.
+ */
+function postCpuBudget(floor: Measured, post: Measured) {
+  if (floor.cpu_ms_per_request === undefined || post.cpu_ms_per_request === undefined) return undefined;
+  const budget = floor.cpu_ms_per_request / POST_LEAD_TARGET;
+  const postgres = post.postgres_cpu_ms_per_request ?? 0;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    floor_ms: floor.cpu_ms_per_request,
+    budget_ms: round(budget),
+    post_ms: post.cpu_ms_per_request,
+    postgres_ms: postgres,
+    postgres_share_of_budget: Math.round((postgres / budget) * 100) / 100,
+  };
+}
+
+const msOrDash = (ms: number | undefined) => (ms === undefined ? '-' : ms.toFixed(3));
+
+/**
+ * A fixed-width table; the ratio is req/s against the row's floor at the same concurrency. The CPU
+ * columns are ms per request: the whole machine's, and PostgreSQL's processes' within it.
+ */
 export function table(list: Row[]): string {
-  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs floor', 'floor'];
+  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs floor', 'floor', 'CPU', 'PG CPU'];
   const body = list.map((r) => [
     r.label,
     r.m.rps.toFixed(1),
@@ -28,6 +52,8 @@ export function table(list: Row[]): string {
     String(r.m.errors),
     r.floor ? ratioOf(r.m, r.floor.m).toFixed(3) : '-',
     r.floor?.name ?? '-',
+    msOrDash(r.m.cpu_ms_per_request),
+    msOrDash(r.m.postgres_cpu_ms_per_request),
   ]);
   return formatTable(header, body);
 }
@@ -116,6 +142,13 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       `${mcpP50Ratio}x the REST read's ${getLeadOneConn.p50_ms} ms (target <= ${MCP_GET_P50_TARGET}: ` +
       `${verdict(targets.mcp_get_lead_p50_met)})`,
   );
+  const budget = postCpuBudget(floorSelectInsert, postLead);
+  if (budget)
+    console.log(
+      `\nPOST /leads: ${budget.post_ms} ms of CPU per request (all cores), ${budget.postgres_ms} ms of it in ` +
+        `PostgreSQL; the SELECT + INSERT floor ${budget.floor_ms} ms, so ${POST_LEAD_TARGET}x its rate allows ` +
+        `${budget.budget_ms} ms per POST in all (PostgreSQL alone spends ${budget.postgres_share_of_budget}x that)`,
+    );
   console.log(
     `\nanalytics.summary at 1 connection, ${settings.leads} leads: 30 days p50 ${analytics30.p50_ms} ms, ` +
       `p99 ${analytics30.p99_ms} ms (target < ${ANALYTICS_P99_TARGET_MS} ms: ${analyticsMet ? 'met' : 'MISSED'}; ` +
@@ -159,6 +192,7 @@ export function printApiReport({ settings, seed, results, plan, plansByKind, api
       ratio_get_lead_vs_floor: getRatio,
       ratio_search_vs_floor: ratioOf(search, floorSelectInsert),
       ratio_post_lead_vs_floor: postRatio,
+      post_lead_cpu_budget: budget ?? null,
       ratio_get_lead_vs_bare: ratioOf(getLead, bare),
       ratio_search_vs_bare: ratioOf(search, bare),
       ratio_post_lead_vs_bare: ratioOf(postLead, bare),

@@ -7,6 +7,12 @@ export type Measured = {
   non_2xx: number;
   errors: number;
   statuses: Record<string, number>;
+  /**
+   * CPU per request, ms, of the whole machine (every core: server, PostgreSQL, load generator, kernel)
+   * and of PostgreSQL's processes alone, while the phase ran; taken by the load runs (`hammer`).
+   */
+  cpu_ms_per_request?: number;
+  postgres_cpu_ms_per_request?: number;
 };
 
 /** Nearest-rank percentile of already sorted values. */
