@@ -52,8 +52,8 @@ export function inboundEffect(lead: Pick<Lead, 'intent' | 'intent_score'>, body:
  * both). A reply (a lead writing back on a channel) also emits reply.received with the classification,
  * once per stored message. Answers the message and the lead as it now is.
  *
- * `created`: the lead was created by this intake with the message's effect already written on it; its
- * intent starts from none, and its qualification, which follows, decides on an opportunity.
+ * `applied`: the caller wrote the message's effect on the lead already (an intake writes a lead once,
+ * new or merged), and says what the lead's intent and qualification were before it.
  */
 export async function recordInboundMessageIn(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
@@ -65,10 +65,14 @@ export async function recordInboundMessageIn(
     /** From a provider: its id for the message (a replay is recognised by it), an email's subject and thread. */
     provider?: Pick<Message, 'provider_message_id' | 'subject' | 'in_reply_to'>;
   },
-  created?: { effect: InboundEffect },
+  /**
+   * When the caller already wrote the message's effect on the lead (with the lead's other changes, in
+   * one statement): the effect, and the lead's intent and qualification before it.
+   */
+  applied?: { effect: InboundEffect; before: { intent: Lead['intent']; qualified: boolean } },
 ): Promise<{ message: MessageView; lead: Lead }> {
   const data = ctx.data.in(lead.workspace_id);
-  const effect = created?.effect ?? inboundEffect(lead, msg.body);
+  const effect = applied?.effect ?? inboundEffect(lead, msg.body);
   const { classification } = effect;
   const row = await messagesIn(data).record({
     lead_id: lead.id,
@@ -79,7 +83,7 @@ export async function recordInboundMessageIn(
     classification,
     ...msg.provider,
   });
-  if (!created) await leadsIn(data).mark(lead.id, effect.changes);
+  if (!applied) await leadsIn(data).mark(lead.id, effect.changes);
   const subject = { type: 'lead' as const, id: lead.id };
   const view: MessageView = {
     id: row.id,
@@ -99,9 +103,7 @@ export async function recordInboundMessageIn(
     received_at: view.at,
   });
   if (effect.reading && classification) {
-    const before = created
-      ? { intent: null, qualified: false }
-      : { intent: lead.intent, qualified: isQualified(lead) };
+    const before = applied?.before ?? { intent: lead.intent, qualified: isQualified(lead) };
     await announceIntent(ctx, lead, effect.reading, { id: row.id, classification }, before);
   }
   if (msg.isReply) {

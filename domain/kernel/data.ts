@@ -208,6 +208,23 @@ export class Table<T extends ObjectLiteral> {
     return row!;
   }
 
+  /**
+   * Changes the row named by its primary key and inserts rows of other tables that hang from it, in one
+   * statement (one round trip, and the row written once instead of once per change). Answers the row as
+   * it now is. The row must exist (the caller holds it locked): the inserts run whether or not the
+   * change matched, so a missing row throws, and the caller's transaction takes them back.
+   */
+  async updateWith(where: Where<T>, values: Changes<T>, alongside: PlacedRow[]): Promise<T> {
+    const confined = this.confined(where);
+    const statement = this.byPrimaryKey([confined])
+      ? updateStatement(this.meta, confined, values, 'rows', alongside)
+      : undefined;
+    if (!statement) throw new Error(`updateWith on ${this.meta.tableName} names a row by its primary key`);
+    const [row] = await this.rows(statement);
+    if (!row) throw new Error(`updateWith on ${this.meta.tableName} found no row to change`);
+    return row;
+  }
+
   /** A row of this table for another's `insertWith`. */
   row(values: Changes<T>): PlacedRow {
     return { meta: this.meta, values: this.placed(values) };

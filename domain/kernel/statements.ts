@@ -171,36 +171,40 @@ export function insertStatement(
  */
 export function insertTogetherStatement(first: PlacedRow, alongside: PlacedRow[]): Statement {
   const params: unknown[] = [];
-  const others = alongside.map((r, i) => `alongside_${i} AS (${insertOf(r.meta, r.values, params)})`);
+  const others = alongsideInserts(alongside, params);
   const main = `${insertOf(first.meta, first.values, params)} RETURNING ${everyColumn(first.meta)}`;
   return { sql: others.length > 0 ? `WITH ${others.join(', ')} ${main}` : main, params };
 }
 
+/** Rows of other tables written by the same statement, as WITH clauses. */
+const alongsideInserts = (alongside: PlacedRow[], params: unknown[]) =>
+  alongside.map((r, i) => `alongside_${i} AS (${insertOf(r.meta, r.values, params)})`);
+
 /**
  * An UPDATE answering the changed rows as they now are, or only how many. Wrapped in a WITH, so the
- * driver answers rows (a bare UPDATE answers [rows, count]). Undefined when the query builder is needed.
+ * driver answers rows (a bare UPDATE answers [rows, count]); `alongside` rows of other tables are
+ * inserted by the same statement. Undefined when the query builder is needed.
  */
 export function updateStatement(
   meta: EntityMetadata,
   where: Where,
   values: ObjectLiteral,
   answer: 'rows' | 'count' = 'rows',
+  alongside: PlacedRow[] = [],
 ): Statement | undefined {
   const params: unknown[] = [];
+  const others = alongsideInserts(alongside, params);
   const set = given(values).map(([name, value]) => assigned(meta, name, value, params));
   if (set.length === 0) throw new Error(`an update of ${meta.tableName} changed nothing`);
   const c = conditions(meta, where, params);
   if (c === undefined) return undefined;
   const assignments = set.map((s) => `${s.column} = ${s.expression}`).join(', ');
-  if (answer === 'count')
-    return {
-      sql: `WITH changed AS (UPDATE ${quote(meta.tableName)} SET ${assignments} WHERE ${c} RETURNING 1)
-            SELECT count(*)::int AS n FROM changed`,
-      params,
-    };
+  const withs = [
+    ...others,
+    `changed AS (UPDATE ${quote(meta.tableName)} SET ${assignments} WHERE ${c} RETURNING ${answer === 'count' ? '1' : '*'})`,
+  ].join(', ');
   return {
-    sql: `WITH changed AS (UPDATE ${quote(meta.tableName)} SET ${assignments} WHERE ${c} RETURNING *)
-          SELECT * FROM changed`,
+    sql: `WITH ${withs} SELECT ${answer === 'count' ? 'count(*)::int AS n' : '*'} FROM changed`,
     params,
   };
 }

@@ -128,6 +128,81 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
     );
   });
 
+  it('merges a submission with a message: the details, the message, its intent and the new score, in the events a caller expects', async () => {
+    // Qualified beforehand, so the message's buying intent opens an opportunity.
+    const first = await postLead(
+      app,
+      key,
+      intakeBody({ phone: null, postcode: 'SW1A 1AA', answers: { timeline: 'now', budget: 5000 } }),
+    );
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const id = first.body.data.id as string;
+    const [before] = await t.db.query<{ updated_at: Date; score_id: string }[]>(
+      'SELECT updated_at, score_id FROM leads WHERE id = $1',
+      [id],
+    );
+    const res = await postLead(
+      app,
+      key,
+      intakeBody({
+        email: first.body.data.email,
+        phone: '+44 7700 900321',
+        answers: { team_size: 12 },
+        message: 'Can we book a demo tomorrow? We are ready to buy.',
+      }),
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.outcome, 'MERGED');
+    assert.equal(res.body.data.id, id);
+    assert.equal(res.body.data.phone, '+447700900321', 'a missing detail is added');
+    assert.equal(res.body.data.needs_attention, true, 'the message asks for attention');
+
+    const after = await t.db.query<{ type: string; data: Record<string, unknown> }[]>(
+      `SELECT type, data FROM events WHERE data->>'lead_id' = $1 ORDER BY seq`,
+      [id],
+    );
+    assert.deepEqual(
+      after.map((e) => e.type),
+      [
+        'lead.created',
+        'lead.qualified',
+        'lead.scored',
+        'lead.touched',
+        'message.received',
+        'lead.intent_changed',
+        'opportunity.created',
+        'lead.qualified',
+        'lead.scored',
+        'score.changed',
+      ],
+    );
+    const byType = (type: string) => after.filter((e) => e.type === type).at(-1)!.data;
+    assert.deepEqual(byType('lead.touched').changed_fields, ['phone', 'answers']);
+    assert.equal(byType('lead.intent_changed').previous_intent, null);
+    assert.equal(byType('lead.scored').trigger_event, 'lead.touched');
+    assert.equal(byType('lead.scored').previous_grade, first.body.data.score.grade);
+
+    const [lead] = await t.db.query<Record<string, unknown>[]>(
+      `SELECT l.phone, l.answers, l.intent, l.needs_attention, l.score_id, l.score_total, l.score_grade,
+              l.updated_at, s.total AS newest_total, s.trigger_event
+         FROM leads l JOIN scores s ON s.id = l.score_id WHERE l.id = $1`,
+      [id],
+    );
+    assert.equal(lead!.phone, '+447700900321');
+    assert.deepEqual(lead!.answers, { timeline: 'now', budget: 5000, team_size: 12 });
+    assert.equal(lead!.intent, byType('lead.intent_changed').intent);
+    assert.equal(lead!.needs_attention, true);
+    assert.notEqual(lead!.score_id, before!.score_id, 'the lead carries its new score');
+    assert.equal(lead!.score_id, byType('lead.scored').score_id);
+    assert.equal(lead!.score_total, lead!.newest_total);
+    assert.equal(lead!.score_total, res.body.data.score.total);
+    assert.equal(lead!.trigger_event, 'lead.touched');
+    assert.ok((lead!.updated_at as Date) > before!.updated_at, 'updated_at moves');
+    assert.equal(await count(t.db, 'scores', 'lead_id = $1', [id]), 2);
+    assert.equal(await count(t.db, 'touches', 'lead_id = $1', [id]), 2);
+    assert.equal(await count(t.db, 'messages', `lead_id = $1 AND direction = 'inbound'`, [id]), 1);
+  });
+
   it('matches on a phone given in national or international format', async () => {
     const first = await postLead(app, key, intakeBody({ email: null, phone: '+44 7700 900456' }));
     assert.equal(first.status, 201, JSON.stringify(first.body));

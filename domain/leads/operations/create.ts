@@ -1,12 +1,14 @@
 import * as yup from 'yup';
 import { inboundEffect, recordInboundMessageIn } from '../../conversations/messages';
+import { messagesIn } from '../../conversations/repository';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { needsTimezone, normaliseContact, workspaceTimezone } from '../contact-input';
 import type { Lead, Touch } from '../entities';
 import { INTAKE_RESULT } from '../outputs';
-import { announceQualification, qualifyLeadIn, scoringOf } from '../qualify';
+import { isQualified } from '../intent';
+import { announceQualification, scoringOf } from '../qualify';
 import { leadsIn } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
 import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
@@ -144,6 +146,7 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
     return { data: null, outcome: 'SUPPRESSED' };
   }
 
+  const message = intake.message ? { channel: 'form', body: intake.message, isReply: false } : undefined;
   let lead: Lead;
   let outcome: IntakeOutcome;
   if (match) {
@@ -160,21 +163,33 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
     );
     const changed = [...Object.keys(changes), ...(Object.keys(newAnswers).length ? ['answers'] : [])];
     outcome = changed.length > 0 ? 'MERGED' : 'DUPLICATE';
-    lead = await leads.fill(
-      match,
-      {
-        ...changes,
-        ...(Object.keys(newAnswers).length ? { answers: { ...match.answers, ...newAnswers } } : {}),
-        ...(match.consent_at === null && intake.consentAt ? { consent_at: intake.consentAt } : {}),
-      },
-      outcome === 'MERGED',
-    );
-    await touch(lead.id, outcome, changed);
+    const filled = {
+      ...changes,
+      ...(Object.keys(newAnswers).length ? { answers: { ...match.answers, ...newAnswers } } : {}),
+      ...(match.consent_at === null && intake.consentAt ? { consent_at: intake.consentAt } : {}),
+    };
+    if (outcome === 'MERGED') {
+      // A merged lead is written once too: what the submission filled, what its message does, and the
+      // new score, instead of an update for each.
+      const effect = message ? inboundEffect(match, message.body) : undefined;
+      const values = { ...filled, ...effect?.changes };
+      const hasInbound = !!message || (await messagesIn(ctx.data).hasInbound(match.id));
+      const scoring = scoringOf({ ...match, ...values }, hasInbound, 'lead.touched');
+      lead = await leads.changeScored(match.id, values, scoring.row);
+      await touch(lead.id, outcome, changed);
+      if (message) {
+        const before = { intent: match.intent, qualified: isQualified(match) };
+        await recordInboundMessageIn(ctx, lead, message, { effect: effect!, before });
+      }
+      await announceQualification(ctx, lead, scoring, match.score_grade);
+    } else {
+      lead = await leads.fillQuietly(match, filled);
+      await touch(lead.id, outcome, changed);
+      if (message) ({ lead } = await recordInboundMessageIn(ctx, lead, message));
+    }
   } else {
     // A new lead is written once, with its first touch, its score and what its message does to it.
-    const effect = intake.message
-      ? inboundEffect({ intent: null, intent_score: null }, intake.message)
-      : undefined;
+    const effect = message ? inboundEffect({ intent: null, intent_score: null }, message.body) : undefined;
     const values = {
       first_name: contact.first_name ?? null,
       last_name: contact.last_name ?? null,
@@ -186,7 +201,7 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
       answers: intake.answers,
       ...effect?.changes,
     };
-    const scoring = scoringOf(values, !!intake.message, 'lead.created');
+    const scoring = scoringOf(values, !!message, 'lead.created');
     lead = await leads.createScored(values, scoring.row, {
       source_type: intake.sourceType,
       source: intake.source,
@@ -206,25 +221,14 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
         source: intake.source,
       },
     );
-    if (intake.message)
-      await recordInboundMessageIn(
-        ctx,
-        lead,
-        { channel: 'form', body: intake.message, isReply: false },
-        { effect: effect! },
-      );
+    // A new lead had no intent; its qualification, announced next, decides on an opportunity.
+    if (message)
+      await recordInboundMessageIn(ctx, lead, message, {
+        effect: effect!,
+        before: { intent: null, qualified: false },
+      });
     await announceQualification(ctx, lead, scoring, null);
-    audit(lead.id, outcome);
-    return { data: leadView(lead), outcome };
   }
-  if (intake.message) {
-    ({ lead } = await recordInboundMessageIn(ctx, lead, {
-      channel: 'form',
-      body: intake.message,
-      isReply: false,
-    }));
-  }
-  if (outcome === 'MERGED') lead = await qualifyLeadIn(ctx, lead, 'lead.touched');
   audit(lead.id, outcome);
   return { data: leadView(lead), outcome };
 }

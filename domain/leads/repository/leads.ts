@@ -70,14 +70,33 @@ export const leadsIn = (data: Data) => {
       );
     },
 
+    /**
+     * A (locked) lead changed by another submission and re-scored, written by one statement: the new
+     * score row, and the lead with the changes and that score, instead of one update per change.
+     */
+    changeScored: (id: string, values: Changes<Lead>, score: ScoreValues): Promise<Lead> => {
+      const scoreId = randomUUID();
+      return leads.updateWith(
+        { id },
+        {
+          ...values,
+          score_id: scoreId,
+          score_total: score.total,
+          score_grade: score.grade,
+          updated_at: now,
+        },
+        [data.scoped(ScoreEntity).row({ ...score, id: scoreId, lead_id: id })],
+      );
+    },
+
     find: (id: string) => leads.findOne({ id }),
 
     /**
-     * Fills a (locked) lead's gaps from another submission; updated_at moves only when the lead
-     * `learned` something (a consent date alone does not count). Nothing to fill writes nothing.
+     * Fills a (locked) lead's gaps from a submission that taught it nothing (a consent date alone does
+     * not count), so updated_at stays; nothing to fill writes nothing. A submission with something new
+     * goes through `changeScored`.
      */
-    fill: async (lead: Lead, values: Changes<Lead>, learned: boolean): Promise<Lead> => {
-      if (learned) return change(lead.id, values);
+    fillQuietly: async (lead: Lead, values: Changes<Lead>): Promise<Lead> => {
       if (Object.keys(values).length === 0) return lead;
       return (await leads.update({ id: lead.id }, values))[0]!;
     },
