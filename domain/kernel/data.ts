@@ -103,8 +103,23 @@ export async function preparedQuery<R>(
   }
 }
 
-/** A statement's name for `preparedQuery` when its text is built: the text's hash, so each text has one. */
-export const nameOf = (text: string) => `s_${createHash('sha1').update(text).digest('base64url')}`;
+const names = new Map<string, string>();
+/** Texts remembered at most; past it the map starts over (the set of built texts is small and fixed). */
+const NAMES_KEPT = 1_000;
+
+/**
+ * A statement's name for `preparedQuery` when its text is built: the text's hash, so each text has one.
+ * Remembered per text, so a statement run on every request is hashed once.
+ */
+export const nameOf = (text: string) => {
+  let name = names.get(text);
+  if (name === undefined) {
+    if (names.size >= NAMES_KEPT) names.clear();
+    name = `s_${createHash('sha1').update(text).digest('base64url')}`;
+    names.set(text, name);
+  }
+  return name;
+};
 
 type Where<T> = FindOptionsWhere<T>;
 
