@@ -43,16 +43,8 @@ export async function qualifyLeadIn(
   hasInbound?: boolean,
 ): Promise<Lead> {
   const data = ctx.data.in(lead.workspace_id);
-  const leads = leadsIn(data);
   const scoring = scoringOf(lead, hasInbound ?? (await messagesIn(data).hasInbound(lead.id)), trigger);
-  const score = await leads.addScore({ lead_id: lead.id, ...scoring.row });
-  await leads.setScore(lead.id, { id: score.id, total: scoring.row.total, grade: scoring.row.grade });
-  const scored = {
-    ...lead,
-    score_id: score.id,
-    score_total: scoring.row.total,
-    score_grade: scoring.row.grade,
-  };
+  const scored = await leadsIn(data).rescore(lead.id, scoring.row);
   await announceQualification(ctx, scored, scoring, lead.score_grade);
   return scored;
 }

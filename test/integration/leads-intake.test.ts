@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { qualifyLead } from '../../domain/leads/operations/qualify';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import { SCORING_VERSION } from '../../domain/leads/scoring';
 import { testApp } from '../helpers/api';
@@ -201,6 +202,32 @@ describe('POST /api/v1/leads: the ad-form intake', () => {
     assert.equal(await count(t.db, 'scores', 'lead_id = $1', [id]), 2);
     assert.equal(await count(t.db, 'touches', 'lead_id = $1', [id]), 2);
     assert.equal(await count(t.db, 'messages', `lead_id = $1 AND direction = 'inbound'`, [id]), 1);
+  });
+
+  it('re-qualifying a lead by hand puts a new score on it and leaves updated_at where it was', async () => {
+    const first = await postLead(app, key, intakeBody());
+    const id = first.body.data.id as string;
+    const read = async () =>
+      (
+        await t.db.query<{ updated_at: Date; score_id: string; score_total: number; score_grade: string }[]>(
+          'SELECT updated_at, score_id, score_total, score_grade FROM leads WHERE id = $1',
+          [id],
+        )
+      )[0]!;
+    const before = await read();
+    const view = await asOperator(t.db, qualifyLead, { leadId: id }, { workspaceId });
+    const after = await read();
+    assert.notEqual(after.score_id, before.score_id);
+    const [score] = await t.db.query<{ total: number; grade: string; trigger_event: string }[]>(
+      'SELECT total, grade, trigger_event FROM scores WHERE id = $1',
+      [after.score_id],
+    );
+    assert.equal(score!.trigger_event, 'manual');
+    assert.equal(after.score_total, score!.total);
+    assert.equal(after.score_grade, score!.grade);
+    assert.deepEqual(view.score, { total: score!.total, grade: score!.grade });
+    assert.equal(after.updated_at.getTime(), before.updated_at.getTime(), 'a score alone is no change');
+    assert.equal(await count(t.db, 'scores', 'lead_id = $1', [id]), 2);
   });
 
   it('matches on a phone given in national or international format', async () => {

@@ -175,7 +175,7 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
       const values = { ...filled, ...effect?.changes };
       const hasInbound = !!message || (await messagesIn(ctx.data).hasInbound(match.id));
       const scoring = scoringOf({ ...match, ...values }, hasInbound, 'lead.touched');
-      lead = await leads.changeScored(match.id, values, scoring.row);
+      lead = await leads.rescore(match.id, scoring.row, values);
       await touch(lead.id, outcome, changed);
       if (message) {
         const before = { intent: match.intent, qualified: isQualified(match) };

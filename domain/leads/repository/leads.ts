@@ -30,6 +30,14 @@ export const leadsIn = (data: Data) => {
   /** Changes a (locked) lead and answers it as now stored; every change but a score moves updated_at. */
   const change = async (id: string, values: Changes<Lead>): Promise<Lead> =>
     (await leads.update({ id }, { ...values, updated_at: now }))[0]!;
+  /** A new score's row (its id chosen here) and the columns that put it on its lead. */
+  const scoreFor = (leadId: string, score: ScoreValues) => {
+    const id = randomUUID();
+    return {
+      row: data.scoped(ScoreEntity).row({ ...score, id, lead_id: leadId }),
+      onLead: { score_id: id, score_total: score.total, score_grade: score.grade },
+    };
+  };
 
   return {
     change,
@@ -60,33 +68,22 @@ export const leadsIn = (data: Data) => {
       touch: Pick<Touch, 'source_type' | 'source' | 'outcome' | 'contact'>,
     ): Promise<Lead> => {
       const id = randomUUID();
-      const scoreId = randomUUID();
-      return leads.insertWith(
-        { ...values, id, score_id: scoreId, score_total: score.total, score_grade: score.grade },
-        [
-          data.scoped(ScoreEntity).row({ ...score, id: scoreId, lead_id: id }),
-          data.scoped(TouchEntity).row({ ...touch, lead_id: id }),
-        ],
-      );
+      const scored = scoreFor(id, score);
+      return leads.insertWith({ ...values, id, ...scored.onLead }, [
+        scored.row,
+        data.scoped(TouchEntity).row({ ...touch, lead_id: id }),
+      ]);
     },
 
     /**
-     * A (locked) lead changed by another submission and re-scored, written by one statement: the new
-     * score row, and the lead with the changes and that score, instead of one update per change.
+     * A new score on a (locked) lead, with what the same event changed on it, written by one statement:
+     * the score row inserted beside the update, instead of an update per change. updated_at moves with
+     * the changes; a score alone is not a change of the lead's own details.
      */
-    changeScored: (id: string, values: Changes<Lead>, score: ScoreValues): Promise<Lead> => {
-      const scoreId = randomUUID();
-      return leads.updateWith(
-        { id },
-        {
-          ...values,
-          score_id: scoreId,
-          score_total: score.total,
-          score_grade: score.grade,
-          updated_at: now,
-        },
-        [data.scoped(ScoreEntity).row({ ...score, id: scoreId, lead_id: id })],
-      );
+    rescore: (id: string, score: ScoreValues, changes: Changes<Lead> = {}): Promise<Lead> => {
+      const scored = scoreFor(id, score);
+      const moved = Object.keys(changes).length > 0 ? { updated_at: now } : {};
+      return leads.updateWith({ id }, { ...changes, ...scored.onLead, ...moved }, [scored.row]);
     },
 
     find: (id: string) => leads.findOne({ id }),
@@ -94,7 +91,7 @@ export const leadsIn = (data: Data) => {
     /**
      * Fills a (locked) lead's gaps from a submission that taught it nothing (a consent date alone does
      * not count), so updated_at stays; nothing to fill writes nothing. A submission with something new
-     * goes through `changeScored`.
+     * goes through `rescore`.
      */
     fillQuietly: async (lead: Lead, values: Changes<Lead>): Promise<Lead> => {
       if (Object.keys(values).length === 0) return lead;
@@ -110,11 +107,6 @@ export const leadsIn = (data: Data) => {
         if (isUniqueViolation(err)) return undefined;
         throw err;
       }
-    },
-
-    /** The new score on the lead; not a change of the lead's own details, so updated_at stays. */
-    setScore: async (id: string, score: Pick<Score, 'id' | 'total' | 'grade'>): Promise<void> => {
-      await leads.set({ id }, { score_id: score.id, score_total: score.total, score_grade: score.grade });
     },
 
     /**
@@ -177,8 +169,6 @@ export const leadsIn = (data: Data) => {
 
     addTouch: (values: Pick<Touch, 'lead_id' | 'source_type' | 'source' | 'outcome' | 'contact'>) =>
       data.scoped(TouchEntity).add(values, ['id']),
-
-    addScore: (values: ScoreValues & Pick<Score, 'lead_id'>) => data.scoped(ScoreEntity).add(values, ['id']),
   };
 };
 
