@@ -60,7 +60,8 @@ async function main(argv: string[]): Promise<string> {
       workspaceId: flags.workspace,
     });
     const shown = cmd.binding.present ? cmd.binding.present(output) : output;
-    return JSON.stringify(shown, null, 2) + '\n';
+    // A command written for a person to read (approval show) presents text; the rest print JSON.
+    return typeof shown === 'string' ? shown : JSON.stringify(shown, null, 2) + '\n';
   } finally {
     await db.destroy();
     await temporal?.close();

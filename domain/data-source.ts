@@ -17,6 +17,7 @@ import { Analytics1763801400000 } from './migrations/1763801400000-analytics';
 import { Sales1763801500000 } from './migrations/1763801500000-sales';
 import { SearchJoined1763801600000 } from './migrations/1763801600000-search-joined';
 import { FreshVisibility1763801700000 } from './migrations/1763801700000-fresh-visibility';
+import { ApprovalSnapshots1763801900000 } from './migrations/1763801900000-approval-snapshots';
 import { FirstResponseIndex1763801800000 } from './migrations/1763801800000-first-response-index';
 import { ENTITIES } from './entities';
 
@@ -43,6 +44,7 @@ const migrations = [
   SearchJoined1763801600000,
   FreshVisibility1763801700000,
   FirstResponseIndex1763801800000,
+  ApprovalSnapshots1763801900000,
 ];
 
 /**

@@ -29,6 +29,7 @@ import {
   getApproval,
   listApprovals,
   rejectApproval,
+  showApproval,
 } from './approvals/operations/approvals';
 import {
   createCampaign,
@@ -57,6 +58,8 @@ import { listAudit } from './identity/operations/audit';
 import { createApiKey, listApiKeys, revokeApiKey } from './identity/operations/keys';
 import { addMember, removeMember, setMemberRole } from './identity/operations/members';
 import { createWorkspace, getWorkspace, issueInboundEmailSecret } from './identity/operations/workspaces';
+import { withdrawOnLostAuthority } from './approvals/lifecycle';
+import { onAuthorityLost, registerOperations } from './kernel/gate';
 import type { AnyOperation } from './kernel/operation';
 import { addLeadNote } from './leads/operations/add-note';
 import { archiveLead } from './leads/operations/archive';
@@ -180,6 +183,7 @@ export const operations = {
   // approvals
   getApproval,
   listApprovals,
+  showApproval,
   cancelApproval,
   approveApproval,
   rejectApproval,
@@ -206,6 +210,13 @@ if (byName.size !== Object.keys(operations).length) throw new Error('two operati
 
 /** The operation registered under `name` (`lead.set_status`), or undefined. */
 export const operationNamed = (name: string): AnyOperation | undefined => byName.get(name);
+
+// Identity takes authority away (a key revoked, a member demoted or removed); the approvals area
+// withdraws what was parked on it. Wired here, where the areas meet, so neither imports the other.
+onAuthorityLost((data, loss, services) =>
+  withdrawOnLostAuthority(data, loss, services, (name) => operationNamed(name)?.requirement),
+);
+registerOperations(operationNamed);
 
 /** Every registered operation, sorted by name (a deterministic order for tool lists and docs). */
 export const allOperations = (): AnyOperation[] =>

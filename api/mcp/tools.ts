@@ -45,8 +45,12 @@ export type ToolDefinition = {
 export const outputSchemaOf = (op: AnyOperation): JsonSchema =>
   op.gated ? { type: 'object', anyOf: [PARKED, op.output] } : op.output;
 
-const GATE =
-  ' Calling it does not do it: it parks a request that a person (an admin of the workspace) must approve, and answers with an approval_id to follow with approval.get (or withdraw with approval.cancel). A client that declares the tasks extension gets a task instead, whose result is what this tool answers once approved.';
+const GATE_PARKS =
+  ' does not do it: it parks a request that a person (an admin of the workspace) must approve, and answers with an approval_id to follow with approval.get (or withdraw with approval.cancel). A client that declares the tasks extension gets a task instead, whose result is what this tool answers once approved. The person approves what the target is when you ask: if it changes before they decide, the approved call is refused and nothing happens.';
+
+/** What the model is told about the gate: every call parks, or (an operation that decides per call) those that widen. */
+const gateText = (op: AnyOperation) =>
+  !op.gated ? '' : op.gatedWhen ? ` A call that needs approval${GATE_PARKS}` : ` Calling it${GATE_PARKS}`;
 
 const tools = new Map<string, ToolDefinition>();
 
@@ -58,7 +62,7 @@ export function toolOf(op: AnyOperation, naming: ToolNaming): ToolDefinition {
   const tool: ToolDefinition = {
     name: toolName(op, naming),
     title: op.title,
-    description: inNaming(`${op.description}${op.gated ? GATE : ''} Returns ${op.returns}`, naming),
+    description: inNaming(`${op.description}${gateText(op)} Returns ${op.returns}`, naming),
     inputSchema: toJsonSchema(closedInput(op) as yup.AnySchema),
     outputSchema: outputSchemaOf(op),
     annotations: {

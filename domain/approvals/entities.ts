@@ -1,3 +1,4 @@
+import type { Snapshot } from '../kernel/effect';
 import { clockDefault, entity, inWorkspace, oneOfCheck, uuidKey } from '../kernel/entity';
 
 export const APPROVAL_STATUSES = [
@@ -11,8 +12,18 @@ export const APPROVAL_STATUSES = [
 ] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
-/** Why an approved request was refused when it ran, as the operation refused it. */
-export type RecordedError = { code: string; message: string; field?: string };
+/**
+ * Why an approved request was refused when it ran: as the operation refused it, or (`refused_by:
+ * 'gate'`) because what was approved no longer stood (the target changed, the requester lost the
+ * authority they asked with, the request predates snapshots), so the operation never ran.
+ */
+export type RecordedError = {
+  code: string;
+  message: string;
+  field?: string;
+  refused_by?: 'gate';
+  changed?: string[];
+};
 
 export type Approval = {
   id: string;
@@ -22,6 +33,11 @@ export type Approval = {
   /** A fingerprint of the validated arguments: the same key asking the same thing finds its request. */
   input_hash: Buffer;
   summary: string;
+  /**
+   * What the call will do as the approver sees it (its bound parts, what was counted, and their digest),
+   * taken as it parked; null only for requests parked before snapshots existed, which never run.
+   */
+  effect: Snapshot | null;
   requested_by_key: string;
   requested_by_user: string;
   status: ApprovalStatus;
@@ -44,6 +60,7 @@ export const ApprovalEntity = entity<Approval>({
     input: { type: 'jsonb' },
     input_hash: { type: 'bytea' },
     summary: { type: 'text' },
+    effect: { type: 'jsonb', nullable: true },
     requested_by_key: { type: 'uuid' },
     requested_by_user: { type: 'uuid' },
     status: { type: 'text', default: 'PENDING' },

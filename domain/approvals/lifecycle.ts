@@ -2,27 +2,32 @@ import type { DataSource } from 'typeorm';
 import { writeAudit } from '../kernel/audit';
 import { Data } from '../kernel/data';
 import { DomainError, notFound } from '../kernel/errors';
-import type { Decision, GatedCall } from '../kernel/gate';
+import type { AuthorityLoss, Decision, GatedCall } from '../kernel/gate';
+import type { Requirement } from '../kernel/permissions';
+import type { Services } from '../kernel/operation';
 import { requestHash } from '../kernel/idempotency';
 import { roleRefusal } from '../kernel/permissions';
 import { membersIn } from '../identity/repository';
 import type { Approval, ApprovalStatus } from './entities';
 import { approvalsIn, type MoveFields } from './repository';
-import { APPROVAL_TTL_DAYS, approvalView, type ApprovalView } from './views';
+import { APPROVAL_TTL_DAYS, WITHDRAWN_BY_ASSISTANT, approvalView, type ApprovalView } from './views';
 import { APPROVER_ROLE, canMove, requireMove } from './rules';
 
 /**
- * Records a key's gated call as a pending request, in the caller's transaction. The same key asking
- * the same operation with the same arguments while one waits gets that one back (`created: false`).
+ * Records a key's gated call as a pending request with the snapshot of its effect, in the caller's
+ * transaction. The same key asking the same operation with the same arguments on the same target while
+ * one waits gets that one back (`created: false`); once the target changed, asking again parks a new
+ * request (the old one is refused if approved: it no longer matches).
  */
 export async function parkRequest(data: Data, call: GatedCall): Promise<{ row: Approval; created: boolean }> {
   const approvals = approvalsIn(data);
-  const inputHash = requestHash(call.input);
+  const inputHash = requestHash({ input: call.input, effect: call.snapshot.digest });
   const inserted = await approvals.park({
     operation: call.operation,
     input: call.input,
     inputHash,
     summary: call.summary,
+    snapshot: call.snapshot,
     keyId: call.principal.keyId,
     userId: call.principal.userId,
     days: APPROVAL_TTL_DAYS,
@@ -93,11 +98,45 @@ export async function expireApproval(db: DataSource, approvalId: string): Promis
   });
 }
 
+/**
+ * Withdraws the waiting requests parked on authority just lost, in the transaction that takes it away:
+ * every request of a revoked key or a removed member; for a demotion, those whose operation needs more
+ * than the new role. Each ends CANCELLED with the loss as its reason; once that commits, their
+ * workflows are told (the database already refuses a later decision). `requirementOf` is the
+ * registry's, handed in where the areas are put together.
+ */
+export async function withdrawOnLostAuthority(
+  data: Data,
+  loss: AuthorityLoss,
+  services: Services,
+  requirementOf: (operation: string) => Requirement | undefined,
+) {
+  const rows = await approvalsIn(data.in(loss.workspaceId)).waitingOf({
+    keyId: loss.keyId,
+    userId: loss.userId,
+  });
+  const lost = rows.filter((r) => {
+    if (loss.role === undefined || loss.role === null) return true;
+    const need = requirementOf(r.operation);
+    return !need || roleRefusal(loss.role, need.minRole) !== undefined;
+  });
+  for (const row of lost) await move(data.in(loss.workspaceId), row, 'CANCELLED', { reason: loss.reason });
+  const ids = lost.map((r) => r.id);
+  const gate = services.approvals;
+  return {
+    audit: ids.length > 0 ? { withdrawn_approvals: ids } : {},
+    afterCommit:
+      ids.length > 0 && gate
+        ? async () => {
+            for (const id of ids) await gate.withdrawn(id);
+          }
+        : undefined,
+  };
+}
+
 /** Takes back a request the key parked: it never runs, and a later decision is refused. */
 export async function withdrawApproval(data: Data, row: Approval): Promise<ApprovalView> {
-  return approvalView(
-    await move(data, row, 'CANCELLED', { reason: 'Withdrawn by the assistant that asked.' }),
-  );
+  return approvalView(await move(data, row, 'CANCELLED', { reason: WITHDRAWN_BY_ASSISTANT }));
 }
 
 /** Where a request stands, or not found: after an Update's failure, say what the request is now. */

@@ -1,4 +1,5 @@
 import type { Data } from '../kernel/data';
+import type { Snapshot } from '../kernel/effect';
 import { ApprovalEntity, type Approval, type ApprovalStatus, type RecordedError } from './entities';
 
 export type MoveFields = { decidedBy?: string; reason?: string; outcome?: unknown; error?: RecordedError };
@@ -30,13 +31,14 @@ export const approvalsIn = (data: Data) => {
       input: Record<string, unknown>;
       inputHash: Buffer;
       summary: string;
+      snapshot: Snapshot;
       keyId: string;
       userId: string;
       days: number;
     }): Promise<Approval | undefined> => {
       const [row] = await data.sql<Approval[]>(
-        `INSERT INTO approvals (workspace_id, operation, input, input_hash, summary, requested_by_key, requested_by_user, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp() + make_interval(days => $8))
+        `INSERT INTO approvals (workspace_id, operation, input, input_hash, summary, requested_by_key, requested_by_user, expires_at, effect)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp() + make_interval(days => $8), $9)
          ON CONFLICT (requested_by_key, operation, input_hash) WHERE status = 'PENDING' DO NOTHING RETURNING *`,
         [
           data.workspaceId,
@@ -47,10 +49,25 @@ export const approvalsIn = (data: Data) => {
           call.keyId,
           call.userId,
           call.days,
+          JSON.stringify(call.snapshot),
         ],
       );
       return row;
     },
+
+    /**
+     * The waiting requests parked by a key, or by any key of a user, held (`FOR UPDATE`) until the
+     * transaction ends, oldest first: a decision racing their withdrawal waits, then finds them ended.
+     */
+    waitingOf: (who: { keyId?: string; userId?: string }) =>
+      rows.find(
+        {
+          status: 'PENDING',
+          ...(who.keyId ? { requested_by_key: who.keyId } : {}),
+          ...(who.userId ? { requested_by_user: who.userId } : {}),
+        },
+        { lock: true, order: { created_at: 'ASC', id: 'ASC' } },
+      ),
 
     /** The request the key waits on for the same call. */
     waiting: (keyId: string, operation: string, inputHash: Buffer) =>

@@ -1,21 +1,59 @@
 import type { Actor } from '../kernel/actor';
+import { writeAudit } from '../kernel/audit';
 import { Data } from '../kernel/data';
+import { effectDigest, gateRefusal } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
-import { roleRefusal } from '../kernel/permissions';
+import { roleAtLeast, roleRefusal, type Requirement } from '../kernel/permissions';
 import { runOperation } from '../kernel/runner';
-import { membersIn } from '../identity/repository';
+import { keysIn, membersIn } from '../identity/repository';
 import { operationNamed } from '../registry';
+import type { Approval, RecordedError } from './entities';
 import { lock, move } from './lifecycle';
 import { approvalsIn } from './repository';
 import { approvalView, type ApprovalView } from './views';
-import { APPROVER_ROLE, canMove } from './rules';
+import { APPROVER_ROLE, canMove, requireMove } from './rules';
 
 /**
- * Runs an approved request's operation exactly once, on the approver's authority (their live role,
- * checked by the runner), and records the outcome in the same transaction as the change. A re-run (a
- * worker that crashed before Temporal heard the result) finds the outcome recorded and answers it.
- * A refusal ends the request FAILED with the operation's own code and message.
+ * Why the requester no longer holds the authority they asked with, or undefined while they do: the key
+ * live (not revoked, not expired) with the operation's scope, and its owner still a member with the
+ * operation's minimum role. Revocation, demotion and removal withdraw waiting requests as they happen;
+ * this catches what no event announces (a key that expired) and an approved request caught between.
+ */
+export async function requesterRefusal(
+  data: Data,
+  row: Approval,
+  need: Requirement,
+): Promise<string | undefined> {
+  const key = await keysIn(data).standing(row.requested_by_key);
+  if (!key) return 'requester key no longer exists';
+  if (key.revoked_at) return 'requester key revoked';
+  if (key.expired) return 'requester key expired';
+  if (key.owner_role === null) return 'requester removed from the workspace';
+  if (!roleAtLeast(key.owner_role, need.minRole))
+    return `requester's role ${key.owner_role} is below ${need.minRole}`;
+  if (need.scope !== 'any' && !key.scopes.includes(need.scope))
+    return `requester key lacks scope ${need.scope}`;
+  return undefined;
+}
+
+/** What a refused run records: the refusal's code, message and field, and whether the gate refused it. */
+const recorded = (err: DomainError): RecordedError => ({
+  code: err.code,
+  message: err.message,
+  ...(typeof err.details.field === 'string' ? { field: err.details.field } : {}),
+  ...(err.details.refused_by === 'gate' ? { refused_by: 'gate' as const } : {}),
+  ...(Array.isArray(err.details.changed) ? { changed: err.details.changed as string[] } : {}),
+});
+
+/**
+ * Runs an approved request's operation exactly once, exactly as approved, on the approver's authority
+ * (their live role, checked by the runner), and records the outcome in the same transaction as the
+ * change. In that transaction, before the operation runs, the request is locked, its requester's
+ * authority checked, and the operation's effect read again under the lock the run takes: a bound part
+ * that differs from the approved snapshot refuses the run. A re-run (a worker that crashed before
+ * Temporal heard the result) finds the outcome recorded and answers it. A refusal ends the request
+ * FAILED with the refusal's code and message.
  */
 export async function runApproved(services: Services, approvalId: string): Promise<ApprovalView> {
   const { db } = services;
@@ -49,14 +87,30 @@ export async function runApproved(services: Services, approvalId: string): Promi
         {},
         `approver: ${demoted}`,
       );
+    const approved = row.effect;
+    if (!approved)
+      throw gateRefusal(
+        'approval predates snapshots: nobody can tell what was approved, so it does not run; ask for approval again.',
+      );
+    if (effectDigest(approved) !== approved.digest)
+      throw gateRefusal('the approved snapshot does not match its digest; nothing was done.');
     await runOperation(services, op, actor, row.input, {
+      approved,
       auditDetails: {
         approval_id: approvalId,
         approved_by: row.decided_by,
         requested_by_key: row.requested_by_key,
         requested_by_user: row.requested_by_user,
+        effect_digest: approved.digest,
       },
-      // Someone else already ran it: the move is refused and this run rolls back.
+      // Held to commit: a second run waits here, then finds it executed; a withdrawal waits for the run.
+      firstInTransaction: async (m) => {
+        const data = new Data(m, row.workspace_id);
+        const current = await lock(data, approvalId);
+        requireMove(current.status, 'EXECUTED');
+        const lost = await requesterRefusal(data, current, op.requirement);
+        if (lost) throw gateRefusal(`${lost}: the request no longer stands; nothing was done.`);
+      },
       alsoInTransaction: async (m, output) => {
         const data = new Data(m, row.workspace_id);
         await move(data, await lock(data, approvalId), 'EXECUTED', { outcome: output ?? null });
@@ -68,10 +122,18 @@ export async function runApproved(services: Services, approvalId: string): Promi
       const data = new Data(m, row.workspace_id);
       const current = await lock(data, approvalId);
       if (!canMove(current.status, 'FAILED')) return;
-      const field = typeof err.details.field === 'string' ? { field: err.details.field } : {};
-      await move(data, current, 'FAILED', {
-        reason: err.message,
-        error: { code: err.code, message: err.message, ...field },
+      await move(data, current, 'FAILED', { reason: err.message, error: recorded(err) });
+      // The refused run is audited as the operation, beside the request's end: nothing ran, and why.
+      await writeAudit(m, {
+        door: 'activity',
+        action: row.operation,
+        outcome: 'refused',
+        reason: err.auditReason ?? err.message,
+        workspaceId: row.workspace_id,
+        keyId: row.requested_by_key,
+        actorUserId: row.decided_by,
+        requestId: `approval:${approvalId}`,
+        details: { approval_id: approvalId, ...recorded(err) },
       });
     });
   }

@@ -1,11 +1,13 @@
 import type { Parked } from '../kernel/gate';
-import type { ApprovalView, RecordedError } from './views';
+import { WITHDRAWN_BY_ASSISTANT, type ApprovalView, type RecordedError } from './views';
 
 /**
  * A parked request seen as a task of the MCP tasks extension (`io.modelcontextprotocol/tasks`): the
  * task id is the approval id, and its life is the request's. Waiting (and running once approved) is
  * `working`; EXECUTED is `completed` with the operation's output, FAILED `completed` with the refusal
- * the tool would have answered; REJECTED and EXPIRED are `failed`; withdrawn is `cancelled`.
+ * the tool would have answered; REJECTED and EXPIRED are `failed`, and so is FAILED when the gate
+ * refused the run before the operation ran (what was approved changed, the requester lost authority);
+ * withdrawn is `cancelled`, with the reason (the assistant's own withdrawal, or its key revoked).
  */
 export type TaskState = {
   taskId: string;
@@ -18,7 +20,7 @@ export type TaskState = {
   /** On `completed`: what the operation answered, or how it refused. */
   outcome?: { output: unknown } | { error: RecordedError };
   /** On `failed`: why it never ran. */
-  failure?: { status: 'REJECTED' | 'EXPIRED'; reason: string };
+  failure?: { status: 'REJECTED' | 'EXPIRED' | 'FAILED'; reason: string };
 };
 
 /** Covers the 7 days a request waits, and a week more to fetch how it ended. */
@@ -60,6 +62,13 @@ export function taskOf(a: ApprovalView): TaskState {
         outcome: { output: a.outcome },
       };
     case 'FAILED':
+      if (a.error?.refused_by === 'gate')
+        return {
+          ...base,
+          status: 'failed',
+          statusMessage: `Approved, but not run: ${a.reason ?? a.error.message}`,
+          failure: { status: 'FAILED', reason: a.reason ?? a.error.message },
+        };
       return {
         ...base,
         status: 'completed',
@@ -84,7 +93,10 @@ export function taskOf(a: ApprovalView): TaskState {
       return {
         ...base,
         status: 'cancelled',
-        statusMessage: 'Withdrawn before anyone decided. Nothing happened.',
+        statusMessage:
+          !a.reason || a.reason === WITHDRAWN_BY_ASSISTANT
+            ? 'Withdrawn before anyone decided. Nothing happened.'
+            : `Withdrawn before anyone decided: ${a.reason}. Nothing happened.`,
       };
     default: {
       const unreachable: never = a.status;

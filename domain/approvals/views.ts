@@ -2,6 +2,9 @@ import type { Approval } from './entities';
 
 export { APPROVAL_STATUSES, type ApprovalStatus, type RecordedError } from './entities';
 
+/** The reason a request withdrawn by the assistant that asked carries (others name the lost authority). */
+export const WITHDRAWN_BY_ASSISTANT = 'Withdrawn by the assistant that asked.';
+
 /** How long a parked request waits for a person before it ends EXPIRED. */
 export const APPROVAL_TTL_DAYS = 7;
 
@@ -13,6 +16,7 @@ export const approvalView = (a: Approval) => ({
   status: a.status,
   operation: a.operation,
   summary: a.summary,
+  effect: a.effect,
   requested_by: { key_id: a.requested_by_key, user_id: a.requested_by_user },
   decided_by: a.decided_by,
   decided_at: iso(a.decided_at),

@@ -16,6 +16,18 @@ export type StepFigures = {
   opted_out: number;
 };
 
+/** The leads an audience matches ($1 workspace, $2 channel, $3 statuses, $4 sources, $5 created since). */
+const AUDIENCE_FILTER = `l.workspace_id = $1 AND l.archived_at IS NULL
+  AND (CASE WHEN $2 = 'email' THEN l.email ELSE l.phone END) IS NOT NULL
+  AND ($3::text[] IS NULL OR l.status = ANY($3))
+  AND ($4::text[] IS NULL OR l.source = ANY($4))
+  AND ($5::timestamptz IS NULL OR l.created_at >= $5)`;
+
+const audienceParams = (c: Campaign) => {
+  const a: Audience = c.audience;
+  return [c.workspace_id, c.channel, a.statuses ?? null, a.sources ?? null, a.created_since ?? null];
+};
+
 /** A workspace's campaigns. */
 export const campaignsIn = (data: Data) => {
   const rows = data.scoped(CampaignEntity);
@@ -50,25 +62,32 @@ export const campaignsIn = (data: Data) => {
       }),
 
     /**
+     * How many live leads the audience matches now with an address on the channel: what fixing it would
+     * add. SQL: the same filter as `fixAudience`, counted where the leads are.
+     */
+    countAudience: async (c: Campaign): Promise<number> => {
+      const rows = await data.sql<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM leads l WHERE ${AUDIENCE_FILTER}`,
+        audienceParams(c),
+      );
+      return rows[0]!.n;
+    },
+
+    /**
      * Fixes the audience at launch: every live lead the filter matches that has an address on the
      * channel becomes a recipient, due at once, in the order they arrived. Answers how many.
      * SQL: one INSERT ... SELECT over the filter, however large the audience (no rows through Node).
      */
     fixAudience: async (c: Campaign): Promise<number> => {
-      const a: Audience = c.audience;
       const rows = await data.sql<{ n: number }[]>(
         `WITH added AS (
            INSERT INTO campaign_recipients (campaign_id, lead_id, workspace_id, position, due_at)
-           SELECT $1, l.id, l.workspace_id, row_number() OVER (ORDER BY l.created_at, l.id), clock_timestamp()
+           SELECT $6, l.id, l.workspace_id, row_number() OVER (ORDER BY l.created_at, l.id), clock_timestamp()
              FROM leads l
-            WHERE l.workspace_id = $2 AND l.archived_at IS NULL
-              AND (CASE WHEN $3 = 'email' THEN l.email ELSE l.phone END) IS NOT NULL
-              AND ($4::text[] IS NULL OR l.status = ANY($4))
-              AND ($5::text[] IS NULL OR l.source = ANY($5))
-              AND ($6::timestamptz IS NULL OR l.created_at >= $6)
+            WHERE ${AUDIENCE_FILTER}
            RETURNING 1)
          SELECT count(*)::int AS n FROM added`,
-        [c.id, c.workspace_id, c.channel, a.statuses ?? null, a.sources ?? null, a.created_since ?? null],
+        [...audienceParams(c), c.id],
       );
       return rows[0]!.n;
     },

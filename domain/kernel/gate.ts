@@ -1,5 +1,7 @@
 import type { Data } from './data';
-import type { Principal } from './permissions';
+import type { Snapshot } from './effect';
+import type { AnyOperation, OperationContext, Services } from './operation';
+import type { Principal, Role } from './permissions';
 import { dateTime, object, oneOf, string, uuid } from './shapes';
 
 /** A key's call of a gated operation, as it is parked. */
@@ -8,6 +10,8 @@ export type GatedCall = {
   input: Record<string, unknown>;
   /** The plain-language sentence an approver reads. */
   summary: string;
+  /** What the call will do, as the approver sees it; the approved run must find the same. */
+  snapshot: Snapshot;
   workspaceId: string;
   principal: Principal;
 };
@@ -34,6 +38,71 @@ export type Gate = {
   decide: (approvalId: string, decision: Decision) => Promise<unknown>;
   withdrawn: (approvalId: string) => Promise<void>;
 };
+
+/**
+ * Someone's authority shrank: a key revoked, a member demoted or removed. Work parked on that
+ * authority (approval requests) is withdrawn in the same transaction; `role` is the member's new role
+ * (null once removed), absent when only keys lost it.
+ */
+export type AuthorityLoss = {
+  workspaceId: string;
+  reason: string;
+  keyId?: string;
+  userId?: string;
+  role?: Role | null;
+};
+
+/**
+ * Whoever holds work on someone's authority, told in the transaction that takes it away; answers what
+ * its audit row should add (the requests withdrawn) and what to do once it commits (tell the waiting
+ * workflows). The approvals area provides it; identity calls it through the kernel, so identity
+ * imports no approvals code.
+ */
+export type AuthorityListener = (
+  data: Data,
+  loss: AuthorityLoss,
+  services: Services,
+) => Promise<{ audit: Record<string, unknown>; afterCommit?: () => Promise<void> }>;
+
+const authorityListeners: AuthorityListener[] = [];
+
+/** Wired once by the registry, which puts the areas together. */
+export function onAuthorityLost(listener: AuthorityListener): void {
+  if (!authorityListeners.includes(listener)) authorityListeners.push(listener);
+}
+
+/**
+ * Tells every listener, in the caller's transaction, registers their after-commit work and answers
+ * what the caller's audit row adds. With no listener wired the loss would be silently ignored: that is
+ * a wiring fault, so it throws.
+ */
+export async function authorityLost(
+  ctx: Pick<OperationContext, 'services' | 'afterCommit'>,
+  data: Data,
+  loss: AuthorityLoss,
+): Promise<Record<string, unknown>> {
+  if (authorityListeners.length === 0)
+    throw new Error('no listener is wired for lost authority (import domain/registry)');
+  let audit: Record<string, unknown> = {};
+  for (const listen of authorityListeners) {
+    const told = await listen(data, loss, ctx.services);
+    audit = { ...audit, ...told.audit };
+    if (told.afterCommit) ctx.afterCommit(told.afterCommit);
+  }
+  return audit;
+}
+let operationLookup: ((name: string) => AnyOperation | undefined) | undefined;
+
+/** Wired once by the registry: the gate shows and checks parked calls of any registered operation. */
+export function registerOperations(lookup: (name: string) => AnyOperation | undefined): void {
+  operationLookup = lookup;
+}
+
+/** The registered operation a parked request names (undefined once it no longer exists). */
+export function parkedOperation(name: string): AnyOperation | undefined {
+  if (!operationLookup) throw new Error('no operations are registered (import domain/registry)');
+  return operationLookup(name);
+}
 
 /** A person's decision on a parked request, as the operator door hands it over. */
 export type Decision = { decision: 'approve' | 'reject'; approverEmail: string; reason?: string };

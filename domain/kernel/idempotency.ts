@@ -6,8 +6,11 @@ import { bind } from './statements';
 
 const IDEMPOTENCY_WINDOW_HOURS = 24;
 
-/** JSON with object keys sorted, so the same body sent with keys in another order is the same request. */
-function canonicalJson(value: unknown): string {
+/**
+ * JSON with object keys sorted, so the same body sent with keys in another order is the same request
+ * (and a snapshot read back from `jsonb`, which reorders keys, has the same digest).
+ */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>

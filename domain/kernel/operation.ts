@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
 import type { Actor } from './actor';
 import type { Data } from './data';
+import type { Effect } from './effect';
 import type { DomainError } from './errors';
 import type { EventData, EventType } from './event-catalogue';
 import type { Subject } from './events';
@@ -99,6 +100,12 @@ export type OperationContext = {
   audit: (workspaceId: string | null, details: Record<string, unknown>) => void;
   /** Runs after commit, never on rollback (for example cancelling workflows of cancelled deliveries). */
   afterCommit: (effect: () => Promise<void>) => void;
+  /**
+   * For an approved request's run: the effect the person approved, its bound parts already checked
+   * against the record under the run's lock. An operation bounds what it counted with it (a campaign's
+   * audience may not have grown past the approved size by more than the stated margin).
+   */
+  approved?: Effect;
 };
 
 /**
@@ -128,7 +135,7 @@ export type AdminBinding<O> = {
   /** `group command`, e.g. `key create`. */
   command: string;
   flags?: (f: Record<string, string>) => Record<string, unknown>;
-  /** Reshapes the answer for the terminal (a list without its envelope). */
+  /** Reshapes the answer for the terminal (a list without its envelope; text is printed as it is). */
   present?: (output: O) => unknown;
 };
 
@@ -191,6 +198,19 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   /** It must wait for a person's approval before a key's call runs (the assistant door parks it). */
   gated: boolean;
   /**
+   * For an operation gated only for some calls: whether this call, on the record as it stands, waits
+   * for a person (configuring a running agent waits when it widens it). Absent: every key's call of a
+   * gated operation waits. `lock` holds the record for the rest of the transaction, so the answer
+   * cannot change before the call runs.
+   */
+  gatedWhen?: (input: yup.InferType<S>, data: Data, opts: { lock: boolean }) => Promise<boolean>;
+  /**
+   * For a gated operation: what the call will do, read from its target (held when `lock`), as the
+   * approver sees it. Taken as the call parks and again under the approved run's lock: a bound part
+   * that differs refuses the run and nothing happens.
+   */
+  effect?: (input: yup.InferType<S>, data: Data, opts: { lock: boolean }) => Promise<Effect>;
+  /**
    * Replays the first answer for the same caller and key within 24 hours; `field` is the input field
    * holding the key (REST takes it from the `Idempotency-Key` header), `remember` says which answers are
    * kept (a refusal that committed nothing worth replaying is not).
@@ -203,9 +223,10 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   refusal?: (output: O) => DomainError | undefined;
   /**
    * A plain-language sentence for one call, as an approver reads it ("Disconnect Google Calendar from
-   * Acme"); `look` (the call's data) lets it name records rather than ids.
+   * Acme"); `look` (the call's data) lets it name records rather than ids, and a gated call's `effect`
+   * lets it say what the approver approves ("... to 1,240 people").
    */
-  summary: (input: yup.InferType<S>, look?: Data) => string | Promise<string>;
+  summary: (input: yup.InferType<S>, look?: Data, effect?: Effect) => string | Promise<string>;
   /**
    * For a gated operation: what can be refused before a person is asked (an agent with no sources),
    * so a request that could only fail is never parked. It throws the refusal; `run` checks again.

@@ -3,6 +3,7 @@ import type * as yup from 'yup';
 import { ownWorkspace, type Actor } from './actor';
 import { Data, nameOf, preparedQuery } from './data';
 import { auditInsertInto, writeAudit, type AuditOutcome } from './audit';
+import { changedParts, changedSinceApproval, snapshotOf, type Snapshot } from './effect';
 import { DomainError, invalid, notFound } from './errors';
 import { emitEvent, eventClauses, prepareEvent, relayWakeUp, type PendingEvent } from './events';
 import type { Parked } from './gate';
@@ -20,8 +21,18 @@ import { UUID_PATTERN, validate } from './validate';
 export type RunOptions = {
   /** The workspace the operator names (`--workspace`); a key's or a member's is always their own. */
   workspaceId?: string;
+  /**
+   * Done first in the change's transaction, before the operation runs (an approved request locks itself
+   * and checks that its requester still holds the authority it asked with).
+   */
+  firstInTransaction?: (m: EntityManager) => Promise<void>;
   /** Also done in the change's transaction (an approved request marks itself executed with the change). */
   alsoInTransaction?: (m: EntityManager, output: unknown) => Promise<void>;
+  /**
+   * The effect a person approved: the operation's effect is read again under the run's lock and any
+   * bound part that differs refuses the run (`conflict`, naming the parts), so nothing changed runs.
+   */
+  approved?: Snapshot;
   /** Added to the operation's audit details (an approved execution names the original requester). */
   auditDetails?: Record<string, unknown>;
 };
@@ -136,17 +147,28 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
   const { input, prepared } = await admitted(services, op, actor, raw);
   if (op.gated && actor.type === 'key') {
     const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
-    await op.precondition?.(input, new Data(services.db.manager, workspaceId));
-    const effect = await op.summary(input, new Data(services.db.manager, workspaceId));
-    throw new DomainError(
-      'needs_confirmation',
-      'A person must approve this, so it cannot be done through this door; nothing has happened.',
-      { effect },
-      `${op.name} is gated`,
-    );
+    const look = new Data(services.db.manager, workspaceId);
+    if (await waitsForApproval(op, input, look, false)) {
+      await op.precondition?.(input, look);
+      const effect = await op.effect?.(input, look, { lock: false });
+      throw new DomainError(
+        'needs_confirmation',
+        'A person must approve this, so it cannot be done through this door; nothing has happened.',
+        { effect: await op.summary(input, look, effect) },
+        `${op.name} is gated`,
+      );
+    }
   }
   return perform(services, op, actor, input, prepared, opts);
 }
+
+/** Whether a key's call of a gated operation waits: always, unless the operation decides per call. */
+const waitsForApproval = async <S extends yup.AnyObjectSchema, O>(
+  op: Operation<S, O>,
+  input: yup.InferType<S>,
+  data: Data,
+  lock: boolean,
+): Promise<boolean> => op.gated && (!op.gatedWhen || (await op.gatedWhen(input, data, { lock })));
 
 /** `execute` for doors that only need the answer; an answer that is a refusal is thrown. */
 export async function runOperation<S extends yup.AnyObjectSchema, O>(
@@ -176,14 +198,22 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
   if (!(op.gated && actor.type === 'key')) return perform(services, op, actor, input, prepared, opts);
   const gate = services.approvals;
   if (!gate) throw new Error(`${op.name} is gated, and this door has no approval gate to park it in`);
-  const { parked, start } = await services.db.transaction(async (m) => {
+  const parkedOrNot = await services.db.transaction(async (m) => {
     const workspaceId = (await confine(m, op, actor, opts.workspaceId))!;
-    await op.precondition?.(input, new Data(m, workspaceId));
-    const summary = await op.summary(input, new Data(m, workspaceId));
-    const result = await gate.park(new Data(m, workspaceId), {
+    const data = new Data(m, workspaceId);
+    // Decided under the record's lock; the call that does not wait runs in a transaction of its own,
+    // which decides again under the lock (perform), so a change in between cannot slip past.
+    if (!(await waitsForApproval(op, input, data, true))) return undefined;
+    await op.precondition?.(input, data);
+    if (!op.effect) throw new Error(`${op.name} is gated but declares no effect to snapshot`);
+    // Read under the record's lock: what the approver is shown is what stood when the call parked.
+    const effect = await op.effect(input, data, { lock: true });
+    const summary = await op.summary(input, data, effect);
+    const result = await gate.park(data, {
       operation: op.name,
       input,
       summary,
+      snapshot: snapshotOf(effect),
       workspaceId,
       principal: actor.principal,
     });
@@ -197,6 +227,8 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
     );
     return result;
   });
+  if (!parkedOrNot) return perform(services, op, actor, input, prepared, opts);
+  const { parked, start } = parkedOrNot;
   // Started after commit; starting an existing request's wait again is refused by Temporal, harmlessly.
   await start();
   return { parked };
@@ -237,6 +269,22 @@ async function perform<S extends yup.AnyObjectSchema, O>(
     if (replay) {
       const stored = await recallAnswer(m, replay.caller, replay.key, replay.hash, replay.rule.field);
       if (stored) return { output: stored.body as O, replayed: true };
+    }
+    await opts.firstInTransaction?.(m);
+    // A key's call that did not wait for approval: decided again under the record's lock, so an edit
+    // made since (a running agent set to draft by someone else) cannot turn it into a widening.
+    if (actor.type === 'key' && op.gatedWhen && (await waitsForApproval(op, input, ctx.data, true)))
+      throw new DomainError(
+        'conflict',
+        `The record changed while ${op.name} was called: this call now needs a person's approval. Nothing was done; call it again to ask for approval.`,
+      );
+    if (opts.approved) {
+      if (!op.effect) throw new Error(`${op.name} ran as approved but declares no effect to check`);
+      // Under the lock the run itself takes (the same row, held to commit): no edit slips between.
+      const now = await op.effect(input, ctx.data, { lock: true });
+      const changed = changedParts(opts.approved, now);
+      if (changed.length > 0) throw changedSinceApproval(changed);
+      ctx.approved = opts.approved;
     }
     const output = await op.run(ctx, input);
     await opts.alsoInTransaction?.(m, output);

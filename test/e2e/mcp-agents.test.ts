@@ -146,7 +146,7 @@ describe('AI agents through the assistant endpoint: drafts, gated start and run-
     assert.match(textOf(started), /^Nothing has happened yet\./);
     assert.equal(
       parked.summary,
-      'Start the follow-up agent "Weekday chaser", running Mon, Tue, Wed, Thu, Fri at 09:00 and sending its messages at once',
+      'Start the follow-up agent "Weekday chaser", running Mon, Tue, Wed, Thu, Fri at 09:00, review level send (its messages are sent at once), up to 25 a run, 100 a day and 1 per lead a week',
     );
     assert.equal(
       structured<{ status: string }>(await mcp.call('agent.get', { agentId: agent.id })).status,

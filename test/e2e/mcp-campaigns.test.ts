@@ -104,10 +104,7 @@ describe('campaigns through the assistant endpoint: gated send, launch and resum
     const tooMany = await mcp.call('campaign.send', { campaignId: id });
     const sendParked = structured<{ status: string; approval_id: string; summary: string }>(tooMany);
     assert.equal(sendParked.status, 'pending_approval');
-    assert.equal(
-      sendParked.summary,
-      'Send the email campaign "Spring sequence" (2 steps) to its audience now',
-    );
+    assert.equal(sendParked.summary, 'Send the email campaign "Spring sequence" (2 steps) to 3 people now');
     const sendOutcome = await approve(sendParked.approval_id);
     assert.equal(sendOutcome.status, 'FAILED', 'a two-step campaign is not a broadcast');
     assert.match(sendOutcome.error!.message, /one-step broadcast/);

@@ -7,6 +7,7 @@ import { agentsIn } from '../repository';
 import { AGENTS_WRITE } from '../requirements';
 import { agentIdField } from '../schemas';
 import { AGENT, agentView, cadenceText } from '../views';
+import { agentEffect, settingsOf, settingsText } from '../effects';
 import { agentOf, described } from './setup';
 
 const input = yup.object({ agentId: agentIdField });
@@ -68,15 +69,11 @@ export const startAgent = defineOperation({
   output: AGENT,
   doors: { mcp: true, admin: { command: 'agent start', flags: (f) => ({ agentId: f.id }) } },
   precondition: checked(mustBeStartable),
+  effect: agentEffect,
   summary: async (i, look) => {
     const a = look && (await agentsIn(look).find(i.agentId));
     const when = a?.cadence ? `, running ${cadenceText(a.cadence)}` : '';
-    const level = a
-      ? a.review_level === 'send'
-        ? ' and sending its messages at once'
-        : ', its messages waiting for review'
-      : '';
-    return `Start ${await described(i, look)}${when}${level}`;
+    return `Start ${await described(i, look)}${when}${a ? `, ${settingsText(settingsOf(a))}` : ''}`;
   },
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
@@ -101,7 +98,11 @@ export const runAgentNow = defineOperation({
   output: AGENT,
   doors: { mcp: true, admin: { command: 'agent run-now', flags: (f) => ({ agentId: f.id }) } },
   precondition: checked(mustHaveSources),
-  summary: async (i, look) => `Run ${await described(i, look)} once now`,
+  effect: agentEffect,
+  summary: async (i, look) => {
+    const a = look && (await agentsIn(look).find(i.agentId));
+    return `Run ${await described(i, look)} once now${a ? `, ${settingsText(settingsOf(a))}` : ''}`;
+  },
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
     mustHaveSources(a);

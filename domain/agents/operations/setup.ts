@@ -11,6 +11,7 @@ import { AGENTS_READ, AGENTS_WRITE } from '../requirements';
 import { DEFAULT_LIMITS, agentFields, agentIdField, agentInput } from '../schemas';
 import { TEMPLATE_VERSION } from '../templates';
 import { AGENT, AGENTS, RUNS, agentView, runView } from '../views';
+import { agentEffect, settingsOf, widenings, type Settings } from '../effects';
 
 /** An agent of this workspace, or "not found". */
 export async function agentOf(data: Data, id: string, opts: { lock?: boolean } = {}): Promise<Agent> {
@@ -93,16 +94,57 @@ export const createAgent = defineOperation({
   },
 });
 
+type Configure = {
+  agentId: string;
+  cadence?: Agent['cadence'];
+  sources?: Agent['sources'];
+  limits?: Partial<Limits>;
+  review_level?: string;
+};
+
+/** The settings a configure call leaves the agent with: what it names, over what the agent has. */
+const configured = (a: Agent, i: Configure): Settings => ({
+  cadence: i.cadence ?? a.cadence,
+  sources: i.sources ?? a.sources,
+  // A limit given as undefined (an admin flag left out) keeps the agent's.
+  limits: {
+    ...a.limits,
+    ...Object.fromEntries(Object.entries(i.limits ?? {}).filter(([, v]) => v !== undefined)),
+  },
+  review_level: (i.review_level ?? a.review_level) as Agent['review_level'],
+});
+
+/** A running (ACTIVE or PAUSED) agent that this call would let do more: that waits for a person. */
+const widensRunning = (a: Agent, i: Configure) =>
+  (a.status === 'ACTIVE' || a.status === 'PAUSED') && widenings(settingsOf(a), configured(a, i)).length > 0;
+
 export const configureAgent = defineOperation({
   name: 'agent.configure',
   title: 'Configure an AI agent',
   description:
-    "Changes an agent's cadence, sources, limits or review level (only these; its type is set when it is created). A running agent's schedule follows at once. No model, temperature, token budget or prompt can be set. An agent cannot configure agents.",
-  returns: 'The agent as it now is.',
+    "Changes an agent's cadence, sources, limits or review level (only these; its type is set when it is created). A running agent's schedule follows at once. On an ACTIVE or PAUSED agent, a change that widens what it may do (review level draft to send, a higher limit, a new or wider source, a new day) waits for a person to approve it: calling it parks a request and nothing changes until an admin approves; narrowing runs at once. No model, temperature, token budget or prompt can be set. An agent cannot configure agents.",
+  returns: 'The agent as it now is (once approved, when it widens a running agent).',
   requirement: AGENTS_WRITE,
   reach: 'record',
   ...WRITE,
   idempotent: true,
+  gated: true,
+  gatedWhen: async (i, data, opts) => {
+    const repo = agentsIn(data);
+    const a = opts.lock ? await repo.lock(i.agentId) : await repo.find(i.agentId);
+    return a !== null && widensRunning(a, i);
+  },
+  effect: async (i, data, opts) => {
+    const { bound } = await agentEffect(i, data, opts);
+    const a = (await agentsIn(data).find(i.agentId))!;
+    const after = configured(a, i);
+    // The settings it had are bound (the change is applied to them); its status is only shown: a
+    // pause in between does not change what the widening allows.
+    return {
+      bound,
+      shown: { status: a.status, before: settingsOf(a), after, widens: widenings(settingsOf(a), after) },
+    };
+  },
   input: agentInput({ agentId: agentIdField, ...SETTINGS }, 'agent.configure'),
   output: AGENT,
   doors: {
@@ -134,17 +176,18 @@ export const configureAgent = defineOperation({
       }),
     },
   },
-  summary: async (i, look) => `Configure ${await described(i, look)}`,
+  summary: async (i, look, effect) => {
+    const widens = effect?.shown?.widens as string[] | undefined;
+    const status = effect?.shown?.status as string | undefined;
+    return widens?.length
+      ? `Configure ${await described(i, look)} (${status}), widening it: ${widens.join('; ')}`
+      : `Configure ${await described(i, look)}`;
+  },
   run: async (ctx, i) => {
     const a = await agentOf(ctx.data, i.agentId, { lock: true });
     if (a.status === 'STOPPED')
       throw new DomainError('conflict', 'The agent is STOPPED: a stopped agent cannot be configured.');
-    const next = {
-      cadence: i.cadence ?? a.cadence,
-      sources: i.sources ?? a.sources,
-      limits: { ...a.limits, ...i.limits },
-      review_level: i.review_level ?? a.review_level,
-    };
+    const next = configured(a, i);
     checkSourcesFit({ type: a.type, sources: next.sources });
     const changed = await agentsIn(ctx.data.in(a.workspace_id)).change(a.id, next, {
       resync: a.status === 'ACTIVE' || a.status === 'PAUSED',
@@ -152,6 +195,7 @@ export const configureAgent = defineOperation({
     ctx.audit(a.workspace_id, {
       agent_id: a.id,
       changed: Object.keys(i).filter((k) => k !== 'agentId'),
+      widens: widenings(settingsOf(a), next),
     });
     return agentView(changed);
   },

@@ -3,9 +3,11 @@ import { notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation, type OperationContext } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
-import { anyJson, dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
+import { anyJson, arrayOf, dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
 import { emailSchema, pageSize } from '../../kernel/validate';
+import { parkedOperation } from '../../kernel/gate';
 import { withdrawApproval } from '../lifecycle';
+import { approvalText, showApproval as shown, type ShownApproval } from '../show';
 import { approvalsIn } from '../repository';
 import { APPROVAL_STATUSES, approvalView } from '../views';
 
@@ -17,24 +19,36 @@ const DECIDE: Requirement = { scope: 'business:write', minRole: 'admin' };
 /** A key sees the requests it parked; the operator sees the workspace's. */
 const ownKey = (ctx: OperationContext) => (ctx.actor.type === 'key' ? ctx.actor.principal.keyId : undefined);
 
-const APPROVAL = object(
-  {
-    id: uuid,
-    status: oneOf(APPROVAL_STATUSES),
-    operation: string(),
-    summary: string(),
-    requested_by: object({ key_id: uuid, user_id: uuid }),
-    decided_by: nullable(uuid),
-    decided_at: nullable(dateTime),
-    reason: nullable(string()),
-    outcome: anyJson,
-    error: nullable(object({ code: string(), message: string(), field: string() }, { optional: ['field'] })),
-    expires_at: dateTime,
-    created_at: dateTime,
-    finished_at: nullable(dateTime),
-  },
-  { title: 'ApprovalRequest' },
-);
+const APPROVAL_FIELDS = {
+  id: uuid,
+  status: oneOf(APPROVAL_STATUSES),
+  operation: string(),
+  summary: string(),
+  // What the call will do, taken as it parked: `bound` (what must be the same when it runs),
+  // `counted` (the audience size then) and `digest`; null for requests parked before snapshots.
+  effect: anyJson,
+  requested_by: object({ key_id: uuid, user_id: uuid }),
+  decided_by: nullable(uuid),
+  decided_at: nullable(dateTime),
+  reason: nullable(string()),
+  outcome: anyJson,
+  error: nullable(
+    object(
+      {
+        code: string(),
+        message: string(),
+        field: string(),
+        refused_by: oneOf(['gate']),
+        changed: arrayOf(string()),
+      },
+      { optional: ['field', 'refused_by', 'changed'] },
+    ),
+  ),
+  expires_at: dateTime,
+  created_at: dateTime,
+  finished_at: nullable(dateTime),
+};
+const APPROVAL = object(APPROVAL_FIELDS, { title: 'ApprovalRequest' });
 
 const approvalId = describe(
   yup.string().uuid('${path} must be a UUID').required('${path} is required'),
@@ -118,6 +132,55 @@ export const cancelApproval = defineOperation({
     const gate = ctx.services.approvals;
     if (gate) ctx.afterCommit(() => gate.withdrawn(row.id));
     return withdrawn;
+  },
+});
+
+/**
+ * What an approver reads before deciding: the snapshot of the effect in plain words, who asked and
+ * whether that key and its owner may still ask it, and whether the target changed since.
+ */
+export const showApproval = defineOperation({
+  name: 'approval.show',
+  title: 'Show an approval request in full',
+  description:
+    "One approval request as an approver should read it before deciding: its summary; what it will do as it stood when asked (every campaign step with its subject and body, placeholders shown, the audience and its size then, window and channel; an agent's review level, limits, sources and cadence; the system and account of a connection); who asked (key name, owner) and whether that key and owner are still valid; and whether the target changed since (approving a changed request is refused).",
+  returns:
+    'The approval request with `requester` and `changed_since_requested`; the admin command prints it as text.',
+  requirement: DECIDE,
+  reach: 'record',
+  operatorOnly: true,
+  ...READ_ONLY,
+  input: yup.object({ id: describe(approvalId, 'The approval request id.') }),
+  output: object(
+    {
+      ...APPROVAL_FIELDS,
+      requester: object({
+        key_id: uuid,
+        key_name: nullable(string()),
+        key_prefix: nullable(string()),
+        key_state: oneOf(['live', 'revoked', 'expired', 'missing']),
+        owner_user_id: uuid,
+        owner_email: nullable(string()),
+        owner_role: nullable(string()),
+        owner_valid: { type: 'boolean' },
+        still_valid: { type: 'boolean' },
+      }),
+      changed_since_requested: nullable(arrayOf(string())),
+    },
+    { title: 'ApprovalShown' },
+  ),
+  doors: {
+    admin: {
+      command: 'approval show',
+      flags: (f) => ({ id: f.id }),
+      present: (out: ShownApproval) => approvalText(out),
+    },
+  },
+  summary: (i) => `Show approval request ${i.id}`,
+  run: async (ctx, i) => {
+    const row = await approvalsIn(ctx.data).find(i.id);
+    if (!row) throw notFound('approval request');
+    return shown(ctx.data, row, parkedOperation(row.operation));
   },
 });
 

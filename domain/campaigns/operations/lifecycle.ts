@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import type { Data } from '../../kernel/data';
+import { gateRefusal, type Effect } from '../../kernel/effect';
 import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { campaignsIn } from '../repository';
@@ -11,8 +12,51 @@ import { campaignOf } from './drafts';
 const input = yup.object({ campaignId: campaignIdField });
 
 /**
+ * What a person approves when a campaign starts sending: its name, channel, every step's subject, body
+ * and delay, its window and daily cap, and its audience definition (all bound: any edit refuses the
+ * approved run), with the audience's size counted as it parked (shown, and bounded at run time by
+ * `AUDIENCE_GROWTH`). Read under the campaign's lock when `lock`.
+ */
+async function campaignEffect(
+  i: { campaignId: string },
+  data: Data,
+  opts: { lock: boolean },
+): Promise<Effect> {
+  const c = await campaignOf(campaignsIn(data), i.campaignId, opts);
+  const audience =
+    c.status === 'DRAFT'
+      ? await campaignsIn(data.in(c.workspace_id)).countAudience(c)
+      : (c.audience_size ?? 0);
+  return {
+    bound: {
+      name: c.name,
+      channel: c.channel,
+      steps: c.steps.map((s) => ({
+        subject: s.subject ?? null,
+        body: s.body,
+        delay_hours: s.delay_hours,
+      })),
+      audience: c.audience,
+      window: c.send_window,
+      daily_cap: c.daily_cap,
+    },
+    counted: { audience },
+  };
+}
+
+/**
+ * How far an audience may grow between the request and its approved run: new leads matching the same
+ * definition are not a change of it, but a person approved a size, so the run refuses an audience more
+ * than 10% (and more than 5 people) larger than the size counted when the request parked.
+ */
+export const AUDIENCE_GROWTH = { ratio: 0.1, people: 5 } as const;
+
+export const audienceAllowed = (approved: number) =>
+  approved + Math.max(Math.ceil(approved * AUDIENCE_GROWTH.ratio), AUDIENCE_GROWTH.people);
+
+/**
  * What launch, send and resume share: each starts messages leaving, so a key's call parks for a
- * person's approval, and the assistant is offered it to park.
+ * person's approval with the campaign's effect, and the assistant is offered it to park.
  */
 const GATED_START = {
   requirement: CAMPAIGNS_WRITE,
@@ -23,7 +67,10 @@ const GATED_START = {
   input,
   output: CAMPAIGN,
   doors: { mcp: true as const },
+  effect: campaignEffect,
 };
+
+const people = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'person' : 'people'}`;
 
 /** "the email campaign "Spring offer" (3 steps)", for a person reading what they approve. */
 async function described(i: { campaignId: string }, look?: Data): Promise<string> {
@@ -32,6 +79,10 @@ async function described(i: { campaignId: string }, look?: Data): Promise<string
     ? `the ${c.channel} campaign "${c.name}" (${c.steps.length} step${c.steps.length === 1 ? '' : 's'})`
     : `campaign ${i.campaignId}`;
 }
+
+/** Who it reaches, as counted when the request parked: "1,240 people" (or "its audience" without a count). */
+const reach = (effect?: Effect) =>
+  effect?.counted?.audience !== undefined ? people(effect.counted.audience) : 'its audience';
 
 /**
  * Starts a draft: its audience is fixed now (every matching lead with an address on the channel
@@ -49,6 +100,12 @@ async function start(ctx: OperationContext, campaignId: string, broadcast: boole
       `campaign.send sends a one-step broadcast; this campaign has ${c.steps.length} steps: launch it instead.`,
     );
   const size = await repo.fixAudience(c);
+  const approvedSize = ctx.approved?.counted?.audience;
+  if (approvedSize !== undefined && size > audienceAllowed(approvedSize))
+    throw gateRefusal(
+      `the audience grew from ${people(approvedSize)} to ${people(size)} since approval was requested, more than the ${AUDIENCE_GROWTH.ratio * 100}% (at least ${AUDIENCE_GROWTH.people} people) allowed: nothing was sent; ask for approval again.`,
+      { changed: ['audience_size'] },
+    );
   if (size === 0)
     throw new DomainError(
       'conflict',
@@ -67,7 +124,7 @@ export const launchCampaign = defineOperation({
     'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. A lead who replies, books or opts out leaves the sequence. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
-  summary: async (i, look) => `Launch ${await described(i, look)} to its audience`,
+  summary: async (i, look, effect) => `Launch ${await described(i, look)} to ${reach(effect)}`,
   run: (ctx, { campaignId }) => start(ctx, campaignId, false),
 });
 
@@ -78,7 +135,7 @@ export const sendCampaign = defineOperation({
     'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
-  summary: async (i, look) => `Send ${await described(i, look)} to its audience now`,
+  summary: async (i, look, effect) => `Send ${await described(i, look)} to ${reach(effect)} now`,
   run: (ctx, { campaignId }) => start(ctx, campaignId, true),
 });
 
@@ -118,7 +175,8 @@ export const resumeCampaign = defineOperation({
     'Resumes a paused campaign where it stopped. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, RUNNING again (once approved).',
   ...GATED_START,
-  summary: async (i, look) => `Resume ${await described(i, look)}`,
+  summary: async (i, look, effect) =>
+    `Resume ${await described(i, look)}${effect ? ` for the ${reach(effect)} it was launched to` : ''}`,
   run: async (ctx, { campaignId }) => {
     const c = await campaignOf(campaignsIn(ctx.data), campaignId, { lock: true });
     if (c.status !== 'PAUSED')

@@ -119,6 +119,20 @@ export const disconnectConnection = defineOperation({
   destructive: true,
   idempotent: true,
   gated: true,
+  // What a person approves: which system, on which account (the calendar's address and user name;
+  // never its password), bound so a reconnection to another account in between refuses the run.
+  effect: async (i, data, opts) => {
+    const connections = connectionsIn(data);
+    const row = opts.lock ? await connections.lock(i.connectionId) : await connections.find(i.connectionId);
+    if (!row) throw notFound('connection');
+    return {
+      bound: {
+        system: row.system,
+        account: { calendar_url: row.calendar_url, username: row.username },
+        connected_at: row.created_at.toISOString(),
+      },
+    };
+  },
   input: yup.object({
     connectionId: describe(
       yup.string().uuid('connectionId must be a UUID').required('connectionId is required'),

@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { authorityLost } from '../../kernel/gate';
 import { describe } from '../../kernel/json-schema';
 import { notFound } from '../../kernel/errors';
 import { READ_ONLY, WRITE, defineOperation, flagList as list } from '../../kernel/operation';
@@ -100,11 +101,15 @@ export const createApiKey = defineOperation({
   },
 });
 
-/** Revocation takes effect on the very next request: every request reads the key afresh. */
+/**
+ * Revocation takes effect on the very next request (every request reads the key afresh), and what the
+ * key parked for approval is withdrawn in the same transaction: it never runs on a revoked key's word.
+ */
 export const revokeApiKey = defineOperation({
   name: 'key.revoke',
   title: 'Revoke an API key',
-  description: 'Revokes a key; its next request is refused.',
+  description:
+    'Revokes a key: its next request is refused, and every approval request it parked that is still waiting is withdrawn (CANCELLED, reason "requester key revoked").',
   returns: 'The key record, with revoked_at.',
   requirement: MANAGE_KEYS,
   reach: 'record',
@@ -122,7 +127,14 @@ export const revokeApiKey = defineOperation({
     if (!record) throw notFound('key');
     ctx.audit(record.workspace_id, { key_id: i.id, prefix: record.prefix });
     if (record.revoked_at) return apiKeyView(record);
-    return apiKeyView(await keys.revoke(record.id));
+    const revoked = await keys.revoke(record.id);
+    const withdrawn = await authorityLost(ctx, ctx.data.in(record.workspace_id), {
+      workspaceId: record.workspace_id,
+      keyId: record.id,
+      reason: 'requester key revoked',
+    });
+    ctx.audit(record.workspace_id, { key_id: i.id, prefix: record.prefix, ...withdrawn });
+    return apiKeyView(revoked);
   },
 });
 

@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { authorityLost } from '../../kernel/gate';
 import { describe } from '../../kernel/json-schema';
 import { DomainError, notFound } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
@@ -46,12 +47,16 @@ export const addMember = defineOperation({
   },
 });
 
-/** Changes a member's role; keys they own carry the new role from their next call. */
+/**
+ * Changes a member's role; keys they own carry the new role from their next call, and their waiting
+ * approval requests that the new role could not have made are withdrawn with the change.
+ */
 export const setMemberRole = defineOperation({
   ...common,
   name: 'member.set_role',
   title: "Change a member's role",
-  description: "Changes a member's role; keys the member owns carry the new role from their next call.",
+  description:
+    "Changes a member's role; keys the member owns carry the new role from their next call, and approval requests their keys parked that the new role may not make are withdrawn.",
   returns: 'The membership.',
   idempotent: true,
   input: yup.object({ email, role }),
@@ -62,17 +67,27 @@ export const setMemberRole = defineOperation({
     const workspaceId = ctx.workspaceId!;
     const row = await membersIn(ctx.data).setRole(i.email, i.role);
     if (!row) throw notFound('member');
-    ctx.audit(workspaceId, { email: i.email, role: i.role });
+    const withdrawn = await authorityLost(ctx, ctx.data, {
+      workspaceId,
+      userId: row.user_id,
+      role: i.role,
+      reason: `requester's role lowered to ${i.role}`,
+    });
+    ctx.audit(workspaceId, { email: i.email, role: i.role, ...withdrawn });
     return membershipView({ workspaceId, userId: row.user_id, email: i.email, role: i.role });
   },
 });
 
-/** Removes a member; their keys stay on record but are refused from the next call. */
+/**
+ * Removes a member; their keys stay on record but are refused from the next call, and their waiting
+ * approval requests are withdrawn with the removal.
+ */
 export const removeMember = defineOperation({
   ...common,
   name: 'member.remove',
   title: 'Remove a member',
-  description: 'Removes a person from the workspace; keys they own are refused from their next call.',
+  description:
+    'Removes a person from the workspace; keys they own are refused from their next call, and approval requests those keys parked are withdrawn.',
   returns: 'The removed membership, with removed: true.',
   destructive: true,
   input: yup.object({ email }),
@@ -83,7 +98,13 @@ export const removeMember = defineOperation({
     const workspaceId = ctx.workspaceId!;
     const removed = await membersIn(ctx.data).remove(i.email);
     if (!removed) throw notFound('member');
-    ctx.audit(workspaceId, { email: i.email });
+    const withdrawn = await authorityLost(ctx, ctx.data, {
+      workspaceId,
+      userId: removed.user_id,
+      role: null,
+      reason: 'requester removed from the workspace',
+    });
+    ctx.audit(workspaceId, { email: i.email, ...withdrawn });
     return {
       ...membershipView({ workspaceId, userId: removed.user_id, email: i.email, role: removed.role }),
       removed: true,
