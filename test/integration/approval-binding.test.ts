@@ -6,7 +6,7 @@ import { configureAgent, createAgent } from '../../domain/agents/operations/setu
 import { runAgentNow, startAgent } from '../../domain/agents/operations/lifecycle';
 import { approveApproval, getApproval, showApproval } from '../../domain/approvals/operations/approvals';
 import { runApproved } from '../../domain/approvals/run-approved';
-import { approvalText, type ShownApproval } from '../../domain/approvals/show';
+import { approvalText } from '../../domain/approvals/show';
 import { taskOf } from '../../domain/approvals/tasks';
 import { approvalWorkflowId, type ApprovalView } from '../../domain/approvals/views';
 import { createCampaign, updateCampaign } from '../../domain/campaigns/operations/drafts';
@@ -156,10 +156,8 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
         assert.match(task.statusMessage, /changed since approval was requested/);
         const refused = (await s.audit('campaign.send')).find((r) => r.outcome !== 'parked');
         assert.equal(refused?.outcome, 'refused');
-        assert.match(refused!.reason!, /changed since approval was requested/);
-        const mine = (await runOperation(services, getApproval, s.actor, {
-          approvalId: p.approval_id,
-        })) as ApprovalView;
+        assert.match(refused?.reason ?? '', /changed since approval was requested/);
+        const mine = await runOperation(services, getApproval, s.actor, { approvalId: p.approval_id });
         assert.equal(mine.status, 'FAILED');
       });
 
@@ -278,7 +276,7 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
       const s = await workspace();
       const c = await s.campaign();
       const p = await s.park(sendCampaign, { campaignId: c.id });
-      const shown = (await asOperator(services, showApproval, { id: p.approval_id })) as ShownApproval;
+      const shown = await asOperator(services, showApproval, { id: p.approval_id });
       assert.equal(shown.requester.still_valid, true);
       assert.equal(shown.requester.key_state, 'live');
       assert.deepEqual(shown.changed_since_requested, []);
@@ -300,9 +298,7 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
         campaignId: c.id,
         steps: [{ ...STEP, body: 'Changed' }],
       });
-      const after = approvalText(
-        (await asOperator(services, showApproval, { id: p.approval_id })) as ShownApproval,
-      );
+      const after = approvalText(await asOperator(services, showApproval, { id: p.approval_id }));
       assert.match(after, /Since it was asked: CHANGED \(steps\); approving it will be refused\./);
     });
   });
@@ -454,9 +450,7 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
       assert.equal(err.code, 'conflict');
       assert.equal((await campaignRow(c.id)).status, 'DRAFT');
       // The assistant asking after its request (its in-memory principal; a new request would be refused).
-      const task = taskOf(
-        (await runOperation(services, getApproval, s.actor, { approvalId: p1.approval_id })) as ApprovalView,
-      );
+      const task = taskOf(await runOperation(services, getApproval, s.actor, { approvalId: p1.approval_id }));
       assert.equal(task.status, 'cancelled');
       assert.match(task.statusMessage, /requester key revoked/);
     });
@@ -505,7 +499,7 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
       await t.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [
         s.actor.ctx.keyId,
       ]);
-      const shown = (await asOperator(services, showApproval, { id: p.approval_id })) as ShownApproval;
+      const shown = await asOperator(services, showApproval, { id: p.approval_id });
       assert.equal(shown.requester.key_state, 'expired');
       assert.match(approvalText(shown), /NO LONGER VALID/);
       const outcome = await s.approve(p);
