@@ -38,7 +38,7 @@ describe('campaigns through the assistant endpoint: gated send, launch and resum
   async function setup(leads: number) {
     const w = await workspaceWithKey(s.db, {
       role: 'admin',
-      scopes: ['campaigns:read', 'campaigns:write', 'leads:read', 'leads:write'],
+      scopes: ['campaigns:read', 'campaigns:write', 'leads:read', 'leads:write', 'business:read'],
     });
     const workspaceId = w.workspace.id;
     await s.run(
@@ -84,6 +84,66 @@ describe('campaigns through the assistant endpoint: gated send, launch and resum
     const [row] = await s.db.query(`SELECT status FROM campaigns WHERE id = $1`, [id]);
     assert.equal(row.status, 'DRAFT', 'parked: nothing happened');
     assert.ok(parked.approval_id);
+    await mcp.client.close();
+  });
+
+  it('sends what the person approved: a text rewritten after the request is refused, and asked again it goes out as approved', async () => {
+    const { mcp, approve, emails, source } = await setup(2);
+    const created = await mcp.call('campaign.create', {
+      name: 'Bound broadcast',
+      channel: 'email',
+      audience: { sources: [source] },
+      steps: [{ subject: 'Approved {first_name}', body: 'The approved text.', delay_hours: 0 }],
+      window: ALWAYS,
+    });
+    const id = structured<{ id: string }>(created).id;
+    const first = structured<{ approval_id: string; summary: string }>(
+      await mcp.call('campaign.send', { campaignId: id }),
+    );
+    assert.equal(first.summary, 'Send the email campaign "Bound broadcast" (1 step) to 2 people now');
+    const rewritten = await mcp.call('campaign.update', {
+      campaignId: id,
+      steps: [{ subject: 'Rewritten {first_name}', body: 'Not what was approved.', delay_hours: 0 }],
+    });
+    assert.equal(
+      rewritten.isError,
+      undefined,
+      'an edit while a request waits is allowed, and caught at approval',
+    );
+    const refused = await approve(first.approval_id);
+    assert.equal(refused.status, 'FAILED');
+    assert.match(refused.reason!, /^changed since approval was requested: steps\./);
+    const seen = structured<{ status: string; reason: string }>(
+      await mcp.call('approval.get', { approvalId: first.approval_id }),
+    );
+    assert.deepEqual([seen.status, seen.reason], ['FAILED', refused.reason]);
+
+    // Asked again, the new text is what a person approves, and exactly it reaches exactly the audience.
+    const second = structured<{ approval_id: string; created: boolean }>(
+      await mcp.call('campaign.send', { campaignId: id }),
+    );
+    assert.notEqual(second.approval_id, first.approval_id, 'a new request for the changed campaign');
+    assert.equal((await approve(second.approval_id)).status, 'EXECUTED');
+    await waitFor(
+      'the approved text at the SMTP server',
+      async () => (mailTo(emails, 'Rewritten Ana').length === 2 ? true : undefined),
+      20_000,
+      50,
+    );
+    const sent = mailTo(emails, 'Rewritten Ana');
+    assert.deepEqual(
+      sent
+        .map((r) => r.to)
+        .flat()
+        .sort(),
+      [...emails].sort(),
+    );
+    for (const r of sent) assert.match(r.mail.text ?? '', /Not what was approved\./);
+    assert.equal(mailTo(emails, 'Approved Ana').length, 0, 'the text no longer approved never left');
+    await s.client.workflow
+      .getHandle(`campaign:${id}`)
+      .terminate('test over')
+      .catch(() => undefined);
     await mcp.client.close();
   });
 
