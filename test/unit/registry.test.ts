@@ -47,6 +47,31 @@ function productionFiles(): string[] {
 describe('the operation registry', () => {
   const ops = allOperations();
 
+  it('has every gated operation declare its effect, so what a person approves can be snapshotted and checked', () => {
+    const gated = ops.filter((op) => op.gated);
+    assert.deepEqual(
+      gated.filter((op) => !op.effect).map((op) => op.name),
+      [],
+    );
+    assert.deepEqual(
+      gated.map((op) => op.name),
+      [
+        'agent.configure',
+        'agent.run_now',
+        'agent.start',
+        'campaign.launch',
+        'campaign.resume',
+        'campaign.send',
+        'connection.disconnect',
+      ],
+    );
+    assert.deepEqual(
+      ops.filter((op) => op.gatedWhen).map((op) => op.name),
+      ['agent.configure'],
+      'only configure decides per call (when it widens a running agent)',
+    );
+  });
+
   it('holds every operation once, by an area.verb name of at most 64 characters', () => {
     assert.ok(ops.length >= 30, `${ops.length} operations`);
     assert.equal(new Set(ops.map((o) => o.name)).size, ops.length);
