@@ -1,8 +1,4 @@
-import type { Data } from '../kernel/data';
-import type { Effect } from '../kernel/effect';
 import type { Agent, Cadence, Limits, ReviewLevel, Sources } from './entities';
-import { agentsIn } from './repository';
-import { notFound } from '../kernel/errors';
 import { cadenceText } from './views';
 
 /** What an agent may do: the settings a person approves when it starts or widens. */
@@ -21,19 +17,11 @@ export const settingsOf = (a: Agent): Settings => ({
 });
 
 /**
- * What a person approves when an agent starts or runs: its type and name, review level, limits,
+ * What a person approves when an agent starts, runs or widens: its type and name, review level, limits,
  * sources and cadence, each a bound part (an edit to any refuses the approved run, naming it).
  */
-export async function agentEffect(
-  i: { agentId: string },
-  data: Data,
-  opts: { lock: boolean },
-): Promise<Effect> {
-  const repo = agentsIn(data);
-  const a = opts.lock ? await repo.lock(i.agentId) : await repo.find(i.agentId);
-  if (!a) throw notFound('agent');
-  return { bound: { type: a.type, name: a.name, ...settingsOf(a) } };
-}
+export const agentBound = (a: Agent) => ({ type: a.type, name: a.name, ...settingsOf(a) });
+export type AgentBound = ReturnType<typeof agentBound>;
 
 const LIMIT_NAMES: Record<keyof Limits, string> = {
   per_run: 'per run',

@@ -111,16 +111,14 @@ export async function withdrawOnLostAuthority(
   services: Services,
   requirementOf: (operation: string) => Requirement | undefined,
 ) {
-  const rows = await approvalsIn(data.in(loss.workspaceId)).waitingOf({
-    keyId: loss.keyId,
-    userId: loss.userId,
-  });
+  const scoped = data.in(loss.workspaceId);
+  const rows = await approvalsIn(scoped).waitingOf({ keyId: loss.keyId, userId: loss.userId });
   const lost = rows.filter((r) => {
     if (loss.role === undefined || loss.role === null) return true;
     const need = requirementOf(r.operation);
     return !need || roleRefusal(loss.role, need.minRole) !== undefined;
   });
-  for (const row of lost) await move(data.in(loss.workspaceId), row, 'CANCELLED', { reason: loss.reason });
+  for (const row of lost) await move(scoped, row, 'CANCELLED', { reason: loss.reason });
   const ids = lost.map((r) => r.id);
   const gate = services.approvals;
   return {

@@ -4,38 +4,16 @@ import { Data } from '../kernel/data';
 import { effectDigest, gateRefusal } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
-import { roleAtLeast, roleRefusal, type Requirement } from '../kernel/permissions';
+import { roleRefusal } from '../kernel/permissions';
 import { runOperation } from '../kernel/runner';
 import { keysIn, membersIn } from '../identity/repository';
 import { operationNamed } from '../registry';
-import type { Approval, RecordedError } from './entities';
+import type { RecordedError } from './entities';
+import { requesterRefusal } from './requester';
 import { lock, move } from './lifecycle';
 import { approvalsIn } from './repository';
 import { approvalView, type ApprovalView } from './views';
 import { APPROVER_ROLE, canMove, requireMove } from './rules';
-
-/**
- * Why the requester no longer holds the authority they asked with, or undefined while they do: the key
- * live (not revoked, not expired) with the operation's scope, and its owner still a member with the
- * operation's minimum role. Revocation, demotion and removal withdraw waiting requests as they happen;
- * this catches what no event announces (a key that expired) and an approved request caught between.
- */
-export async function requesterRefusal(
-  data: Data,
-  row: Approval,
-  need: Requirement,
-): Promise<string | undefined> {
-  const key = await keysIn(data).standing(row.requested_by_key);
-  if (!key) return 'requester key no longer exists';
-  if (key.revoked_at) return 'requester key revoked';
-  if (key.expired) return 'requester key expired';
-  if (key.owner_role === null) return 'requester removed from the workspace';
-  if (!roleAtLeast(key.owner_role, need.minRole))
-    return `requester's role ${key.owner_role} is below ${need.minRole}`;
-  if (need.scope !== 'any' && !key.scopes.includes(need.scope))
-    return `requester key lacks scope ${need.scope}`;
-  return undefined;
-}
 
 /** What a refused run records: the refusal's code, message and field, and whether the gate refused it. */
 const recorded = (err: DomainError): RecordedError => ({
@@ -108,7 +86,7 @@ export async function runApproved(services: Services, approvalId: string): Promi
         const data = new Data(m, row.workspace_id);
         const current = await lock(data, approvalId);
         requireMove(current.status, 'EXECUTED');
-        const lost = await requesterRefusal(data, current, op.requirement);
+        const lost = requesterRefusal(await keysIn(data).standing(current.requested_by_key), op.requirement);
         if (lost) throw gateRefusal(`${lost}: the request no longer stands; nothing was done.`);
       },
       alsoInTransaction: async (m, output) => {

@@ -2,17 +2,18 @@ import type { Data } from '../kernel/data';
 import { changedParts } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { AnyOperation } from '../kernel/operation';
-import { roleAtLeast } from '../kernel/permissions';
 import { keysIn } from '../identity/repository';
 import type { Approval } from './entities';
+import { requesterRefusal } from './requester';
 import { approvalView } from './views';
 
-/** Who asked, and whether they still may: the key (live, revoked, expired) and its owner's role now. */
+/** Who asked, and whether they still may: the key (live, revoked, expired) and, if not, why not. */
 async function requester(data: Data, row: Approval, op: AnyOperation | undefined) {
   const key = await keysIn(data).standing(row.requested_by_key);
   const keyState = !key ? 'missing' : key.revoked_at ? 'revoked' : key.expired ? 'expired' : 'live';
-  const minRole = op?.requirement.minRole;
-  const ownerValid = Boolean(key?.owner_role && minRole && roleAtLeast(key.owner_role, minRole));
+  const refusal = op
+    ? requesterRefusal(key, op.requirement)
+    : `the operation ${row.operation} no longer exists`;
   return {
     key_id: row.requested_by_key,
     key_name: key?.name ?? null,
@@ -21,9 +22,9 @@ async function requester(data: Data, row: Approval, op: AnyOperation | undefined
     owner_user_id: row.requested_by_user,
     owner_email: key?.owner_email ?? null,
     owner_role: key?.owner_role ?? null,
-    /** The owner is still a member with at least the role the operation needs. */
-    owner_valid: ownerValid,
-    still_valid: keyState === 'live' && ownerValid,
+    /** Why approving it would be refused for who asked; null while they may still ask it. */
+    refusal: refusal ?? null,
+    still_valid: refusal === undefined,
   };
 }
 
@@ -34,7 +35,7 @@ async function requester(data: Data, row: Approval, op: AnyOperation | undefined
 async function changedSince(data: Data, row: Approval, op: AnyOperation | undefined) {
   if (!row.effect || !op?.effect) return null;
   try {
-    return changedParts(row.effect, await op.effect(row.input, data, { lock: false }));
+    return changedParts(row.effect, await op.effect(row.input, data, { lock: false, count: false }));
   } catch (err) {
     if (err instanceof DomainError && err.code === 'not_found') return ['target'];
     throw err;
@@ -117,11 +118,11 @@ function plain(value: unknown, pad: string): string {
 export function approvalText(a: ShownApproval): string {
   const r = a.requester;
   const key = `key "${r.key_name ?? '?'}" (${r.key_prefix ?? r.key_id}, ${r.key_state})`;
-  const owner = `owner ${r.owner_email ?? r.owner_user_id} (${r.owner_role ?? 'no longer a member'}${r.owner_valid ? '' : ', no longer allowed to ask this'})`;
+  const owner = `owner ${r.owner_email ?? r.owner_user_id} (${r.owner_role ?? 'no longer a member'})`;
   const lines = [
     `Approval request ${a.id}: ${a.status}${a.status === 'PENDING' ? `, until ${a.expires_at}` : ''}`,
     `  ${a.summary}`,
-    `Asked by ${key}, ${owner}: ${r.still_valid ? 'still valid' : 'NO LONGER VALID: approving it will be refused'}`,
+    `Asked by ${key}, ${owner}: ${r.still_valid ? 'still valid' : `NO LONGER VALID (${r.refusal}): approving it will be refused`}`,
     `Operation: ${a.operation}`,
   ];
   if (a.reason) lines.push(`Reason: ${a.reason}`);

@@ -91,6 +91,7 @@ export async function authorityLost(
   }
   return audit;
 }
+
 let operationLookup: ((name: string) => AnyOperation | undefined) | undefined;
 
 /** Wired once by the registry: the gate shows and checks parked calls of any registered operation. */

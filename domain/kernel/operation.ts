@@ -207,9 +207,10 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   /**
    * For a gated operation: what the call will do, read from its target (held when `lock`), as the
    * approver sees it. Taken as the call parks and again under the approved run's lock: a bound part
-   * that differs refuses the run and nothing happens.
+   * that differs refuses the run and nothing happens. `count` asks for what is counted too (an
+   * audience's size, for the approver); the check against a snapshot compares bound parts only.
    */
-  effect?: (input: yup.InferType<S>, data: Data, opts: { lock: boolean }) => Promise<Effect>;
+  effect?: (input: yup.InferType<S>, data: Data, opts: { lock: boolean; count: boolean }) => Promise<Effect>;
   /**
    * Replays the first answer for the same caller and key within 24 hours; `field` is the input field
    * holding the key (REST takes it from the `Idempotency-Key` header), `remember` says which answers are

@@ -41,7 +41,7 @@ export type Principal = {
 };
 
 /** Returns the real reason a principal may not do something, or undefined when it may. */
-export function refusalReason(p: Principal, need: Requirement): string | undefined {
+export function refusalReason(p: Pick<Principal, 'scopes' | 'role'>, need: Requirement): string | undefined {
   if (need.scope !== 'any' && !p.scopes.includes(need.scope)) return `key lacks scope ${need.scope}`;
   if (p.role === null) return 'key owner is no longer a member of the workspace';
   if (!roleAtLeast(p.role, need.minRole)) return `key owner's role ${p.role} is below ${need.minRole}`;

@@ -150,7 +150,7 @@ export async function execute<S extends yup.AnyObjectSchema, O>(
     const look = new Data(services.db.manager, workspaceId);
     if (await waitsForApproval(op, input, look, false)) {
       await op.precondition?.(input, look);
-      const effect = await op.effect?.(input, look, { lock: false });
+      const effect = await op.effect?.(input, look, { lock: false, count: true });
       throw new DomainError(
         'needs_confirmation',
         'A person must approve this, so it cannot be done through this door; nothing has happened.',
@@ -207,7 +207,7 @@ export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
     await op.precondition?.(input, data);
     if (!op.effect) throw new Error(`${op.name} is gated but declares no effect to snapshot`);
     // Read under the record's lock: what the approver is shown is what stood when the call parked.
-    const effect = await op.effect(input, data, { lock: true });
+    const effect = await op.effect(input, data, { lock: true, count: true });
     const summary = await op.summary(input, data, effect);
     const result = await gate.park(data, {
       operation: op.name,
@@ -281,7 +281,7 @@ async function perform<S extends yup.AnyObjectSchema, O>(
     if (opts.approved) {
       if (!op.effect) throw new Error(`${op.name} ran as approved but declares no effect to check`);
       // Under the lock the run itself takes (the same row, held to commit): no edit slips between.
-      const now = await op.effect(input, ctx.data, { lock: true });
+      const now = await op.effect(input, ctx.data, { lock: true, count: false });
       const changed = changedParts(opts.approved, now);
       if (changed.length > 0) throw changedSinceApproval(changed);
       ctx.approved = opts.approved;

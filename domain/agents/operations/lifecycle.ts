@@ -7,8 +7,9 @@ import { agentsIn } from '../repository';
 import { AGENTS_WRITE } from '../requirements';
 import { agentIdField } from '../schemas';
 import { AGENT, agentView, cadenceText } from '../views';
-import { agentEffect, settingsOf, settingsText } from '../effects';
-import { agentOf, described } from './setup';
+import type { Effect } from '../../kernel/effect';
+import { settingsOf, settingsText, type AgentBound, type Settings } from '../effects';
+import { agentEffect, agentOf, described } from './setup';
 
 const input = yup.object({ agentId: agentIdField });
 
@@ -47,6 +48,17 @@ const checked =
     if (a && a.status !== 'ACTIVE') rule(a);
   };
 
+/** The settings a person approves: from the call's effect when it has one, else read from the record. */
+async function settingsFor(
+  i: { agentId: string },
+  look?: Data,
+  effect?: Effect,
+): Promise<Settings | undefined> {
+  if (effect) return effect.bound as AgentBound;
+  const a = look && (await agentsIn(look).find(i.agentId));
+  return a ? settingsOf(a) : undefined;
+}
+
 const change = async (ctx: OperationContext, a: Agent, values: Partial<Agent>, resync = true) => {
   const changed = await agentsIn(ctx.data.in(a.workspace_id)).change(a.id, values, { resync });
   ctx.audit(a.workspace_id, { agent_id: a.id, from: a.status, to: changed.status });
@@ -70,10 +82,10 @@ export const startAgent = defineOperation({
   doors: { mcp: true, admin: { command: 'agent start', flags: (f) => ({ agentId: f.id }) } },
   precondition: checked(mustBeStartable),
   effect: agentEffect,
-  summary: async (i, look) => {
-    const a = look && (await agentsIn(look).find(i.agentId));
+  summary: async (i, look, effect) => {
+    const a = await settingsFor(i, look, effect);
     const when = a?.cadence ? `, running ${cadenceText(a.cadence)}` : '';
-    return `Start ${await described(i, look)}${when}${a ? `, ${settingsText(settingsOf(a))}` : ''}`;
+    return `Start ${await described(i, look, effect)}${when}${a ? `, ${settingsText(a)}` : ''}`;
   },
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
@@ -99,9 +111,9 @@ export const runAgentNow = defineOperation({
   doors: { mcp: true, admin: { command: 'agent run-now', flags: (f) => ({ agentId: f.id }) } },
   precondition: checked(mustHaveSources),
   effect: agentEffect,
-  summary: async (i, look) => {
-    const a = look && (await agentsIn(look).find(i.agentId));
-    return `Run ${await described(i, look)} once now${a ? `, ${settingsText(settingsOf(a))}` : ''}`;
+  summary: async (i, look, effect) => {
+    const a = await settingsFor(i, look, effect);
+    return `Run ${await described(i, look, effect)} once now${a ? `, ${settingsText(a)}` : ''}`;
   },
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });

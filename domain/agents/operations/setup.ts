@@ -11,7 +11,8 @@ import { AGENTS_READ, AGENTS_WRITE } from '../requirements';
 import { DEFAULT_LIMITS, agentFields, agentIdField, agentInput } from '../schemas';
 import { TEMPLATE_VERSION } from '../templates';
 import { AGENT, AGENTS, RUNS, agentView, runView } from '../views';
-import { agentEffect, settingsOf, widenings, type Settings } from '../effects';
+import type { Effect } from '../../kernel/effect';
+import { agentBound, settingsOf, widenings, type AgentBound, type Settings } from '../effects';
 
 /** An agent of this workspace, or "not found". */
 export async function agentOf(data: Data, id: string, opts: { lock?: boolean } = {}): Promise<Agent> {
@@ -22,10 +23,21 @@ export async function agentOf(data: Data, id: string, opts: { lock?: boolean } =
 }
 
 /** "the follow-up agent "Chaser"", for a person reading what they approve. */
-export async function described(i: { agentId: string }, look?: Data): Promise<string> {
-  const a = look && (await agentsIn(look).find(i.agentId));
-  return a ? `the ${a.type.replace('_', '-')} agent "${a.name}"` : `agent ${i.agentId}`;
+export const agentNamed = (a: Pick<Agent, 'type' | 'name'>) =>
+  `the ${a.type.replace('_', '-')} agent "${a.name}"`;
+
+/** `agentNamed`, from the call's effect when it has one, else from the record (or its id). */
+export async function described(i: { agentId: string }, look?: Data, effect?: Effect): Promise<string> {
+  const a = effect ? (effect.bound as AgentBound) : look && (await agentsIn(look).find(i.agentId));
+  return a ? agentNamed(a) : `agent ${i.agentId}`;
 }
+
+/** What a person approves when an agent starts or runs (`agentBound`), read under its lock when `lock`. */
+export const agentEffect = async (
+  i: { agentId: string },
+  data: Data,
+  opts: { lock: boolean },
+): Promise<Effect> => ({ bound: agentBound(await agentOf(data, i.agentId, opts)) });
 
 const checkSourcesFit = (a: Pick<Agent, 'type' | 'sources'>) => {
   const s = a.sources;
@@ -129,19 +141,14 @@ export const configureAgent = defineOperation({
   ...WRITE,
   idempotent: true,
   gated: true,
-  gatedWhen: async (i, data, opts) => {
-    const repo = agentsIn(data);
-    const a = opts.lock ? await repo.lock(i.agentId) : await repo.find(i.agentId);
-    return a !== null && widensRunning(a, i);
-  },
+  gatedWhen: async (i, data, opts) => widensRunning(await agentOf(data, i.agentId, opts), i),
   effect: async (i, data, opts) => {
-    const { bound } = await agentEffect(i, data, opts);
-    const a = (await agentsIn(data).find(i.agentId))!;
+    const a = await agentOf(data, i.agentId, opts);
     const after = configured(a, i);
     // The settings it had are bound (the change is applied to them); its status is only shown: a
     // pause in between does not change what the widening allows.
     return {
-      bound,
+      bound: agentBound(a),
       shown: { status: a.status, before: settingsOf(a), after, widens: widenings(settingsOf(a), after) },
     };
   },
@@ -180,8 +187,8 @@ export const configureAgent = defineOperation({
     const widens = effect?.shown?.widens as string[] | undefined;
     const status = effect?.shown?.status as string | undefined;
     return widens?.length
-      ? `Configure ${await described(i, look)} (${status}), widening it: ${widens.join('; ')}`
-      : `Configure ${await described(i, look)}`;
+      ? `Configure ${await described(i, look, effect)} (${status}), widening it: ${widens.join('; ')}`
+      : `Configure ${await described(i, look, effect)}`;
   },
   run: async (ctx, i) => {
     const a = await agentOf(ctx.data, i.agentId, { lock: true });

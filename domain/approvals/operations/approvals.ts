@@ -162,7 +162,7 @@ export const showApproval = defineOperation({
         owner_user_id: uuid,
         owner_email: nullable(string()),
         owner_role: nullable(string()),
-        owner_valid: { type: 'boolean' },
+        refusal: nullable(string()),
         still_valid: { type: 'boolean' },
       }),
       changed_since_requested: nullable(arrayOf(string())),

@@ -20,11 +20,14 @@ const input = yup.object({ campaignId: campaignIdField });
 async function campaignEffect(
   i: { campaignId: string },
   data: Data,
-  opts: { lock: boolean },
+  opts: { lock: boolean; count: boolean },
 ): Promise<Effect> {
   const c = await campaignOf(campaignsIn(data), i.campaignId, opts);
-  const audience =
-    c.status === 'DRAFT'
+  // Counting a draft's audience scans its leads: only when the approver is to read it, never for the
+  // approved run's check (which fixes the audience itself and bounds its growth).
+  const audience = !opts.count
+    ? undefined
+    : c.status === 'DRAFT'
       ? await campaignsIn(data.in(c.workspace_id)).countAudience(c)
       : (c.audience_size ?? 0);
   return {
@@ -40,7 +43,7 @@ async function campaignEffect(
       window: c.send_window,
       daily_cap: c.daily_cap,
     },
-    counted: { audience },
+    ...(audience !== undefined ? { counted: { audience } } : {}),
   };
 }
 
@@ -72,9 +75,14 @@ const GATED_START = {
 
 const people = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'person' : 'people'}`;
 
-/** "the email campaign "Spring offer" (3 steps)", for a person reading what they approve. */
-async function described(i: { campaignId: string }, look?: Data): Promise<string> {
-  const c = look && (await campaignsIn(look).find(i.campaignId));
+/**
+ * "the email campaign "Spring offer" (3 steps)", for a person reading what they approve: from the
+ * call's effect when it has one, else from the record (or its id).
+ */
+async function described(i: { campaignId: string }, look?: Data, effect?: Effect): Promise<string> {
+  const c = effect
+    ? (effect.bound as { name: string; channel: string; steps: unknown[] })
+    : look && (await campaignsIn(look).find(i.campaignId));
   return c
     ? `the ${c.channel} campaign "${c.name}" (${c.steps.length} step${c.steps.length === 1 ? '' : 's'})`
     : `campaign ${i.campaignId}`;
@@ -124,7 +132,7 @@ export const launchCampaign = defineOperation({
     'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. A lead who replies, books or opts out leaves the sequence. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
-  summary: async (i, look, effect) => `Launch ${await described(i, look)} to ${reach(effect)}`,
+  summary: async (i, look, effect) => `Launch ${await described(i, look, effect)} to ${reach(effect)}`,
   run: (ctx, { campaignId }) => start(ctx, campaignId, false),
 });
 
@@ -135,7 +143,7 @@ export const sendCampaign = defineOperation({
     'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
-  summary: async (i, look, effect) => `Send ${await described(i, look)} to ${reach(effect)} now`,
+  summary: async (i, look, effect) => `Send ${await described(i, look, effect)} to ${reach(effect)} now`,
   run: (ctx, { campaignId }) => start(ctx, campaignId, true),
 });
 
@@ -176,7 +184,7 @@ export const resumeCampaign = defineOperation({
   returns: 'The campaign, RUNNING again (once approved).',
   ...GATED_START,
   summary: async (i, look, effect) =>
-    `Resume ${await described(i, look)}${effect ? ` for the ${reach(effect)} it was launched to` : ''}`,
+    `Resume ${await described(i, look, effect)}${effect ? ` for the ${reach(effect)} it was launched to` : ''}`,
   run: async (ctx, { campaignId }) => {
     const c = await campaignOf(campaignsIn(ctx.data), campaignId, { lock: true });
     if (c.status !== 'PAUSED')
