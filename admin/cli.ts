@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../domain/data-source';
@@ -53,6 +54,16 @@ async function main(argv: string[]): Promise<string> {
         allowPrivateTargets: config.webhookAllowPrivateTargets,
         cancelWorkflows,
       },
+      ...(config.smtp?.dkim && {
+        mailSigning: {
+          domain: config.smtp.dkim.domain,
+          selector: config.smtp.dkim.selector,
+          publicKey: createPublicKey(config.smtp.dkim.privateKey),
+          from: config.smtp.from,
+          // URL keeps an IPv6 host in brackets; DNS records name it bare.
+          relay: new URL(config.smtp.url).hostname.replace(/^\[|\]$/g, ''),
+        },
+      }),
     };
     const actor = operatorActor({ door: 'admin', requestId: `admin_${Date.now().toString(36)}` });
     const input = cmd.binding.flags?.(flags) ?? {};

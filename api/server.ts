@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import type { DNSResolver } from 'mailauth';
 import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
@@ -35,6 +36,8 @@ export type AppDeps = {
     >;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
   approvals?: Services['approvals'];
+  /** DNS for inbound mail's authentication (a test's own zone); the system's resolver when absent. */
+  mailResolver?: DNSResolver;
   /** Wakes a campaign's workflow after a pause; without it the workflow notices at its next batch. */
   campaigns?: Services['campaigns'];
   /** Starts bookings' workflows and carries decisions to them; without it bookings wait for the sweep. */
@@ -65,6 +68,7 @@ export function buildApp({
   agents,
   metrics,
   crashAfterCommit,
+  mailResolver,
 }: AppDeps) {
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
@@ -86,6 +90,7 @@ export function buildApp({
   const publicDoor = publicRouter(services, {
     publicUrl: config.publicUrl ?? 'http://localhost',
     ...(config.sms && { sms: { authToken: config.sms.authToken } }),
+    ...(mailResolver && { mailResolver }),
   });
   const audits = createAuditWriter(db, config.auditQueueLimit);
   app

@@ -18,6 +18,7 @@ import { Sales1763801500000 } from './migrations/1763801500000-sales';
 import { SearchJoined1763801600000 } from './migrations/1763801600000-search-joined';
 import { FreshVisibility1763801700000 } from './migrations/1763801700000-fresh-visibility';
 import { ApprovalSnapshots1763801900000 } from './migrations/1763801900000-approval-snapshots';
+import { MailAuthentication1763802000000 } from './migrations/1763802000000-mail-authentication';
 import { FirstResponseIndex1763801800000 } from './migrations/1763801800000-first-response-index';
 import { ENTITIES } from './entities';
 
@@ -45,6 +46,7 @@ const migrations = [
   FreshVisibility1763801700000,
   FirstResponseIndex1763801800000,
   ApprovalSnapshots1763801900000,
+  MailAuthentication1763802000000,
 ];
 
 /**

@@ -53,11 +53,18 @@ import {
 import { recordInboundMessage } from './conversations/operations/record-inbound';
 import { receiveMessage } from './conversations/operations/receive';
 import { recordBounce } from './conversations/operations/bounce';
+import { recordComplaint } from './conversations/operations/complaint';
+import { mailDns } from './conversations/operations/mail-dns';
 import { unsubscribeByLink } from './conversations/operations/unsubscribe';
 import { listAudit } from './identity/operations/audit';
 import { createApiKey, listApiKeys, revokeApiKey } from './identity/operations/keys';
 import { addMember, removeMember, setMemberRole } from './identity/operations/members';
-import { createWorkspace, getWorkspace, issueInboundEmailSecret } from './identity/operations/workspaces';
+import {
+  createWorkspace,
+  getWorkspace,
+  issueInboundEmailSecret,
+  setDeliverability,
+} from './identity/operations/workspaces';
 import { withdrawOnLostAuthority } from './approvals/lifecycle';
 import { onAuthorityLost, registerOperations } from './kernel/gate';
 import type { AnyOperation } from './kernel/operation';
@@ -94,6 +101,7 @@ export const operations = {
   createWorkspace,
   getWorkspace,
   issueInboundEmailSecret,
+  setDeliverability,
   addMember,
   setMemberRole,
   removeMember,
@@ -118,7 +126,9 @@ export const operations = {
   replyToConversation,
   receiveMessage,
   recordBounce,
+  recordComplaint,
   unsubscribeByLink,
+  mailDns,
   // campaigns
   createCampaign,
   updateCampaign,

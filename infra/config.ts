@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import * as yup from 'yup';
 
 export type AppEnv = 'development' | 'test' | 'production';
@@ -46,8 +47,11 @@ export type Config = {
   maintenanceSchedules: boolean;
   /** Where people and providers reach the service from outside: unsubscribe links, provider webhooks. */
   publicUrl: string;
-  /** Outbound email: an SMTP server (`smtp://user:pass@host:port`, `smtps://` for TLS) and the sender. */
-  smtp?: { url: string; from: string };
+  /**
+   * Outbound email: an SMTP server (`smtp://user:pass@host:port`, `smtps://` for TLS) and the sender;
+   * with a DKIM key, every message is signed for `domain` (MAIL_FROM's domain or a parent of it).
+   */
+  smtp?: { url: string; from: string; dkim?: { domain: string; selector: string; privateKey: KeyObject } };
   /** SMS and WhatsApp: an HTTP provider shaped like Twilio's Messages API (it also signs inbound webhooks). */
   sms?: { url: string; accountSid: string; authToken: string; from: string };
 };
@@ -62,6 +66,12 @@ export const WORKFLOW_CACHE_SIZE = 100;
 export const WORKFLOW_TASK_SLOTS = 75;
 
 const DEV_SECRETS_KEY = Buffer.alloc(32, 'dev-only-secrets-key-do-not-use!').toString('base64');
+
+const DNS_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Receivers ignore RSA signatures with shorter keys (RFC 8301). */
+const DKIM_MIN_BITS = 1024;
 
 const booleanString = (name: string) =>
   yup.string().oneOf(['true', 'false'], `${name} must be "true" or "false"`).default('false');
@@ -158,6 +168,16 @@ const schema = yup.object({
     .string()
     .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'MAIL_FROM must be an email address')
     .optional(),
+  DKIM_SELECTOR: yup
+    .string()
+    .matches(DNS_LABEL, 'DKIM_SELECTOR must be a DNS label: letters, digits and inner hyphens, at most 63')
+    .optional(),
+  DKIM_PRIVATE_KEY_FILE: yup.string().optional(),
+  DKIM_DOMAIN: yup
+    .string()
+    .lowercase()
+    .matches(DOMAIN_NAME, 'DKIM_DOMAIN must be a domain name such as example.com')
+    .optional(),
   SMS_API_URL: yup
     .string()
     .matches(/^https?:\/\/[^\s]+$/, 'SMS_API_URL must be an http(s) URL')
@@ -193,6 +213,70 @@ function decodeSecretsKey(raw: string | undefined, env: AppEnv, problems: string
   return key;
 }
 
+/**
+ * The DKIM key outbound mail is signed with, read now so that a bad one stops the start: nodemailer
+ * sends a message unsigned, without a word, when its key cannot sign.
+ */
+function readDkimKey(
+  parsed: { DKIM_SELECTOR?: string; DKIM_PRIVATE_KEY_FILE?: string; DKIM_DOMAIN?: string },
+  smtp: { url?: string; from: string },
+  problems: string[],
+): NonNullable<Config['smtp']>['dkim'] {
+  const { DKIM_SELECTOR: selector, DKIM_PRIVATE_KEY_FILE: file, DKIM_DOMAIN: named } = parsed;
+  if (!selector && !file) {
+    if (named) problems.push('DKIM_DOMAIN needs DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE to sign with');
+    return undefined;
+  }
+  if (!selector || !file) {
+    problems.push('DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE are needed together to sign outbound mail');
+    return undefined;
+  }
+  if (!smtp.url)
+    problems.push(
+      'DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE sign mail sent through SMTP_URL, which is not set',
+    );
+  const fromDomain = smtp.from.split('@')[1]!.toLowerCase();
+  const domain = named ?? fromDomain;
+  // DMARC's relaxed alignment: the signing domain is the From domain or one of its parents.
+  if (fromDomain !== domain && !fromDomain.endsWith(`.${domain}`))
+    problems.push(
+      `DKIM_DOMAIN (${domain}) must be MAIL_FROM's domain (${fromDomain}) or a parent of it, or receivers' DMARC checks will not count the signature`,
+    );
+  const privateKey = readPrivateKey(file, problems);
+  return privateKey && { domain, selector, privateKey };
+}
+
+function readPrivateKey(file: string, problems: string[]): KeyObject | undefined {
+  const generate = 'openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048';
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(
+      `DKIM_PRIVATE_KEY_FILE cannot be read (${file}): ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
+    return undefined;
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    problems.push(
+      `DKIM_PRIVATE_KEY_FILE (${file}) holds no unencrypted PEM private key; make one with: ${generate}`,
+    );
+    return undefined;
+  }
+  const type = key.asymmetricKeyType;
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (type === 'rsa' && bits >= DKIM_MIN_BITS) return key;
+  problems.push(
+    type === 'rsa'
+      ? `DKIM_PRIVATE_KEY_FILE (${file}) is a ${bits}-bit RSA key; receivers ignore signatures under ${DKIM_MIN_BITS} bits. Use 2048: ${generate}`
+      : `DKIM_PRIVATE_KEY_FILE (${file}) must be an RSA key, not ${type}; make one with: ${generate}`,
+  );
+  return undefined;
+}
+
 /** Reads and validates the environment; throws ConfigError naming every bad or missing variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const input = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
@@ -219,6 +303,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const smsSet = [parsed.SMS_ACCOUNT_SID, parsed.SMS_AUTH_TOKEN, parsed.SMS_FROM];
   if (smsSet.some(Boolean) && !smsSet.every(Boolean))
     problems.push('SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM are needed together to send SMS');
+  const mailFrom = parsed.MAIL_FROM ?? 'no-reply@localhost.localdomain';
+  const dkim = readDkimKey(parsed, { url: parsed.SMTP_URL, from: mailFrom }, problems);
   if (parsed.WORKFLOW_BUNDLE && !existsSync(parsed.WORKFLOW_BUNDLE))
     problems.push(`WORKFLOW_BUNDLE names no file (${parsed.WORKFLOW_BUNDLE}); unset it to bundle at start`);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -263,7 +349,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maintenanceSchedules: parsed.MAINTENANCE_SCHEDULES !== 'false',
     publicUrl: parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`,
     ...(parsed.SMTP_URL && {
-      smtp: { url: parsed.SMTP_URL, from: parsed.MAIL_FROM ?? 'no-reply@localhost.localdomain' },
+      smtp: { url: parsed.SMTP_URL, from: mailFrom, ...(dkim && { dkim }) },
     }),
     ...(parsed.SMS_ACCOUNT_SID &&
       parsed.SMS_AUTH_TOKEN &&

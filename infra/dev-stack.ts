@@ -28,6 +28,15 @@ export type DevStack = {
   temporalNamespace: string;
   temporalTaskQueue: string;
   children: { postgres?: number; temporal?: number };
+  /**
+   * How the stack sends mail, so that `mail dns` describes the key it signs with. The relay's URL
+   * carries no credentials: the CLI sends nothing.
+   */
+  mail?: {
+    smtpUrl: string;
+    from: string;
+    dkim?: { domain: string; selector: string; privateKeyFile: string };
+  };
 };
 
 function readDevStack(env: NodeJS.ProcessEnv): DevStack | undefined {
@@ -50,6 +59,12 @@ export function envWithDevStack(env: NodeJS.ProcessEnv = process.env): NodeJS.Pr
     TEMPORAL_ADDRESS: stack.temporalAddress,
     TEMPORAL_NAMESPACE: stack.temporalNamespace,
     TEMPORAL_TASK_QUEUE: stack.temporalTaskQueue,
+    ...(stack.mail && { SMTP_URL: stack.mail.smtpUrl, MAIL_FROM: stack.mail.from }),
+    ...(stack.mail?.dkim && {
+      DKIM_DOMAIN: stack.mail.dkim.domain,
+      DKIM_SELECTOR: stack.mail.dkim.selector,
+      DKIM_PRIVATE_KEY_FILE: stack.mail.dkim.privateKeyFile,
+    }),
     ...env,
   };
 }

@@ -6,6 +6,7 @@ import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
 import { createStops, labelled } from '../tooling/cleanup';
 import { writeDevStack } from '../tooling/dev-stack';
+import { devDkimKey } from '../tooling/dkim-key';
 import { dataDir, stackFile } from '../tooling/paths';
 import { freePort } from '../tooling/processes';
 import { startMailCatcher } from '../tooling/mail-catcher';
@@ -37,6 +38,11 @@ async function main() {
   if (mail) {
     env.SMTP_URL = mail.smtpUrl;
     env.MAIL_FROM ??= 'hello@leads.localhost';
+  }
+  // Signed as production mail is, with a key made once and kept with the data, unless one is given.
+  if (env.MAIL_FROM && !env.DKIM_SELECTOR && !env.DKIM_PRIVATE_KEY_FILE) {
+    const key = devDkimKey(dir);
+    Object.assign(env, { DKIM_SELECTOR: key.selector, DKIM_PRIVATE_KEY_FILE: key.file });
   }
   const sms = env.SMS_ACCOUNT_SID
     ? undefined
@@ -88,7 +94,21 @@ async function main() {
     temporalNamespace: config.temporalNamespace,
     temporalTaskQueue: config.temporalTaskQueue,
     children: { postgres: pg?.pid, temporal: temporal?.pid },
+    ...(config.smtp && {
+      mail: {
+        smtpUrl: withoutCredentials(config.smtp.url),
+        from: config.smtp.from,
+        ...(config.smtp.dkim && {
+          dkim: {
+            domain: config.smtp.dkim.domain,
+            selector: config.smtp.dkim.selector,
+            privateKeyFile: path.resolve(env.DKIM_PRIVATE_KEY_FILE!),
+          },
+        }),
+      },
+    }),
   });
+  const dkim = config.smtp?.dkim;
   const demo = await seedDemo(db);
   const lines = [
     '',
@@ -96,6 +116,9 @@ async function main() {
     `  API base URL:     ${api.url}/api/v1`,
     `  Temporal Web UI:  ${temporal?.uiUrl ?? `(external Temporal at ${config.temporalAddress})`}`,
     `  Mail sent:        ${mail ? `${mail.webUrl}   (MailDev; SMTP ${mail.smtpUrl})` : `via ${env.SMTP_URL?.replace(/\/\/[^@/]*@/, '//')}`}`,
+    dkim
+      ? `  Mail signed:      DKIM ${dkim.selector}._domainkey.${dkim.domain}   (records: npm run -s admin -- mail dns --domain ${dkim.domain})`
+      : '  Mail signed:      no (set DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE)',
     `  SMS sent:         ${sms ? `${sms.url}   (local provider)` : `via ${env.SMS_API_URL ?? 'https://api.twilio.com'}`}`,
     `  API metrics:      ${api.metricsUrl}`,
     `  Worker metrics:   ${worker.metricsUrl}   (with the Temporal SDK's)`,
@@ -117,6 +140,14 @@ async function main() {
     api_metrics_url: api.metricsUrl,
     worker_metrics_url: worker.metricsUrl,
   });
+}
+
+/** The relay's URL as the admin CLI may keep it: it sends nothing, so it needs no password. */
+function withoutCredentials(url: string): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.toString();
 }
 
 main().catch(async (err: unknown) => {

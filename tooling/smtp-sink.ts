@@ -12,7 +12,15 @@ type Held = { messageId: string | undefined; answer: () => void; gone: () => boo
  * to answer an SMTP error (550 for a hard bounce, 451 for a transient failure), the whole server can
  * be made to refuse for a while, and the final 250 can be held back to keep hand-overs in flight.
  */
-export async function startSmtpSink() {
+export async function startSmtpSink(
+  opts: {
+    /**
+     * Runs once a message is in and kept, before its 250 goes back: a receiving server that reports
+     * on it at once (a bounce report posted to the sender's inbound route, say).
+     */
+    onMessage?: (r: Received) => Promise<void>;
+  } = {},
+) {
   const received: Received[] = [];
   const rcptFailures = new Map<string, { code: number; message: string }>();
   let down: { code: number; message: string } | undefined;
@@ -35,19 +43,26 @@ export async function startSmtpSink() {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        simpleParser(raw)
-          .then((mail) => {
-            // Kept once the whole message is in, as a real server queues it before its 250: a sender
-            // that dies before it reads the 250 has still sent it.
-            received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, mail, at: Date.now() });
-            if (!holding) return callback();
-            held.add({
-              messageId: mail.messageId,
-              answer: () => callback(),
-              gone: () => closedSessions.has(session.id),
-            });
-          })
-          .catch((err: Error) => callback(err));
+        const take = async () => {
+          const mail = await simpleParser(raw);
+          // Kept once the whole message is in, as a real server queues it before its 250: a sender
+          // that dies before it reads the 250 has still sent it.
+          const r: Received = {
+            to: session.envelope.rcptTo.map((t) => t.address),
+            raw,
+            mail,
+            at: Date.now(),
+          };
+          received.push(r);
+          await opts.onMessage?.(r);
+          if (!holding) return callback();
+          held.add({
+            messageId: mail.messageId,
+            answer: () => callback(),
+            gone: () => closedSessions.has(session.id),
+          });
+        };
+        take().catch((err: Error) => callback(err));
       });
     },
     onClose(session) {

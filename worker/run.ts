@@ -97,10 +97,13 @@ export async function runWorker(
   });
   await relay.ready;
   metrics.relay.watch(relay.lag);
+  const dkim = config.smtp?.dkim;
   log.info('worker running', {
     task_queue: config.temporalTaskQueue,
     namespace: config.temporalNamespace,
     metrics_url: served.url,
+    // Whose DNS receivers will ask for the key: `mail dns` prints the record to publish there.
+    mail_signed_as: dkim ? `${dkim.selector}._domainkey.${dkim.domain}` : null,
   });
   return {
     done,

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { ProviderResult } from '../../domain/conversations/sending';
 import { SEND_TIMEOUT_MS } from '../../domain/conversations/sending';
@@ -59,10 +60,30 @@ const NOT_CONNECTED = new Set(['ECONNECTION', 'EDNS', 'ECONNREFUSED', 'ETLS', 'E
 const HARD_BOUNCE_STATUS = /\b5\.1\.[0-9]\b/; // RFC 3463: bad destination mailbox or system address
 
 /**
+ * The header fields a DKIM signature covers: nodemailer's own list (`dkim/sign.js`, after RFC 4871
+ * 5.5), which lacks List-Unsubscribe-Post. Gmail and Yahoo honour one-click unsubscribe only when the
+ * signature covers both List-Unsubscribe and List-Unsubscribe-Post (RFC 8058 section 4).
+ */
+export const DKIM_SIGNED_HEADERS =
+  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:' +
+  'Content-Transfer-Encoding:Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:' +
+  'Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:' +
+  'List-Subscribe:List-Post:List-Owner:List-Archive:OTP-Token:List-Unsubscribe-Post';
+
+/** The key outbound mail is signed with (`DKIM_*`); `domain` is the `d=` receivers align with From. */
+export type DkimKey = { domain: string; selector: string; privateKey: KeyObject | string };
+
+/**
  * Email over SMTP (`SMTP_URL`), with nodemailer's pool: one connection per few messages rather than a
  * handshake each. The sender address comes from `MAIL_FROM`; the display name is the workspace's.
+ * With a DKIM key every message is signed.
  */
-export function smtpProvider(opts: { url: string; from: string; pool?: number }): EmailProvider {
+export function smtpProvider(opts: {
+  url: string;
+  from: string;
+  pool?: number;
+  dkim?: DkimKey;
+}): EmailProvider {
   const domain = opts.from.split('@')[1] ?? 'localhost';
   const messageIdOf = (id: string) => `<${id}@${domain}>`;
   const transport: Transporter = nodemailer.createTransport({
@@ -73,6 +94,14 @@ export function smtpProvider(opts: { url: string; from: string; pool?: number })
     connectionTimeout: SEND_TIMEOUT_MS,
     greetingTimeout: SEND_TIMEOUT_MS / 2,
     socketTimeout: SEND_TIMEOUT_MS,
+    ...(opts.dkim && {
+      dkim: {
+        domainName: opts.dkim.domain,
+        keySelector: opts.dkim.selector,
+        privateKey: opts.dkim.privateKey,
+        headerFieldNames: DKIM_SIGNED_HEADERS,
+      },
+    }),
   });
   return {
     messageIdOf,

@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import { simpleParser } from 'mailparser';
 import type { DataSource } from 'typeorm';
+import type { DNSResolver } from 'mailauth';
 import { recordBounce } from '../../domain/conversations/operations/bounce';
+import { recordComplaint } from '../../domain/conversations/operations/complaint';
 import { receiveMessage } from '../../domain/conversations/operations/receive';
 import { unsubscribeByLink } from '../../domain/conversations/operations/unsubscribe';
 import { UNSUBSCRIBE_PATH, unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
@@ -13,6 +15,8 @@ import type { Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
 import { UUID_PATTERN } from '../../domain/kernel/validate';
 import type { AppContext, RequestState } from '../context';
+import { authenticateMail, envelopeOf } from './mail-authentication';
+import { deliveryReport, feedbackReport } from './mail-reports';
 import { confirmPage, donePage, notFoundPage } from './pages';
 import { rawBody } from './raw-body';
 import { twilioSignatureValid } from './twilio-signature';
@@ -21,6 +25,8 @@ export type PublicDoorOptions = {
   /** The service's public URL: Twilio signs the URL it requested. */
   publicUrl: string;
   sms?: { authToken: string };
+  /** DNS for inbound mail's DKIM, SPF and DMARC checks; the system's resolver when absent. */
+  mailResolver?: DNSResolver;
 };
 
 const MAX_FORM_BYTES = 64 * 1024;
@@ -39,32 +45,6 @@ function html(ctx: AppContext, status: number, body: string) {
 }
 
 const unauthorized = (reason: string) => new DomainError('unauthorized', 'unauthorized', {}, reason);
-
-/**
- * A delivery-status report (RFC 3464: `multipart/report; report-type=delivery-status`) for an email of
- * ours: the failed recipient's status and the Message-ID of the original, from its returned headers.
- */
-function deliveryReport(mail: ParsedMail) {
-  const type = mail.headers.get('content-type') as
-    { value?: string; params?: Record<string, string> } | undefined;
-  if (type?.value !== 'multipart/report' || type.params?.['report-type'] !== 'delivery-status')
-    return undefined;
-  // mailparser folds the message/delivery-status part into the text; the original's headers come back
-  // as an attachment (text/rfc822-headers or message/rfc822).
-  const text = mail.text ?? '';
-  const failed = /^Action:\s*failed/im.test(text);
-  const status = /^Status:\s*([245]\.\d{1,3}\.\d{1,3})/im.exec(text)?.[1];
-  const original = mail.attachments
-    .filter((a) => /rfc822/i.test(a.contentType))
-    .map((a) => /^Message-ID:\s*(<[^>\s]+>)/im.exec(a.content.toString('utf8'))?.[1])
-    .find(Boolean);
-  if (!status || !original) return undefined;
-  return {
-    originalMessageId: original,
-    status: failed ? status : status.replace(/^5/, '4'),
-    diagnostic: (/^Diagnostic-Code:\s*(.+)$/im.exec(text)?.[1] ?? '').slice(0, 500),
-  };
-}
 
 /** The secret from `Authorization: Bearer <secret>` or as the password of HTTP Basic. */
 function presentedSecret(header: string): string | undefined {
@@ -146,16 +126,48 @@ export function publicRouter(services: Services & { db: DataSource }, opts: Publ
     if (!(await inboundEmailSecretValid(services.db, workspaceId, secret)))
       throw unauthorized('inbound-email secret does not match');
     ctx.state.auditWorkspaceId = workspaceId;
-    const mail = await simpleParser(await rawBody(ctx, MAX_EMAIL_BYTES));
-    const report = deliveryReport(mail);
-    if (report) {
-      const bounce = await runOperation(services, recordBounce, actor(ctx), report, { workspaceId });
+    const raw = await rawBody(ctx, MAX_EMAIL_BYTES);
+    const [mail, verdict] = await Promise.all([
+      simpleParser(raw),
+      authenticateMail(raw, {
+        resolver: opts.mailResolver,
+        envelope: envelopeOf((h) => ctx.get(h), ctx.query),
+      }),
+    ]);
+    // The address the lead is found by must be the one the checks proved (two parsers, one From).
+    const from = mail.from?.value.length === 1 ? mail.from.value[0]?.address : undefined;
+    const authenticity =
+      verdict.authenticity === 'verified' && from?.toLowerCase() === verdict.from ? 'verified' : 'unverified';
+    const bounce = deliveryReport(mail);
+    if (bounce) {
       ctx.status = 202;
-      ctx.body = { data: bounce };
+      ctx.body = {
+        data: await runOperation(
+          services,
+          recordBounce,
+          actor(ctx),
+          { ...bounce, authenticity },
+          { workspaceId },
+        ),
+      };
       return;
     }
-    const from = mail.from?.value[0]?.address;
-    if (!from) throw new DomainError('invalid_request', 'The email has no From address.', { field: 'From' });
+    const complaint = feedbackReport(mail);
+    if (complaint) {
+      ctx.status = 202;
+      ctx.body = {
+        data: await runOperation(
+          services,
+          recordComplaint,
+          actor(ctx),
+          { ...complaint, authenticity },
+          { workspaceId },
+        ),
+      };
+      return;
+    }
+    if (!from)
+      throw new DomainError('invalid_request', 'The email must have one From address.', { field: 'From' });
     if (!mail.messageId)
       throw new DomainError('invalid_request', 'The email has no Message-ID.', { field: 'Message-ID' });
     const message = await runOperation(
@@ -169,6 +181,8 @@ export function publicRouter(services: Services & { db: DataSource }, opts: Publ
         providerMessageId: mail.messageId,
         ...(mail.subject && { subject: mail.subject.slice(0, 1_000) }),
         ...(mail.inReplyTo && { inReplyTo: mail.inReplyTo.slice(0, 1_000) }),
+        authenticity,
+        authentication: verdict.results.slice(0, 500),
       },
       { workspaceId },
     );

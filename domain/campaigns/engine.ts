@@ -5,6 +5,7 @@ import { runOperation } from '../kernel/runner';
 import { workspaceNamed } from '../identity/repository';
 import { suppressContact } from '../leads/operations/suppress-contact';
 import type { ProviderResult } from '../conversations/sending';
+import { checkDeliverability } from './operations/lifecycle';
 import { campaignsIn } from './repository';
 import type { Campaign, CampaignStatus } from './entities';
 import { campaignSendsIn, type CampaignSend } from './sends';
@@ -155,26 +156,53 @@ export async function sendBatch(
     // Recorded group by group: a crash later leaves only the group in hand to fail visibly.
     await sends.settle(settled);
     outcomes.push(...settled);
+    await blockDead(deps.services, c, bounced.splice(0));
   }
   await sends.putBack(c.id, putBack, new Date(now.getTime() + RETRY_TRANSIENT_MS));
-  for (const b of bounced) {
-    // A dead address is blocked the way every door blocks one (event and audit), with the send failed.
+  const sent = outcomes.filter((o) => o.status === 'sent').length;
+  return { state: 'sent', sent, failed: toSend.length - sent - putBack.length, skipped: phaseOne.skipped };
+}
+
+/**
+ * Addresses the provider refused as dead: each is blocked the way every door blocks one (event and
+ * audit), with its send failed, and a hard bounce feeds the campaign's deliverability brake (which
+ * the next group's check sees).
+ */
+async function blockDead(
+  services: Services,
+  c: Campaign,
+  dead: { id: string; to: string; block: 'bounce' | 'invalid_number'; error: string }[],
+) {
+  if (dead.length === 0) return;
+  const actor = operatorActor({ door: 'activity', requestId: `campaign:${c.id}` });
+  for (const b of dead)
     await runOperation(
-      deps.services,
+      services,
       suppressContact,
-      operatorActor({ door: 'activity', requestId: `campaign:${c.id}` }),
+      actor,
       { address: b.to, channel: c.channel, reason: b.block, source: `${c.channel} provider` },
       {
         workspaceId: c.workspace_id,
         auditDetails: { campaign_id: c.id, message_id: b.id },
         alsoInTransaction: async (m) => {
           await campaignSendsIn(new Data(m, c.workspace_id)).settle([
-            { id: b.id, status: 'failed', error: b.error, provider_id: null },
+            {
+              id: b.id,
+              status: 'failed',
+              error: b.error,
+              provider_id: null,
+              ...(b.block === 'bounce' && { feedback: 'hard_bounce' as const }),
+            },
           ]);
         },
       },
     );
-  }
-  const sent = outcomes.filter((o) => o.status === 'sent').length;
-  return { state: 'sent', sent, failed: toSend.length - sent - putBack.length, skipped: phaseOne.skipped };
+  if (dead.some((b) => b.block === 'bounce'))
+    await runOperation(
+      services,
+      checkDeliverability,
+      actor,
+      { campaignId: c.id },
+      { workspaceId: c.workspace_id },
+    );
 }

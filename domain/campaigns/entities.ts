@@ -11,6 +11,9 @@ import {
 export const CAMPAIGN_CHANNELS = ['email', 'sms'] as const;
 export const CAMPAIGN_STATUSES = ['DRAFT', 'RUNNING', 'PAUSED', 'COMPLETED'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+/** Why a campaign is paused: a person paused it, or the deliverability brake did. */
+export const PAUSE_REASONS = ['person', 'deliverability'] as const;
+export type PauseReason = (typeof PAUSE_REASONS)[number];
 
 /** Which leads a campaign reaches, decided when it launches. Every part given must match. */
 export type Audience = { statuses?: string[]; sources?: string[]; created_since?: string };
@@ -36,6 +39,10 @@ export type Campaign = {
   completed_at: Date | null;
   /** Set by the workflow's first batch; null while the relay has a workflow to start. */
   workflow_started_at: Date | null;
+  /** While PAUSED: who paused it, when, and (the brake) the figures that did. */
+  paused_reason: PauseReason | null;
+  pause_detail: string | null;
+  paused_at: Date | null;
 };
 export const CampaignEntity = entity<Campaign>({
   name: 'Campaign',
@@ -56,12 +63,16 @@ export const CampaignEntity = entity<Campaign>({
     launched_at: { type: 'timestamptz', nullable: true },
     completed_at: { type: 'timestamptz', nullable: true },
     workflow_started_at: { type: 'timestamptz', nullable: true },
+    paused_reason: { type: 'text', nullable: true },
+    pause_detail: { type: 'text', nullable: true },
+    paused_at: { type: 'timestamptz', nullable: true },
   },
   relations: inWorkspace('campaigns'),
   checks: [
     lengthCheck('campaigns', 'name', 1, 200),
     oneOfCheck('campaigns', 'channel', CAMPAIGN_CHANNELS),
     oneOfCheck('campaigns', 'status', CAMPAIGN_STATUSES),
+    oneOfCheck('campaigns', 'paused_reason', PAUSE_REASONS),
     { name: 'campaigns_daily_cap_check', expression: '(daily_cap >= 1)' },
   ],
   indices: [

@@ -1,6 +1,12 @@
 import type { Data } from '../kernel/data';
 import { DELIVERIES_CHANNEL } from '../kernel/events';
-import { CampaignEntity, type Audience, type Campaign, type CampaignStatus } from './entities';
+import {
+  CampaignEntity,
+  type Audience,
+  type Campaign,
+  type CampaignStatus,
+  type PauseReason,
+} from './entities';
 
 const now = () => 'clock_timestamp()';
 
@@ -15,6 +21,9 @@ export type StepFigures = {
   replied: number;
   opted_out: number;
 };
+
+/** A campaign's sends so far (handed to the provider), and the authenticated feedback about them. */
+export type FeedbackFigures = { sends: number; hard_bounces: number; complaints: number };
 
 /** The leads an audience matches ($1 workspace, $2 channel, $3 statuses, $4 sources, $5 created since). */
 const AUDIENCE_FILTER = `l.workspace_id = $1 AND l.archived_at IS NULL
@@ -43,6 +52,39 @@ export const campaignsIn = (data: Data) => {
 
     change: async (id: string, values: Partial<Campaign>): Promise<Campaign> =>
       (await rows.update({ id }, { ...values, updated_at: now }))[0]!,
+
+    /** PAUSED from now, saying who paused it and why; a resume clears it. */
+    pause: async (id: string, reason: PauseReason, detail: string | null): Promise<Campaign> =>
+      (
+        await rows.update(
+          { id },
+          { status: 'PAUSED', paused_reason: reason, pause_detail: detail, paused_at: now, updated_at: now },
+        )
+      )[0]!,
+
+    /** RUNNING again after a pause. */
+    resume: async (id: string): Promise<Campaign> =>
+      (
+        await rows.update(
+          { id },
+          { status: 'RUNNING', paused_reason: null, pause_detail: null, paused_at: null, updated_at: now },
+        )
+      )[0]!,
+
+    /**
+     * What the deliverability brake judges: the campaign's sends (every message handed to the
+     * provider, or in its hands) and its authenticated hard bounces and complaints.
+     */
+    feedbackFigures: async (campaignId: string): Promise<FeedbackFigures> =>
+      (
+        await data.sql<FeedbackFigures[]>(
+          `SELECT count(*) FILTER (WHERE status IN ('sending', 'sent', 'bounced', 'failed'))::int AS sends,
+                  count(*) FILTER (WHERE feedback = 'hard_bounce')::int AS hard_bounces,
+                  count(*) FILTER (WHERE feedback = 'complaint')::int AS complaints
+             FROM messages WHERE campaign_id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)`,
+          [campaignId, data.workspaceId ?? null],
+        )
+      )[0]!,
 
     /** RUNNING from now, with its audience's size; the relay, woken at commit, starts its workflow. */
     launch: async (id: string, audienceSize: number): Promise<Campaign> => {
@@ -105,6 +147,7 @@ export const campaignsIn = (data: Data) => {
                 count(*) FILTER (WHERE s.status = 'suppressed')::int AS skipped,
                 count(*) FILTER (WHERE EXISTS (
                   SELECT 1 FROM messages i WHERE i.lead_id = s.lead_id AND i.direction = 'inbound'
+                     AND i.authenticity IS DISTINCT FROM 'unverified'
                      AND i.at >= s.at AND i.at < coalesce(n.at, 'infinity')))::int AS replied,
                 count(*) FILTER (WHERE EXISTS (
                   SELECT 1 FROM suppressions o WHERE o.workspace_id = s.workspace_id

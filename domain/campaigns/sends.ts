@@ -1,4 +1,5 @@
 import type { Data } from '../kernel/data';
+import type { Feedback } from '../conversations/entities';
 import type { Campaign } from './entities';
 
 /** A recipient due for its next step, with what sending needs to know about the lead. */
@@ -86,7 +87,8 @@ export const campaignSendsIn = (data: Data) => ({
               CASE WHEN l.archived_at IS NOT NULL THEN 'archived'
                    WHEN l.status IN ('BOOKED', 'WON', 'LOST') THEN lower(l.status)
                    WHEN EXISTS (SELECT 1 FROM messages i WHERE i.lead_id = l.id AND i.direction = 'inbound'
-                                   AND i.at >= $3) THEN 'replied'
+                                   AND i.at >= $3 AND i.authenticity IS DISTINCT FROM 'unverified')
+                     THEN 'replied'
               END AS leaves,
               (SELECT CASE WHEN s.reason = 'unsubscribed' THEN 'opted out' ELSE 'blocked: ' || s.reason END
                  FROM suppressions s
@@ -184,20 +186,37 @@ export const campaignSendsIn = (data: Data) => ({
     );
   },
 
-  /** Records the provider's answers for the batch. SQL: one UPDATE from the batch's values. */
-  settle: (outcomes: { id: string; status: string; error: string | null; provider_id: string | null }[]) =>
+  /**
+   * Records the provider's answers for the batch, and a refusal that was a hard bounce. A bounce
+   * report that came back before this (the message was still `sending`) keeps it `bounced`.
+   * SQL: one UPDATE from the batch's values.
+   */
+  settle: (
+    outcomes: {
+      id: string;
+      status: string;
+      error: string | null;
+      provider_id: string | null;
+      feedback?: Feedback;
+    }[],
+  ) =>
     outcomes.length === 0
       ? Promise.resolve()
       : data.sql(
-          `UPDATE messages m SET status = v.status, error = v.error, provider_message_id = v.provider_id,
-                  sent_at = CASE WHEN v.status = 'sent' THEN clock_timestamp() END
-             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS v(id, status, error, provider_id)
+          `UPDATE messages m SET status = CASE WHEN m.status = 'bounced' THEN m.status ELSE v.status END,
+                  error = CASE WHEN m.status = 'bounced' THEN m.error ELSE v.error END,
+                  provider_message_id = v.provider_id,
+                  sent_at = CASE WHEN v.status = 'sent' THEN clock_timestamp() END,
+                  feedback = coalesce(m.feedback, v.feedback)
+             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
+                  AS v(id, status, error, provider_id, feedback)
             WHERE m.id = v.id`,
           [
             outcomes.map((o) => o.id),
             outcomes.map((o) => o.status),
             outcomes.map((o) => o.error),
             outcomes.map((o) => o.provider_id),
+            outcomes.map((o) => o.feedback ?? null),
           ],
         ),
 

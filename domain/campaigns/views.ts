@@ -10,7 +10,7 @@ import {
   string,
   uuid,
 } from '../kernel/shapes';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, type Campaign } from './entities';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, PAUSE_REASONS, type Campaign } from './entities';
 import type { StepFigures } from './repository';
 
 /** `campaign:<id>`: the campaign's one workflow, as the Web UI lists it. */
@@ -33,6 +33,10 @@ export const campaignView = (c: Campaign) => ({
   updated_at: c.updated_at.toISOString(),
   launched_at: iso(c.launched_at),
   completed_at: iso(c.completed_at),
+  pause:
+    c.status === 'PAUSED' && c.paused_reason
+      ? { reason: c.paused_reason, detail: c.pause_detail, at: iso(c.paused_at) }
+      : null,
 });
 
 export const CAMPAIGN = object(
@@ -50,6 +54,16 @@ export const CAMPAIGN = object(
     updated_at: dateTime,
     launched_at: nullable(dateTime),
     completed_at: nullable(dateTime),
+    pause: nullable(
+      object({
+        reason: {
+          ...oneOf(PAUSE_REASONS),
+          description: 'person, or deliverability: the brake paused it for hard bounces or complaints.',
+        },
+        detail: nullable(string({ description: 'The figures that tripped the brake.' })),
+        at: nullable(dateTime),
+      }),
+    ),
   },
   { title: 'Campaign' },
 );

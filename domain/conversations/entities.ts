@@ -1,6 +1,12 @@
 import { clockDefault, entity, inWorkspace, oneOfCheck, references, uuidKey } from '../kernel/entity';
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
+/** An inbound email's verdict: `verified` when its From domain passed DKIM or SPF aligned with it. */
+export const AUTHENTICITIES = ['verified', 'unverified'] as const;
+export type Authenticity = (typeof AUTHENTICITIES)[number];
+/** What the recipient's side reported of an email we sent, authenticated. */
+export const FEEDBACKS = ['hard_bounce', 'complaint'] as const;
+export type Feedback = (typeof FEEDBACKS)[number];
 
 export type Message = {
   id: string;
@@ -32,6 +38,15 @@ export type Message = {
   campaign_step: number | null;
   /** Inbound: what it says, by the intent rules (domain/leads/intent-rules.ts). */
   classification: string | null;
+  /**
+   * Inbound email: whether its sender is proven (an unverified one is kept and shown, and acts on
+   * nothing); null for other channels and for mail stored before verdicts were kept.
+   */
+  authenticity: Authenticity | null;
+  /** Inbound email: the checks behind the verdict, domains only ("dkim=pass (x.example); spf=...; dmarc=..."). */
+  authentication: string | null;
+  /** Outbound email: an authenticated hard bounce or spam complaint about it. */
+  feedback: Feedback | null;
 };
 export const MessageEntity = entity<Message>({
   name: 'Message',
@@ -57,6 +72,9 @@ export const MessageEntity = entity<Message>({
     campaign_id: { type: 'uuid', nullable: true },
     campaign_step: { type: 'integer', nullable: true },
     classification: { type: 'text', nullable: true },
+    authenticity: { type: 'text', nullable: true },
+    authentication: { type: 'text', nullable: true },
+    feedback: { type: 'text', nullable: true },
   },
   relations: {
     ...inWorkspace('messages'),
@@ -69,13 +87,18 @@ export const MessageEntity = entity<Message>({
       nullable: true,
     },
   },
-  checks: [oneOfCheck('messages', 'direction', DIRECTIONS)],
+  checks: [
+    oneOfCheck('messages', 'direction', DIRECTIONS),
+    oneOfCheck('messages', 'authenticity', AUTHENTICITIES),
+    oneOfCheck('messages', 'feedback', FEEDBACKS),
+  ],
   // A lead's newest first (DESC; the migration made it).
   indices: [
     { name: 'messages_lead_recent', columns: ['lead_id', 'at', 'id'], synchronize: false },
     // Partial indexes (the relay's queue, inbound replays), which the migration made.
     { name: 'messages_unstarted', columns: ['at'], synchronize: false },
     { name: 'messages_campaign_at', columns: ['workspace_id', 'at'], synchronize: false },
+    { name: 'messages_campaign_feedback', columns: ['campaign_id'], synchronize: false },
     {
       name: 'messages_campaign_send',
       columns: ['campaign_id', 'lead_id', 'campaign_step'],

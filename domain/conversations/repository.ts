@@ -1,8 +1,15 @@
 import type { Data } from '../kernel/data';
 import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { IsNull, type FindOptionsWhere } from 'typeorm';
 import { MessageEntity, type Message } from './entities';
 
-export type MessageRecord = Pick<Message, 'id' | 'channel' | 'direction' | 'status' | 'body' | 'at'>;
+/** Our emails' Message-ID: `<message id@sending domain>`. */
+const OUR_MESSAGE_ID = /^<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^>\s]+>$/i;
+
+export type MessageRecord = Pick<
+  Message,
+  'id' | 'channel' | 'direction' | 'status' | 'body' | 'at' | 'authenticity'
+>;
 export type Thread = MessageRecord & { messages: number };
 
 /** What an outbound message needs to leave: fixed when it is queued. */
@@ -11,13 +18,32 @@ export type Outbound = Pick<
   'lead_id' | 'channel' | 'to_address' | 'subject' | 'body' | 'in_reply_to' | 'marketing'
 >;
 
+/**
+ * Inbound messages that count as the lead's: all but an unverified email (whose sender is not proven;
+ * null is a channel without a verdict, or mail stored before verdicts were kept).
+ */
+const actedOn = (where: FindOptionsWhere<Message>): FindOptionsWhere<Message>[] => [
+  { ...where, direction: 'inbound', authenticity: IsNull() },
+  { ...where, direction: 'inbound', authenticity: 'verified' },
+];
+
 /** A workspace's messages, to and from its leads. */
 export const messagesIn = (data: Data) => {
   const rows = data.scoped(MessageEntity);
   return {
     record: (
       values: Pick<Message, 'lead_id' | 'channel' | 'direction' | 'status' | 'body'> &
-        Partial<Pick<Message, 'subject' | 'provider_message_id' | 'in_reply_to' | 'classification'>>,
+        Partial<
+          Pick<
+            Message,
+            | 'subject'
+            | 'provider_message_id'
+            | 'in_reply_to'
+            | 'classification'
+            | 'authenticity'
+            | 'authentication'
+          >
+        >,
     ) => rows.insert(values),
 
     /**
@@ -44,23 +70,60 @@ export const messagesIn = (data: Data) => {
       await rows.set({ id }, { status });
     },
 
-    hasInbound: (leadId: string) => rows.exists({ lead_id: leadId, direction: 'inbound' }),
+    /** Whether the lead wrote to us: an unverified email does not count. */
+    hasInbound: async (leadId: string) =>
+      (await rows.find(actedOn({ lead_id: leadId }), { take: 1, select: { id: true } })).length > 0,
 
     /** Whether a provider already reported this inbound message (a replayed webhook). */
     alreadyReceived: (channel: string, providerMessageId: string) =>
       rows.exists({ channel, provider_message_id: providerMessageId, direction: 'inbound' }),
 
-    /** An email we sent, by the Message-ID it carried (a bounce report names it). */
-    outboundByProviderId: (channel: string, providerMessageId: string) =>
-      rows.findOne({ channel, provider_message_id: providerMessageId, direction: 'outbound' }),
+    /**
+     * An email we sent, by the Message-ID it carried (a bounce or complaint report names it), held
+     * (`FOR UPDATE`) until the transaction ends. A report can come back before we recorded the hand-over
+     * (a receiving server that refuses at once, while our write is still on its way): the Message-ID is
+     * `<id@domain>`, so a message still `sending` is found by its own id.
+     */
+    lockOutboundEmail: async (messageId: string) =>
+      (await rows.findOne(
+        { channel: 'email', provider_message_id: messageId, direction: 'outbound' },
+        { lock: true },
+      )) ??
+      (OUR_MESSAGE_ID.test(messageId)
+        ? rows.findOne(
+            {
+              id: OUR_MESSAGE_ID.exec(messageId)![1]!,
+              channel: 'email',
+              direction: 'outbound',
+              status: 'sending',
+            },
+            { lock: true },
+          )
+        : null),
+
+    /**
+     * Records the provider's acceptance of an outbound message, unless a bounce report about it came
+     * first (it stays `bounced`): the hand-over never overwrites what the recipient's side said.
+     */
+    markSent: async (id: string, providerMessageId: string): Promise<void> => {
+      // SQL: one statement, so nobody reads it `sent` without its provider id; TypeORM cannot say the CASE.
+      await data.sql(
+        `UPDATE messages SET provider_message_id = $2, sent_at = clock_timestamp(),
+                error = CASE WHEN status = 'bounced' THEN error END,
+                status = CASE WHEN status = 'bounced' THEN status ELSE 'sent' END
+          WHERE id = $1 AND ($3::uuid IS NULL OR workspace_id = $3)`,
+        [id, providerMessageId, data.workspaceId ?? null],
+      );
+    },
 
     /** The lead's newest email from them that has a Message-ID: a reply threads on it. */
     lastInboundEmail: async (leadId: string) =>
       (
-        await rows.find(
-          { lead_id: leadId, channel: 'email', direction: 'inbound' },
-          { order: { at: 'DESC' }, take: 1, select: { provider_message_id: true, subject: true } },
-        )
+        await rows.find(actedOn({ lead_id: leadId, channel: 'email' }), {
+          order: { at: 'DESC' },
+          take: 1,
+          select: { provider_message_id: true, subject: true },
+        })
       )[0],
 
     /** A lead's messages on one channel, newest first. */
@@ -70,7 +133,15 @@ export const messagesIn = (data: Data) => {
         {
           order: { at: 'DESC', id: 'DESC' },
           take: limit,
-          select: { id: true, channel: true, direction: true, status: true, body: true, at: true },
+          select: {
+            id: true,
+            channel: true,
+            direction: true,
+            status: true,
+            body: true,
+            at: true,
+            authenticity: true,
+          },
         },
       ),
 
@@ -80,7 +151,7 @@ export const messagesIn = (data: Data) => {
      */
     threads: (leadId: string, bodyChars: number): Promise<Thread[]> =>
       data.sql<Thread[]>(
-        `SELECT DISTINCT ON (channel) channel, id, direction, status, left(body, $3) AS body, at,
+        `SELECT DISTINCT ON (channel) channel, id, direction, status, left(body, $3) AS body, at, authenticity,
                 count(*) OVER (PARTITION BY channel)::int AS messages
            FROM messages WHERE lead_id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)
           ORDER BY channel, at DESC, id DESC`,

@@ -35,6 +35,8 @@ export async function claimSend(db: DataSource, messageId: string, attempt: numb
     if (!msg || msg.direction !== 'outbound' || !msg.to_address) return { done: 'failed' };
     if (msg.status === 'sent' || msg.status === 'failed' || msg.status === 'suppressed')
       return { done: msg.status };
+    // It left, and a bounce report came back before its hand-over was recorded: nothing more to do.
+    if (msg.status === 'bounced') return { done: 'sent' };
     if (msg.status === 'sending' && msg.attempts !== attempt) {
       await messages.change(msg.id, { status: 'failed', error: INTERRUPTED });
       return { done: 'failed' };
@@ -83,12 +85,7 @@ export async function settleSend(
 ): Promise<AttemptOutcome> {
   const messages = (m = services.db.manager) => messagesIn(new Data(m, msg.workspace_id));
   if (result.kind === 'sent') {
-    await messages().change(msg.id, {
-      status: 'sent',
-      sent_at: new Date(),
-      error: null,
-      provider_message_id: result.providerMessageId,
-    });
+    await messages().markSent(msg.id, result.providerMessageId);
     return 'sent';
   }
   if (result.kind === 'transient' && !lastAttempt && !result.maybeSent) {

@@ -1,3 +1,4 @@
+import type { DeliverabilityLimits } from './deliverability';
 import { ROLES, type Role, type Scope } from '../kernel/permissions';
 import {
   entity,
@@ -20,6 +21,8 @@ export type Workspace = {
   created_at: Date;
   /** SHA-256 of the secret the inbound-email route requires; null until an admin issues one. */
   inbound_email_secret_hash: string | null;
+  /** The campaign brake's thresholds where the workspace tightened them; null: the defaults. */
+  deliverability: DeliverabilityLimits | null;
 };
 export const WorkspaceEntity = entity<Workspace>({
   name: 'Workspace',
@@ -32,6 +35,7 @@ export const WorkspaceEntity = entity<Workspace>({
     status: { type: 'text', default: 'active' },
     created_at: nowDefault,
     inbound_email_secret_hash: { type: 'text', nullable: true },
+    deliverability: { type: 'jsonb', nullable: true },
   },
   checks: [lengthCheck('workspaces', 'name', 1, 200), oneOfCheck('workspaces', 'status', WORKSPACE_STATUSES)],
 });

@@ -1,3 +1,4 @@
+import type { DeliverabilityLimits } from './deliverability';
 import { Raw } from 'typeorm';
 import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
@@ -33,6 +34,9 @@ export const workspacesIn = (data: Data) => ({
   named: (id: string) => workspaceNamed(data, id),
   setInboundEmailSecretHash: async (id: string, hash: string): Promise<void> => {
     await data.global(WorkspaceEntity).set({ id }, { inbound_email_secret_hash: hash });
+  },
+  setDeliverability: async (id: string, limits: DeliverabilityLimits): Promise<void> => {
+    await data.global(WorkspaceEntity).set({ id }, { deliverability: limits });
   },
 });
 

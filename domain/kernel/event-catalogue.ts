@@ -214,6 +214,12 @@ export type EventDataMap = {
     body: string;
     /** When it was stored; ISO 8601 date-time, UTC. */
     received_at: string;
+    /**
+     * An email's verdict: verified when its sender's domain is proven (DKIM or SPF aligned with From),
+     * unverified otherwise, and then the message changed nothing in the workspace (no reply.received);
+     * null for other channels.
+     */
+    authenticity: 'verified' | 'unverified' | null;
   };
   'reply.received': {
     /** The stored message (as in message.received). */
@@ -224,6 +230,22 @@ export type EventDataMap = {
     channel: string;
     /** What the reply says, by the versioned intent rules; null when it could not be classified. */
     classification: Classification | null;
+  };
+  'campaign.paused': {
+    /** The campaign paused. */
+    campaign_id: string;
+    /** Its name. */
+    name: string;
+    /** person (someone paused it), or deliverability (the brake: hard bounces or complaints over the workspace's limits). */
+    reason: 'person' | 'deliverability';
+    /** For the brake, the figures that tripped it; empty for a person's pause. */
+    detail: string;
+    /** Messages handed to the provider so far. */
+    sends: number;
+    /** Authenticated hard bounces among them. */
+    hard_bounces: number;
+    /** Authenticated spam complaints among them. */
+    complaints: number;
   };
   'booking.created': Omit<Meeting, 'previous_status'>;
   'meeting.booked': Meeting;
@@ -400,7 +422,7 @@ export type EventData<T extends EventType> = EventDataMap[T];
 /** Sent only by the endpoint test, to that endpoint, whatever it subscribed to. */
 export const TEST_EVENT_TYPE = 'endpoint.test' satisfies EventType;
 
-/** The spec's catalogue, in its order; endpoints subscribe to some of these, or to `*`. */
+/** The spec's catalogue, in its order (then ours); endpoints subscribe to some of these, or to `*`. */
 export const EVENT_TYPES = [
   'lead.created',
   'lead.touched',
@@ -432,6 +454,7 @@ export const EVENT_TYPES = [
   'invoice.issued',
   'invoice.paid',
   'invoice.overdue',
+  'campaign.paused',
 ] as const satisfies readonly Exclude<EventType, typeof TEST_EVENT_TYPE>[];
 
 // Fails to compile when a type has data but is missing from the list above.
@@ -485,5 +508,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     'An invoice was paid in full; carries invoice id and number, total, the quote it came from.',
   'invoice.overdue':
     'An issued invoice passed its due date unpaid and its first overdue reminder went out; carries the amount still due.',
+  'campaign.paused':
+    'A running campaign paused: a person paused it, or the deliverability brake did (authenticated hard bounces or spam complaints over the workspace limits); carries the sending figures. Resuming it waits for a person to approve.',
   'endpoint.test': "Sent only by an endpoint's Test, to that endpoint, whatever it subscribed to.",
 };

@@ -5,7 +5,7 @@ import { checkEventData } from './event-validation';
 import { bind } from './statements';
 
 /** What an event is about: its `data.subject_type`. */
-export const SUBJECT_TYPES = ['lead', 'endpoint', 'opportunity', 'quote', 'invoice'] as const;
+export const SUBJECT_TYPES = ['lead', 'endpoint', 'opportunity', 'quote', 'invoice', 'campaign'] as const;
 export type Subject = { type: (typeof SUBJECT_TYPES)[number]; id: string };
 
 const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type * as yup from 'yup';
 import type { Actor } from './actor';
@@ -61,6 +62,12 @@ export type Services = {
   cancelTimers?: WorkflowCanceller;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
+  /**
+   * How outbound mail leaves and is signed, for the DNS records an operator publishes: the DKIM
+   * domain, selector and public key (DKIM_*), the sender (MAIL_FROM) and the SMTP relay's host
+   * (SMTP_URL); absent where no DKIM key is configured.
+   */
+  mailSigning?: { domain: string; selector: string; publicKey: KeyObject; from: string; relay: string };
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */
   webhooks?: {
     secretsKey: Buffer;

@@ -14,6 +14,7 @@ import {
   uuid,
 } from '../kernel/shapes';
 import { OUTBOUND_STATUSES } from '../conversations/sending';
+import { AUTHENTICITY } from '../conversations/outputs';
 import { contactFields, MAX_SOURCE_LENGTH } from './schemas';
 import { LEAD_STATUSES } from './status-rules';
 
@@ -51,6 +52,7 @@ export const ACTIVITY_ITEM = object(
     status: oneOf(['received', ...OUTBOUND_STATUSES]),
     body: string({ maxLength: 500 }),
     at: dateTime,
+    authenticity: AUTHENTICITY,
   },
   { title: 'ActivityItem' },
 );

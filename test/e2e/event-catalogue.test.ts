@@ -10,6 +10,8 @@ import { bookAppointment } from '../../domain/appointments/operations/book';
 import { confirmAppointment, declineAppointment } from '../../domain/appointments/operations/decide';
 import { markNoShow } from '../../domain/appointments/operations/no-show';
 import { bookingDesk } from '../../domain/appointments/temporal';
+import { createCampaign } from '../../domain/campaigns/operations/drafts';
+import { launchCampaign, pauseCampaign } from '../../domain/campaigns/operations/lifecycle';
 import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
 import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../domain/kernel/event-catalogue';
 import type { Operation, Services } from '../../domain/kernel/operation';
@@ -71,6 +73,8 @@ const SPEC_FIELDS: Record<EventType, string[]> = {
   'invoice.paid': ['invoice_id', 'number', 'total', 'quote_id'],
   'invoice.overdue': ['invoice_id', 'number', 'amount_due'],
   'endpoint.test': ['endpoint_id'],
+  // Ours, beyond the spec's catalogue.
+  'campaign.paused': ['campaign_id', 'reason', 'sends', 'hard_bounces', 'complaints'],
 };
 function SCORE() {
   return [
@@ -301,6 +305,22 @@ describe('the whole event catalogue, each type produced by its operation and del
     },
     'opportunity.won': async () => (d) =>
       d.lead_id === w.lead && (d.payment as Data | null)?.invoice_id === w.invoice,
+    'campaign.paused': async () => {
+      await intake({ source: 'catalogue-campaign' });
+      const campaign = (await run(
+        createCampaign,
+        {
+          name: 'Catalogue',
+          channel: 'email',
+          audience: { sources: ['catalogue-campaign'] },
+          steps: [{ subject: 'Hello', body: 'A word from us.', delay_hours: 0 }],
+        },
+        ws(),
+      )) as { id: string };
+      await run(launchCampaign, { campaignId: campaign.id });
+      await run(pauseCampaign, { campaignId: campaign.id });
+      return (d) => d.campaign_id === campaign.id && d.reason === 'person';
+    },
     'invoice.overdue': async () => {
       const lead = await intake();
       const invoice = (await run(issueInvoice, { quote: await acceptedQuote(lead.id) })) as { id: string };

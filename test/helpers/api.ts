@@ -21,6 +21,8 @@ export const testApp = (
     approvals?: Services['approvals'];
     agents?: Services['agents'];
     config?: Partial<AppDeps['config']>;
+    /** DNS for inbound mail's authentication: the test's own zone. */
+    mailResolver?: AppDeps['mailResolver'];
     /** Errors only, to stderr, unless a test captures the lines. */
     log?: Logger;
   } = {},
@@ -29,6 +31,7 @@ export const testApp = (
     db,
     approvals: opts.approvals,
     agents: opts.agents,
+    mailResolver: opts.mailResolver,
     config: {
       ...SERVICE_DEFAULTS,
       trustProxy: opts.trustProxy ?? false,

@@ -1,3 +1,4 @@
+import { waitFor } from '../../tooling/processes';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,6 +67,18 @@ export async function startReceiver(answer: (r: Received) => Answer = () => ({ s
     /** Requests still held open: a sender that gives up closes its connection. */
     hangingNow: () => hanging.size,
     ofType: (type: string) => received.filter((r) => r.headers['service-event-type'] === type),
+    /** The first event of a type whose data passes `ok`, as it arrives (polled up to 30 s). */
+    eventOf: (type: string, ok: (data: Record<string, unknown>) => boolean) =>
+      waitFor(
+        `${type} at the receiver`,
+        async () =>
+          received
+            .filter((r) => r.headers['service-event-type'] === type)
+            .map((r) => JSON.parse(r.body) as { data: Record<string, unknown> })
+            .find((e) => ok(e.data)),
+        30_000,
+        50,
+      ),
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

@@ -1,3 +1,4 @@
+import type { AppDeps } from '../../api/server';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type * as yup from 'yup';
@@ -35,7 +36,13 @@ export type DeliveryRow = {
 
 /** PostgreSQL, the real Temporal dev server, the worker with its relay, and the API, on a task queue of its own. */
 export async function startWebhookStack(
-  opts: { inProcessWorker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger } = {},
+  opts: {
+    inProcessWorker?: boolean;
+    env?: NodeJS.ProcessEnv;
+    log?: Logger;
+    /** DNS for inbound mail's authentication (test/helpers/mail-dns.ts). */
+    mailResolver?: AppDeps['mailResolver'];
+  } = {},
 ) {
   const t: TestDatabase = await freshDatabase();
   const config: Config = loadConfig({
@@ -82,7 +89,10 @@ export async function startWebhookStack(
     client,
     /** The in-process worker (its metrics page, for one), unless `inProcessWorker: false`. */
     worker,
-    app: testApp(t.db, { config: { sms: config.sms, publicUrl: config.publicUrl } }),
+    app: testApp(t.db, {
+      config: { sms: config.sms, publicUrl: config.publicUrl },
+      mailResolver: opts.mailResolver,
+    }),
     workspace: w.workspace,
     key: w.key.key,
     endpointDeps,

@@ -117,6 +117,7 @@ describe('reading and searching leads', () => {
     for (let i = 1; i < items.length; i++) assert.ok(items[i - 1]!.at >= items[i]!.at, 'newest first');
     assert.deepEqual(Object.keys(items[1]!).sort(), [
       'at',
+      'authenticity',
       'body',
       'channel',
       'direction',

@@ -312,6 +312,9 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
     providerMessageId: `<${randomUUID()}@mail.example.com>`,
   }),
   'message.bounce': (w) => ({ originalMessageId: w.sentEmailId, status: '5.1.1' }),
+  'message.complaint': (w) => ({ originalMessageId: w.sentEmailId, feedbackType: 'abuse' }),
+  'mail.dns': () => ({ domain: 'acme.example' }),
+  'workspace.set_deliverability': () => ({ max_bounce_percent: 4 }),
   'contact.unsubscribe_link': (w) => ({ token: unsubscribeLinks(SECRETS_KEY).token(w.leadId) }),
   'workspace.issue_inbound_email_secret': () => ({}),
   'campaign.create': () => ({

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../infra/config';
+import { repoRoot } from '../../tooling/paths';
 
 const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', TEMPORAL_ADDRESS: 'localhost:7233' };
 
@@ -65,5 +69,122 @@ describe('configuration', () => {
       () => loadConfig({ ...base, METRICS_PORT: '70000' }),
       /METRICS_PORT must be an integer between 0 and 65535/,
     );
+  });
+});
+
+describe('DKIM signing configuration', () => {
+  const dir = path.join(repoRoot(), '.data', `config-test-${process.pid}-${randomBytes(4).toString('hex')}`);
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const keyFile = (name: string, pem: string | Buffer) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, pem, { mode: 0o600 });
+    return file;
+  };
+  const rsa = (bits: number) =>
+    generateKeyPairSync('rsa', { modulusLength: bits }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+  const good = keyFile('good.pem', rsa(2048));
+  const mail = {
+    ...base,
+    NODE_ENV: 'test',
+    SMTP_URL: 'smtp://relay.example.net:587',
+    MAIL_FROM: 'hello@mail.example.com',
+  };
+  const refused = (env: NodeJS.ProcessEnv) => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      assert.ok(err instanceof ConfigError, String(err));
+      return err.problems.join('\n');
+    }
+    assert.fail('the configuration was accepted');
+  };
+
+  it("signs for MAIL_FROM's domain, or a parent of it that DKIM_DOMAIN names", () => {
+    const own = loadConfig({ ...mail, DKIM_SELECTOR: 'leads2026', DKIM_PRIVATE_KEY_FILE: good }).smtp?.dkim;
+    assert.equal(own?.domain, 'mail.example.com');
+    assert.equal(own?.selector, 'leads2026');
+    assert.equal(own?.privateKey.asymmetricKeyDetails?.modulusLength, 2048);
+    const parent = loadConfig({
+      ...mail,
+      DKIM_SELECTOR: 'leads2026',
+      DKIM_PRIVATE_KEY_FILE: good,
+      DKIM_DOMAIN: 'Example.com',
+    }).smtp?.dkim;
+    assert.equal(parent?.domain, 'example.com');
+    assert.equal(loadConfig(mail).smtp?.dkim, undefined, 'no key, no signature');
+  });
+
+  it('needs the selector and the key file together, and SMTP_URL to sign for', () => {
+    assert.match(
+      refused({ ...mail, DKIM_SELECTOR: 'leads2026' }),
+      /DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE are needed together/,
+    );
+    assert.match(
+      refused({ ...mail, DKIM_PRIVATE_KEY_FILE: good }),
+      /DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE are needed together/,
+    );
+    assert.match(
+      refused({ ...mail, DKIM_DOMAIN: 'example.com' }),
+      /DKIM_DOMAIN needs DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE/,
+    );
+    assert.match(
+      refused({ ...base, NODE_ENV: 'test', DKIM_SELECTOR: 'leads2026', DKIM_PRIVATE_KEY_FILE: good }),
+      /SMTP_URL, which is not set/,
+    );
+  });
+
+  it('refuses a selector that is not a DNS label, and a domain that is not a name', () => {
+    for (const selector of ['bad_selector', 'two.labels', '-dash', 'x'.repeat(64)])
+      assert.match(
+        refused({ ...mail, DKIM_SELECTOR: selector, DKIM_PRIVATE_KEY_FILE: good }),
+        /DKIM_SELECTOR must be a DNS label/,
+        selector,
+      );
+    assert.match(
+      refused({ ...mail, DKIM_SELECTOR: 's1', DKIM_PRIVATE_KEY_FILE: good, DKIM_DOMAIN: 'not a domain' }),
+      /DKIM_DOMAIN must be a domain name/,
+    );
+  });
+
+  it('refuses a key file that is missing, unreadable, not a private key, not RSA, or under 1024 bits', () => {
+    const key = (file: string) => refused({ ...mail, DKIM_SELECTOR: 's1', DKIM_PRIVATE_KEY_FILE: file });
+    assert.match(
+      key(path.join(dir, 'absent.pem')),
+      /DKIM_PRIVATE_KEY_FILE cannot be read \(.*absent\.pem\): ENOENT/,
+    );
+    assert.match(key(dir), /DKIM_PRIVATE_KEY_FILE cannot be read \(.*\): EISDIR/);
+    const publicOnly = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    });
+    assert.match(key(keyFile('public.pem', publicOnly)), /holds no unencrypted PEM private key/);
+    assert.match(key(keyFile('junk.pem', 'not a key\n')), /holds no unencrypted PEM private key/);
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    });
+    assert.match(key(keyFile('ec.pem', ec)), /must be an RSA key, not ec/);
+    assert.match(
+      key(keyFile('small.pem', rsa(512))),
+      /is a 512-bit RSA key; receivers ignore signatures under 1024 bits\. Use 2048/,
+    );
+    assert.equal(
+      loadConfig({ ...mail, DKIM_SELECTOR: 's1', DKIM_PRIVATE_KEY_FILE: keyFile('k1024.pem', rsa(1024)) })
+        .smtp?.dkim?.privateKey.asymmetricKeyDetails?.modulusLength,
+      1024,
+      '1024 bits is the least receivers accept',
+    );
+  });
+
+  it("refuses a signing domain DMARC would not align with MAIL_FROM's, naming both variables", () => {
+    for (const domain of ['example.org', 'other.mail.example.com', 'ample.com'])
+      assert.match(
+        refused({ ...mail, DKIM_SELECTOR: 's1', DKIM_PRIVATE_KEY_FILE: good, DKIM_DOMAIN: domain }),
+        new RegExp(
+          `DKIM_DOMAIN \\(${domain.replaceAll('.', '\\.')}\\) must be MAIL_FROM's domain \\(mail\\.example\\.com\\) or a parent of it`,
+        ),
+        domain,
+      );
   });
 });

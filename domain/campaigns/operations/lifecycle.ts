@@ -3,6 +3,8 @@ import type { Data } from '../../kernel/data';
 import { gateRefusal, type Effect } from '../../kernel/effect';
 import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
+import { boolean, object } from '../../kernel/shapes';
+import { brakeOnFeedback, pauseRunning } from '../pausing';
 import { campaignsIn } from '../repository';
 import { CAMPAIGNS_WRITE } from '../requirements';
 import { campaignIdField } from '../schemas';
@@ -151,7 +153,7 @@ export const pauseCampaign = defineOperation({
   name: 'campaign.pause',
   title: 'Pause a campaign',
   description:
-    'Pauses a running campaign before its next message; nothing more is sent until it is resumed. Pausing one already paused changes nothing.',
+    'Pauses a running campaign before its next message; nothing more is sent until it is resumed (campaign.paused). Pausing one already paused changes nothing.',
   returns: 'The campaign, now PAUSED.',
   requirement: CAMPAIGNS_WRITE,
   reach: 'record',
@@ -169,8 +171,7 @@ export const pauseCampaign = defineOperation({
         'conflict',
         `The campaign is ${c.status}: only a running campaign can be paused.`,
       );
-    const paused = await campaignsIn(ctx.data.in(c.workspace_id)).change(c.id, { status: 'PAUSED' });
-    ctx.afterCommit(async () => ctx.services.campaigns?.wake(c.id, 'pause'));
+    const paused = await pauseRunning(ctx, c, { reason: 'person', detail: null });
     ctx.audit(c.workspace_id, { campaign_id: c.id });
     return campaignView(paused);
   },
@@ -180,7 +181,7 @@ export const resumeCampaign = defineOperation({
   name: 'campaign.resume',
   title: 'Resume a paused campaign',
   description:
-    'Resumes a paused campaign where it stopped. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+    'Resumes a paused campaign where it stopped, whoever paused it (a person, or the deliverability brake). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
   returns: 'The campaign, RUNNING again (once approved).',
   ...GATED_START,
   summary: async (i, look, effect) =>
@@ -192,9 +193,36 @@ export const resumeCampaign = defineOperation({
         'conflict',
         `The campaign is ${c.status}: only a paused campaign can be resumed.`,
       );
-    const resumed = await campaignsIn(ctx.data.in(c.workspace_id)).change(c.id, { status: 'RUNNING' });
+    const resumed = await campaignsIn(ctx.data.in(c.workspace_id)).resume(c.id);
     ctx.afterCommit(async () => ctx.services.campaigns?.wake(c.id, 'resume'));
-    ctx.audit(c.workspace_id, { campaign_id: c.id });
+    ctx.audit(c.workspace_id, { campaign_id: c.id, was_paused_by: c.paused_reason });
     return campaignView(resumed);
+  },
+});
+
+/**
+ * The deliverability brake, run by a campaign's batch after the provider refused addresses as dead at
+ * once (hard bounces): a running campaign over its workspace's limits pauses (reason deliverability).
+ * Bounce and complaint reports run the same brake in their own transaction.
+ */
+export const checkDeliverability = defineOperation({
+  name: 'campaign.check_deliverability',
+  title: "Check a campaign's deliverability",
+  description:
+    'Pauses a running campaign whose authenticated hard bounces or spam complaints are over the workspace limits (campaign.paused, reason deliverability); otherwise changes nothing.',
+  returns: '{ paused }.',
+  requirement: CAMPAIGNS_WRITE,
+  reach: 'record',
+  operatorOnly: true,
+  ...WRITE,
+  idempotent: true,
+  input,
+  output: object({ paused: boolean }),
+  doors: {},
+  summary: async (i, look) => `Check the deliverability of ${await described(i, look)}`,
+  run: async (ctx, { campaignId }) => {
+    const paused = await brakeOnFeedback(ctx, campaignId);
+    if (paused) ctx.audit(paused.workspace_id, { campaign_id: paused.id, detail: paused.pause_detail });
+    return { paused: !!paused };
   },
 });

@@ -67,7 +67,13 @@ export const getConversation = defineOperation({
     limit: describe(pageSize(100), 'How many messages, 1 to 100 (default 25).'),
   }),
   output: THREAD,
-  doors: { mcp: true },
+  doors: {
+    mcp: true,
+    admin: {
+      command: 'conversation get',
+      flags: (f) => ({ leadId: f.lead, channel: f.channel, limit: f.limit }),
+    },
+  },
   summary: (i) => `Read the ${i.channel} conversation of lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, limit }) => {
     await leadsIn(ctx.data).mustExist(leadId);

@@ -9,6 +9,7 @@ import { suppressAddress } from '../../leads/suppress';
 import { messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
 import { LEAD_MESSAGE } from '../outputs';
+import { AUTHENTICITIES } from '../entities';
 import { messagesIn } from '../repository';
 import { isStopWord } from '../sending';
 
@@ -18,13 +19,14 @@ const INBOUND = ['email', 'sms', 'whatsapp'] as const;
  * A message a channel provider reports (the SMS provider's webhook, the inbound-email route), on the
  * lead its sender's address belongs to. The door has checked the provider's signature or the
  * workspace's secret; this refuses a replay (the provider's id was seen) and an address no lead has.
- * An SMS "STOP" (or a synonym) opts the sender out of that channel instead of counting as a reply.
+ * An SMS "STOP" (or a synonym) opts the sender out of that channel instead of counting as a reply. An
+ * email carries the door's verdict: an unverified one is kept and acts on nothing.
  */
 export const receiveMessage = defineOperation({
   name: 'message.receive',
   title: 'Receive a message from a provider',
   description:
-    "Records a message a channel provider reports on the lead the sender's address belongs to: message.received and reply.received. An SMS STOP opts the sender out (contact.unsubscribed). A replayed provider id is refused.",
+    "Records a message a channel provider reports on the lead the sender's address belongs to: message.received and reply.received. An email whose sender is not proven (unverified) is stored and shown as such and changes nothing else. An SMS STOP opts the sender out (contact.unsubscribed). A replayed provider id is refused.",
   returns: 'The stored message.',
   requirement: LEADS_WRITE,
   reach: 'workspace',
@@ -46,6 +48,11 @@ export const receiveMessage = defineOperation({
     ),
     subject: describe(yup.string().max(1_000), "An email's subject."),
     inReplyTo: describe(yup.string().max(1_000), 'The Message-ID an email answers.'),
+    authenticity: describe(
+      yup.string().oneOf([...AUTHENTICITIES], `authenticity must be one of ${AUTHENTICITIES.join(', ')}`),
+      "An email's verdict (the door computes it); an email without one is unverified.",
+    ),
+    authentication: describe(yup.string().max(500), "The checks behind an email's verdict, in words."),
   }),
   output: LEAD_MESSAGE,
   doors: { public: { route: 'POST /hooks/sms/:workspaceId, POST /hooks/email/:workspaceId' } },
@@ -63,6 +70,10 @@ export const receiveMessage = defineOperation({
     if (!leadId) throw notFound('lead with this address');
     const { lead } = await lockLead(ctx.data, leadId);
     const stop = i.channel !== 'email' && isStopWord(i.body);
+    const authenticated =
+      i.channel === 'email'
+        ? { authenticity: i.authenticity ?? 'unverified', authentication: i.authentication ?? null }
+        : undefined;
     const { message } = await recordInboundMessageIn(ctx, lead, {
       channel: i.channel,
       body: i.body,
@@ -72,6 +83,7 @@ export const receiveMessage = defineOperation({
         subject: i.subject ?? null,
         in_reply_to: i.inReplyTo ?? null,
       },
+      ...(authenticated && { authenticated }),
     });
     const optOut = stop
       ? await suppressAddress(ctx, workspaceId, {
@@ -84,6 +96,7 @@ export const receiveMessage = defineOperation({
     ctx.audit(workspaceId, {
       lead_id: lead.id,
       message_id: message.id,
+      ...(authenticated && { authenticity: authenticated.authenticity }),
       ...(optOut && { suppression_id: optOut.id }),
     });
     return message;

@@ -49,6 +49,7 @@ export const getLead = defineOperation({
         status: msg.status,
         body: msg.body,
         at: msg.at.toISOString(),
+        authenticity: msg.authenticity,
       })),
     };
   },

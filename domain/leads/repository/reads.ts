@@ -10,7 +10,10 @@ export const LEAD_COLUMNS = Object.entries(LeadEntity.options.columns)
   .filter(([, column]) => column?.select !== false)
   .map(([name]) => name);
 
-export type RecentMessage = Pick<Message, 'id' | 'direction' | 'channel' | 'status' | 'body' | 'at'>;
+export type RecentMessage = Pick<
+  Message,
+  'id' | 'direction' | 'channel' | 'status' | 'body' | 'at' | 'authenticity'
+>;
 
 export type LeadFilter = {
   status?: LeadStatus;
@@ -69,7 +72,7 @@ export const leadReadsIn = (data: Data) => ({
       'lead-with-recent-messages',
       `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')},
               coalesce((SELECT json_agg(m ORDER BY m.at DESC, m.id DESC) FROM (
-                SELECT id, direction, channel, status, left(body, $3) AS body, at FROM messages
+                SELECT id, direction, channel, status, left(body, $3) AS body, at, authenticity FROM messages
                  WHERE lead_id = l.id ORDER BY at DESC, id DESC LIMIT $4) m), '[]') AS activity
          FROM leads l WHERE l.id = $1 AND ($2::uuid IS NULL OR l.workspace_id = $2)`,
       [id, data.workspaceId ?? null, bodyChars, messages],

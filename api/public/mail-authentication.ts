@@ -1,0 +1,134 @@
+import { isIP } from 'node:net';
+import {
+  authenticate,
+  dkimVerify,
+  dmarc,
+  type DMARCResult,
+  type DNSResolver,
+  type SPFResult,
+} from 'mailauth';
+import { getDomain } from 'tldts';
+import type { Authenticity } from '../../domain/conversations/entities';
+
+/**
+ * What the mail provider saw of the SMTP session, which the message itself cannot prove: the client's
+ * address and HELO name and the envelope sender (MAIL FROM). SPF needs them.
+ * - `given`: the forwarder says them, in the request's X-Envelope-* headers (a relay or a pipe
+ *   from the workspace's own MTA, a provider that forwards them);
+ * - `received`: the provider's own MX wrote the topmost Received header (and Return-Path), so they
+ *   are read from there (mailauth's `trustReceived`);
+ * - absent: SPF is not checked, and the verdict rests on DKIM and DMARC alignment alone.
+ */
+export type Envelope =
+  { source: 'given'; ip: string; helo?: string; mailFrom?: string } | { source: 'received' };
+
+/** The verdict on one inbound message: whether its From domain is proven, and by what. */
+export type MailVerdict = {
+  authenticity: Authenticity;
+  /**
+   * The checks in words, domains only (never an address): "dkim=pass (customer.example);
+   * spf=not checked (no client address); dmarc=pass (customer.example, p=reject)".
+   */
+  results: string;
+  /** The From header's address, as checked; empty when the message has none (or several). */
+  from: string;
+};
+
+const TLD_OPTIONS = { allowIcannDomains: true, allowPrivateDomains: true };
+const orgDomain = (domain: string) => {
+  const d = domain.toLowerCase().replace(/\.$/, '');
+  return getDomain(d, TLD_OPTIONS) ?? d;
+};
+
+/** Relaxed alignment (RFC 7489 §3.1): the two domains share their organisational domain. */
+const aligned = (a: string, b: string) => !!a && !!b && orgDomain(a) === orgDomain(b);
+
+/**
+ * Authenticates an inbound message before it may act: DKIM, SPF (when the envelope is known) and
+ * DMARC, computed with mailauth; DNS answers come from `resolver` (the system's otherwise).
+ *
+ * `verified` needs an aligned pass: a DKIM signature that verifies for the From domain's
+ * organisational domain, or an SPF pass for an envelope domain aligned with it. A DMARC record that
+ * fails is never overridden; a domain without one still needs that aligned pass. Anything else
+ * (unsigned, a signature by another domain, a broken body, a DNS failure) is `unverified`.
+ */
+export async function authenticateMail(
+  raw: Buffer,
+  opts: { resolver?: DNSResolver; envelope?: Envelope; mta?: string },
+): Promise<MailVerdict> {
+  const { resolver, envelope } = opts;
+  const mta = opts.mta ?? 'inbound.lead-service';
+  let dkim;
+  let spf: SPFResult | false | undefined;
+  let policy: DMARCResult | false;
+  if (envelope) {
+    const r = await authenticate(raw, {
+      resolver,
+      mta,
+      disableArc: true,
+      disableBimi: true,
+      ...(envelope.source === 'given'
+        ? { ip: envelope.ip, helo: envelope.helo, sender: envelope.mailFrom }
+        : { trustReceived: true }),
+    });
+    ({ dkim, spf, dmarc: policy } = r);
+  } else {
+    dkim = await dkimVerify(raw, { resolver });
+    policy =
+      dkim.headerFrom.length === 1
+        ? await dmarc({
+            headerFrom: dkim.headerFrom[0]!,
+            dkimDomains: dkim.results
+              .filter((r) => r.status.result === 'pass')
+              .map((r) => ({ id: r.id, domain: r.signingDomain, aligned: r.status.aligned })),
+            spfDomains: [],
+            resolver,
+          })
+        : false;
+  }
+  const from = dkim.headerFrom.length === 1 ? dkim.headerFrom[0]!.toLowerCase() : '';
+  const fromDomain = from.split('@').pop() ?? '';
+  const dkimPasses = dkim.results.filter((r) => r.status.result === 'pass').map((r) => r.signingDomain);
+  const spfPass = spf && spf.status.result === 'pass' ? spf.domain : '';
+  const alignedPass =
+    dkimPasses.some((d) => aligned(d, fromDomain)) || (spfPass !== '' && aligned(spfPass, fromDomain));
+  const policyResult = policy ? policy.status.result : 'none';
+  const verified = fromDomain !== '' && alignedPass && (policyResult === 'pass' || policyResult === 'none');
+  return {
+    authenticity: verified ? 'verified' : 'unverified',
+    from,
+    results: [
+      `dkim=${dkimWords(dkim.results)}`,
+      `spf=${spf ? `${spf.status.result}${spf.domain ? ` (${spf.domain})` : ''}` : 'not checked (no client address)'}`,
+      `dmarc=${policyResult}${policy ? ` (${policy.domain}${policy.p ? `, p=${policy.p}` : ''})` : ''}`,
+    ].join('; '),
+  };
+}
+
+/** Each signature's result and domain; `none` for a message without one. */
+function dkimWords(results: { status: { result: string }; signingDomain: string }[]) {
+  const signed = results.filter((r) => r.signingDomain);
+  if (signed.length === 0) return 'none';
+  return signed.map((r) => `${r.status.result} (${r.signingDomain})`).join(', ');
+}
+
+/**
+ * The envelope a request carries: `X-Envelope-Client-IP` (with optional `X-Envelope-Helo` and
+ * `X-Envelope-From`), or `?envelope=received` when the provider's MX wrote the topmost Received
+ * header. The request is already proven to come from the workspace's forwarder (its secret), and a
+ * sender cannot set either: only the forwarder does. An address that does not parse is ignored.
+ */
+export function envelopeOf(
+  get: (header: string) => string,
+  query: Record<string, unknown>,
+): Envelope | undefined {
+  const ip = get('X-Envelope-Client-IP')
+    .trim()
+    .replace(/^\[|\]$/g, '');
+  if (ip && isIP(ip)) {
+    const helo = get('X-Envelope-Helo').trim().slice(0, 255);
+    const mailFrom = get('X-Envelope-From').trim().replace(/^<|>$/g, '').slice(0, 320);
+    return { source: 'given', ip, ...(helo && { helo }), ...(mailFrom && { mailFrom }) };
+  }
+  return query.envelope === 'received' ? { source: 'received' } : undefined;
+}

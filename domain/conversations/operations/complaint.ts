@@ -1,0 +1,51 @@
+import * as yup from 'yup';
+import { describe } from '../../kernel/json-schema';
+import { defineOperation } from '../../kernel/operation';
+import { boolean, object, string, uuid } from '../../kernel/shapes';
+import { reportedEmail, takeFeedback } from '../feedback';
+import { REPORT_OPERATION, reportFields } from './reports';
+
+/** ARF feedback types that mean the recipient called it spam (RFC 5965 §7.3); others are only audited. */
+const COMPLAINTS = ['abuse', 'fraud'];
+
+/**
+ * A complaint (an ARF feedback report, RFC 5965) about an email we sent: a mailbox provider says its
+ * user marked it as spam. Authenticated and naming the recipient it went to, it keeps the complaint on
+ * the message, suppresses the address (`contact.suppressed`, reason `complaint`) and feeds the
+ * campaign's brake, once.
+ */
+export const recordComplaint = defineOperation({
+  name: 'message.complaint',
+  title: 'Record a spam complaint',
+  description:
+    'Records a feedback-loop report (ARF) for an email we sent: an authenticated abuse or fraud report suppresses the address (contact.suppressed, complaint) and may pause its campaign (deliverability); an unauthenticated report changes nothing.',
+  returns: '{ message_id, feedback_type, recorded }.',
+  ...REPORT_OPERATION,
+  input: yup.object({
+    ...reportFields,
+    feedbackType: describe(
+      yup.string().trim().lowercase().max(40).required('feedbackType is required'),
+      'The Feedback-Type the report gives (abuse, fraud, virus, other, not-spam).',
+    ),
+  }),
+  output: object({ message_id: uuid, feedback_type: string(), recorded: boolean }),
+  doors: { public: { route: 'POST /hooks/email/:workspaceId (a feedback-loop report)' } },
+  summary: (i) => `Record a ${i.feedbackType} complaint`,
+  run: async (ctx, i) => {
+    const workspaceId = ctx.workspaceId!;
+    const { msg, ignored } = await reportedEmail(ctx, i);
+    const first = !ignored && COMPLAINTS.includes(i.feedbackType) && msg.feedback !== 'complaint';
+    const taken = first
+      ? await takeFeedback(ctx, msg, 'complaint', { source: 'complaint report' })
+      : undefined;
+    ctx.audit(workspaceId, {
+      message_id: msg.id,
+      feedback_type: i.feedbackType,
+      authenticity: i.authenticity,
+      recorded: first,
+      ...(ignored && { ignored }),
+      ...(taken?.braked && { campaign_paused: msg.campaign_id }),
+    });
+    return { message_id: msg.id, feedback_type: i.feedbackType, recorded: first };
+  },
+});

@@ -1,0 +1,443 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { createAgent } from '../../domain/agents/operations/setup';
+import { runAgentNow } from '../../domain/agents/operations/lifecycle';
+import { createCampaign, getCampaign } from '../../domain/campaigns/operations/drafts';
+import { launchCampaign } from '../../domain/campaigns/operations/lifecycle';
+import { getConversation, replyToConversation } from '../../domain/conversations/operations/conversations';
+import { issueInboundEmailSecret, setDeliverability } from '../../domain/identity/operations/workspaces';
+import type { DomainError } from '../../domain/kernel/errors';
+import { waitFor } from '../../tooling/processes';
+import { startSmtpSink, type Received } from '../../tooling/smtp-sink';
+import { runAdmin } from '../helpers/admin';
+import { bearer } from '../helpers/fixtures';
+import { count, eventsFor, intakeBody, postLead } from '../helpers/leads';
+import { mailZone, rawMail, sendingDomain } from '../helpers/mail-dns';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+
+type LeadRow = { status: string; needs_attention: boolean; intent: string | null; follow_up: string };
+type Lead = { id: string; email: string };
+
+/**
+ * Mail whose sender is proven, through the real inbound route: every message and report is checked
+ * (DKIM, SPF when the envelope is known, DMARC) against DNS answers from the test's own zone, where
+ * customer.example publishes a DKIM key and `p=reject`, and attacker.example signs for itself.
+ */
+describe('inbound mail: authenticated before it acts; bounce and complaint reports; the campaign brake', () => {
+  const zone = mailZone();
+  const customer = sendingDomain(zone, 'customer.example');
+  const attacker = sendingDomain(zone, 'attacker.example', { dmarc: null });
+  const isp = sendingDomain(zone, 'isp.example');
+  let s: WebhookStack;
+  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+  let rx: Receiver;
+  let inbound: { secret: string; path: string };
+  /** What the sink does once a message is in, before its 250 (the campaign's bouncing mailboxes). */
+  let onMessage: (r: Received) => Promise<void> = async () => undefined;
+
+  before(async () => {
+    smtp = await startSmtpSink({ onMessage: (r) => onMessage(r) });
+    s = await startWebhookStack({
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'hello@acme.example' },
+      mailResolver: zone.resolver,
+    });
+    rx = await startReceiver();
+    await s.endpoint(rx, ['reply.received', 'contact.suppressed', 'campaign.paused']);
+    inbound = await s.run(issueInboundEmailSecret, {}, { workspaceId: s.workspace.id });
+  });
+  after(async () => {
+    await s.stop();
+    await rx.close();
+    await smtp.stop();
+  });
+
+  const newLead = async (over: Record<string, unknown> = {}): Promise<Lead> => {
+    const email = `ana.${randomUUID().slice(0, 8)}@customer.example`;
+    const res = await postLead(s.app, s.key, intakeBody({ email, ...over }));
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.data as Lead;
+  };
+  const post = (raw: string, headers: Record<string, string> = {}) =>
+    request(s.app)
+      .post(inbound.path)
+      .set('Authorization', `Bearer ${inbound.secret}`)
+      .set('Content-Type', 'message/rfc822')
+      .set(headers)
+      .send(raw);
+  const reply = (from: string, body: string) =>
+    rawMail(
+      {
+        From: `Ana Lima <${from}>`,
+        To: 'hello@acme.example',
+        Subject: 'Re: your offer',
+        'Message-ID': `<${randomUUID()}@customer.example>`,
+        Date: new Date().toUTCString(),
+      },
+      body,
+    );
+  const leadRow = async (id: string) =>
+    (
+      await s.db.query<LeadRow[]>(
+        `SELECT status, needs_attention, intent, follow_up FROM leads WHERE id = $1`,
+        [id],
+      )
+    )[0]!;
+  const messageRow = async (id: string) =>
+    (
+      await s.db.query<{ authenticity: string | null; authentication: string | null }[]>(
+        `SELECT authenticity, authentication FROM messages WHERE id = $1`,
+        [id],
+      )
+    )[0]!;
+  const suppressions = (address: string) =>
+    s.db.query<{ reason: string; source: string }[]>(
+      `SELECT reason, source FROM suppressions WHERE workspace_id = $1 AND address = $2`,
+      [s.workspace.id, address],
+    );
+  const webhookOf = (type: string, ok: (data: Record<string, unknown>) => boolean) => rx.eventOf(type, ok);
+  /** A lead a follow-up agent is chasing (its first email reached the SMTP server). */
+  const chasedLead = async () => {
+    const source = `chase-${randomUUID().slice(0, 6)}`;
+    const lead = await newLead({ source });
+    const agent = (await s.run(
+      createAgent,
+      {
+        name: `Chaser ${source}`,
+        type: 'follow_up',
+        sources: { lead_sources: [source] },
+        review_level: 'send',
+      },
+      { workspaceId: s.workspace.id },
+    )) as { id: string };
+    await s.run(runAgentNow, { agentId: agent.id });
+    await waitFor(
+      'the chase at the SMTP server',
+      async () => smtp.received.some((r) => r.to.includes(lead.email)) || undefined,
+      30_000,
+    );
+    await waitFor(
+      'follow-up active',
+      async () => (await leadRow(lead.id)).follow_up === 'ACTIVE' || undefined,
+    );
+    return lead;
+  };
+  const sentEmail = async (lead: Lead) => {
+    const queued = (await s.run(replyToConversation, {
+      leadId: lead.id,
+      channel: 'email',
+      body: 'Did this arrive?',
+    })) as { id: string };
+    return waitFor(
+      `message ${queued.id} sent`,
+      async () =>
+        (
+          await s.db.query<{ id: string; provider_message_id: string; status: string }[]>(
+            `SELECT id, provider_message_id, status FROM messages WHERE id = $1 AND status = 'sent'`,
+            [queued.id],
+          )
+        )[0],
+      20_000,
+      50,
+    );
+  };
+  /** A delivery-status report from the recipient's MX, about `messageId`. */
+  const bounceReport = (messageId: string, recipient: string, from = 'MAILER-DAEMON@mx.customer.example') =>
+    rawMail(
+      {
+        From: `Mail Delivery System <${from}>`,
+        To: 'hello@acme.example',
+        Subject: 'Undelivered Mail Returned to Sender',
+        'Message-ID': `<dsn-${randomUUID()}@mx.customer.example>`,
+        'MIME-Version': '1.0',
+        'Content-Type': 'multipart/report; report-type=delivery-status; boundary="B"',
+      },
+      [
+        '--B',
+        'Content-Type: text/plain',
+        '',
+        'Your message could not be delivered.',
+        '',
+        '--B',
+        'Content-Type: message/delivery-status',
+        '',
+        'Reporting-MTA: dns; mx.customer.example',
+        '',
+        `Final-Recipient: rfc822; ${recipient}`,
+        'Action: failed',
+        'Status: 5.1.1',
+        'Diagnostic-Code: smtp; 550 5.1.1 No such user',
+        '',
+        '--B',
+        'Content-Type: text/rfc822-headers',
+        '',
+        `Message-ID: ${messageId}`,
+        '',
+        '--B--',
+      ].join('\r\n'),
+    );
+  /** An ARF feedback report from the recipient's mailbox provider: its user marked `messageId` as spam. */
+  const complaintReport = (messageId: string, recipient: string) =>
+    rawMail(
+      {
+        From: 'Feedback Loop <fbl@isp.example>',
+        To: 'hello@acme.example',
+        Subject: 'Abuse report',
+        'Message-ID': `<arf-${randomUUID()}@isp.example>`,
+        'MIME-Version': '1.0',
+        'Content-Type': 'multipart/report; report-type=feedback-report; boundary="F"',
+      },
+      [
+        '--F',
+        'Content-Type: text/plain',
+        '',
+        'This is an email abuse report for an email message received from you.',
+        '',
+        '--F',
+        'Content-Type: message/feedback-report',
+        '',
+        'Feedback-Type: abuse',
+        'User-Agent: isp-fbl/1.0',
+        'Version: 1',
+        `Original-Rcpt-To: <${recipient}>`,
+        '',
+        '--F',
+        'Content-Type: message/rfc822',
+        '',
+        'From: hello@acme.example',
+        `To: ${recipient}`,
+        `Message-ID: ${messageId}`,
+        'Subject: Did this arrive?',
+        '',
+        'Did this arrive?',
+        '',
+        '--F--',
+      ].join('\r\n'),
+    );
+
+  it('a forged From (fails DMARC) is stored unverified, shown so on every door, and changes nothing', async () => {
+    const lead = await chasedLead();
+    const before = await leadRow(lead.id);
+    const body = 'This is unacceptable. I want to make a complaint.';
+    for (const forged of [reply(lead.email, body), await attacker.sign(reply(lead.email, body))]) {
+      const res = await post(forged);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.data.authenticity, 'unverified');
+      const row = await messageRow(res.body.data.id as string);
+      assert.equal(row.authenticity, 'unverified');
+      assert.match(row.authentication!, /dmarc=fail \(customer\.example, p=reject\)/);
+    }
+    assert.deepEqual(await leadRow(lead.id), before, 'status, attention, intent and follow-up unchanged');
+    assert.equal(await count(s.db, 'handoffs', 'lead_id = $1', [lead.id]), 0, 'no escalation');
+    const events = await eventsFor(s.db, lead.id);
+    assert.equal(events.filter((e) => e.type === 'reply.received').length, 0, 'no reply counted');
+    const received = events.filter((e) => e.type === 'message.received');
+    assert.deepEqual(
+      received.map((e) => e.data.authenticity),
+      ['unverified', 'unverified'],
+    );
+
+    // Every door shows it for what it is: REST recent activity, and the conversation (MCP and admin).
+    const got = await request(s.app).get(`/api/v1/leads/${lead.id}`).set(bearer(s.key)).expect(200);
+    const inboundItems = (
+      got.body.recent_activity as { direction: string; authenticity: string | null }[]
+    ).filter((m) => m.direction === 'inbound');
+    assert.deepEqual(
+      inboundItems.map((m) => m.authenticity),
+      ['unverified', 'unverified'],
+    );
+    const thread = (await s.run(getConversation, { leadId: lead.id, channel: 'email' })) as {
+      data: { direction: string; authenticity: string | null }[];
+    };
+    assert.ok(
+      thread.data.filter((m) => m.direction === 'inbound').every((m) => m.authenticity === 'unverified'),
+    );
+    const admin = runAdmin({ DATABASE_URL: s.t.url, TEMPORAL_ADDRESS: s.config.temporalAddress }, [
+      'conversation',
+      'get',
+      '--lead',
+      lead.id,
+      '--channel',
+      'email',
+    ]);
+    assert.equal(admin.code, 0, admin.stderr);
+    const shown = JSON.parse(admin.stdout) as { data: { direction: string; authenticity: string | null }[] };
+    assert.deepEqual(
+      shown.data.filter((m) => m.direction === 'inbound').map((m) => m.authenticity),
+      ['unverified', 'unverified'],
+    );
+  });
+
+  it('a reply signed by the lead’s domain is verified and acted on: escalated, follow-up stopped, reply counted', async () => {
+    const lead = await chasedLead();
+    const res = await post(
+      await customer.sign(reply(lead.email, 'This is unacceptable. I want to make a complaint.')),
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.data.authenticity, 'verified');
+    assert.match(
+      (await messageRow(res.body.data.id as string)).authentication!,
+      /^dkim=pass \(customer\.example\); spf=not checked \(no client address\); dmarc=pass/,
+    );
+    await webhookOf('reply.received', (d) => d.message_id === res.body.data.id);
+    const after = await leadRow(lead.id);
+    assert.equal(after.follow_up, 'STOPPED');
+    assert.equal(after.needs_attention, true);
+    assert.equal(await count(s.db, 'handoffs', 'lead_id = $1', [lead.id]), 1);
+  });
+
+  it('SPF from the envelope the forwarder gives, or from the provider’s own Received header when told', async () => {
+    zone.publish('customer.example', ['v=spf1 ip4:192.0.2.10 -all']);
+    const lead = await newLead();
+    const unsigned = () => reply(lead.email, 'Could you send me the price list?');
+    const given = await post(unsigned(), {
+      'X-Envelope-Client-IP': '192.0.2.10',
+      'X-Envelope-Helo': 'mx.customer.example',
+      'X-Envelope-From': `<bounces@customer.example>`,
+    });
+    assert.equal(given.body.data.authenticity, 'verified', 'SPF passes, aligned with From');
+    const wrongIp = await post(unsigned(), { 'X-Envelope-Client-IP': '198.51.100.7' });
+    assert.equal(wrongIp.body.data.authenticity, 'unverified', 'SPF fails from another address');
+    const received = `Received: from mx.customer.example (mx.customer.example [192.0.2.10]) by mx.inbound.example with ESMTPS id A1; ${new Date().toUTCString()}\r\nReturn-Path: <bounces@customer.example>\r\n`;
+    const trusted = await request(s.app)
+      .post(`${inbound.path}?envelope=received`)
+      .set('Authorization', `Bearer ${inbound.secret}`)
+      .set('Content-Type', 'message/rfc822')
+      .send(received + unsigned());
+    assert.equal(
+      trusted.body.data.authenticity,
+      'verified',
+      "the provider's Received header, when told to trust it",
+    );
+    const untold = await post(received + unsigned());
+    assert.equal(
+      untold.body.data.authenticity,
+      'unverified',
+      'a Received header anyone could write is not read',
+    );
+  });
+
+  it('a forged bounce report suppresses nothing; a signed one suppresses the address, once', async () => {
+    const lead = await newLead();
+    const sent = await sentEmail(lead);
+    const forged = await post(bounceReport(sent.provider_message_id, lead.email));
+    assert.equal(forged.status, 202);
+    assert.equal(forged.body.data.recorded, false);
+    const otherRecipient = await post(
+      await customer.sign(bounceReport(sent.provider_message_id, 'someone.else@customer.example')),
+    );
+    assert.equal(otherRecipient.body.data.recorded, false, 'a report naming another recipient');
+    assert.deepEqual(await suppressions(lead.email), []);
+    assert.equal((await messageRow(sent.id)).authenticity, null);
+
+    const signed = await post(await customer.sign(bounceReport(sent.provider_message_id, lead.email)));
+    assert.equal(signed.status, 202);
+    assert.equal(signed.body.data.recorded, true);
+    assert.deepEqual(await suppressions(lead.email), [{ reason: 'bounce', source: 'bounce report' }]);
+    const [m] = await s.db.query<{ status: string; feedback: string }[]>(
+      `SELECT status, feedback FROM messages WHERE id = $1`,
+      [sent.id],
+    );
+    assert.deepEqual(m, { status: 'bounced', feedback: 'hard_bounce' });
+    const again = await post(await customer.sign(bounceReport(sent.provider_message_id, lead.email)));
+    assert.equal(again.body.data.recorded, false, 'once');
+  });
+
+  it('an ARF complaint, authenticated, suppresses the address (reason complaint); a forged one nothing', async () => {
+    const lead = await newLead();
+    const sent = await sentEmail(lead);
+    const forged = await post(complaintReport(sent.provider_message_id, lead.email));
+    assert.equal(forged.status, 202);
+    assert.equal(forged.body.data.recorded, false);
+    assert.deepEqual(await suppressions(lead.email), []);
+    const signed = await post(await isp.sign(complaintReport(sent.provider_message_id, lead.email)));
+    assert.equal(signed.status, 202);
+    assert.deepEqual(signed.body.data, { message_id: sent.id, feedback_type: 'abuse', recorded: true });
+    assert.deepEqual(await suppressions(lead.email), [{ reason: 'complaint', source: 'complaint report' }]);
+    const event = await webhookOf('contact.suppressed', (d) => d.lead_id === lead.id);
+    assert.equal(event.data.reason, 'complaint');
+  });
+
+  it("a workspace tightens the brake's thresholds within bounds; outside them it is refused, naming the field", async () => {
+    const ws = { workspaceId: s.workspace.id };
+    await assert.rejects(s.run(setDeliverability, { max_complaint_percent: 0.5 }, ws), (err: DomainError) => {
+      assert.equal(err.code, 'invalid_request');
+      assert.equal(err.details.field, 'max_complaint_percent');
+      assert.match(err.message, /max_complaint_percent must be between 0\.05 and 0\.3/);
+      return true;
+    });
+    assert.deepEqual(await s.run(setDeliverability, { min_sends: 200, max_bounce_percent: 2 }, ws), {
+      min_sends: 200,
+      max_bounce_percent: 2,
+      max_complaint_percent: 0.3,
+    });
+    // Back to the defaults for the campaign below.
+    assert.deepEqual(await s.run(setDeliverability, { min_sends: 100, max_bounce_percent: 5 }, ws), {
+      min_sends: 100,
+      max_bounce_percent: 5,
+      max_complaint_percent: 0.3,
+    });
+  });
+
+  it('a campaign whose mailboxes bounce 10% (signed reports) pauses itself for deliverability before its 200th send', async () => {
+    const source = `brake-${randomUUID().slice(0, 6)}`;
+    const leads = [];
+    for (let i = 0; i < 220; i += 1) leads.push(await newLead({ source }));
+    const audience = new Set(leads.map((l) => l.email));
+    let seen = 0;
+    // Every tenth mailbox of the audience does not exist: its MX reports so at once, signed.
+    onMessage = async (r) => {
+      const to = r.to[0]!;
+      if (!audience.has(to) || ++seen % 10 !== 0) return;
+      const res = await post(await customer.sign(bounceReport(r.mail.messageId!, to)));
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+    };
+    const campaign = (await s.run(
+      createCampaign,
+      {
+        name: 'Brake test',
+        channel: 'email',
+        audience: { sources: [source] },
+        steps: [{ subject: 'Our offer', body: 'Hello {first_name}, a word from us.', delay_hours: 0 }],
+        window: { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 0, end_hour: 24 },
+        daily_cap: 1_000,
+      },
+      { workspaceId: s.workspace.id },
+    )) as { id: string };
+    await s.run(launchCampaign, { campaignId: campaign.id });
+
+    const paused = await webhookOf('campaign.paused', (d) => d.campaign_id === campaign.id);
+    assert.equal(paused.data.reason, 'deliverability');
+    assert.ok((paused.data.sends as number) >= 100, 'judged over at least 100 sends');
+    assert.match(
+      paused.data.detail as string,
+      /^hard bounces \d+ of \d+ sends \([\d.]+%\), above the 5% limit$/,
+    );
+    const shown = (await s.run(getCampaign, { campaignId: campaign.id })) as {
+      data: { status: string; pause: { reason: string; detail: string } | null };
+    };
+    assert.equal(shown.data.status, 'PAUSED');
+    assert.equal(shown.data.pause?.reason, 'deliverability');
+    assert.equal(shown.data.pause?.detail, paused.data.detail);
+    // The group in hand when it paused finishes; nothing after it leaves.
+    const handedOver = () => smtp.received.filter((r) => audience.has(r.to[0]!)).length;
+    await waitFor('the batch to settle', async () =>
+      (await count(s.db, 'messages', `campaign_id = $1 AND status IN ('queued', 'sending')`, [
+        campaign.id,
+      ])) === 0
+        ? true
+        : undefined,
+    );
+    assert.ok(handedOver() < 200, `stopped before its 200th send (${handedOver()} sent)`);
+    assert.equal(
+      await count(s.db, 'audit_log', `action = 'message.bounce' AND details->>'campaign_paused' = $1`, [
+        campaign.id,
+      ]),
+      1,
+      'the report that tripped the brake says so in its audit row',
+    );
+    onMessage = async () => undefined;
+  });
+});
