@@ -152,7 +152,7 @@ export const agentRunsIn = (data: Data) => {
      * Leads a follow-up agent may chase now, oldest contact first: live, open, matching its sources,
      * reachable by email, not waiting for a person (an unanswered message, a hand-over), not already
      * acted on in this run, with no draft of its own waiting for review, whose last message is not the
-     * lead's own (they are not owed an answer by us), under the per-lead weekly limit, and not chased
+     * lead's own (they are not owed an answer by us; an unverified email is not theirs), under the per-lead weekly limit, and not chased
      * to the end of the templates.
      * SQL: one statement over the lead and message indexes; the candidates never pass through Node.
      */
@@ -164,6 +164,7 @@ export const agentRunsIn = (data: Data) => {
       data.sql<{ id: string }[]>(
         `SELECT l.id FROM leads l
           LEFT JOIN LATERAL (SELECT m.direction, m.at FROM messages m WHERE m.lead_id = l.id
+                                AND m.authenticity IS DISTINCT FROM 'unverified'
                               ORDER BY m.at DESC, m.id DESC LIMIT 1) last ON true
           WHERE l.workspace_id = $1 AND l.archived_at IS NULL AND l.email IS NOT NULL
             AND l.follow_up <> 'STOPPED' AND l.status NOT IN ('WON', 'LOST') AND NOT l.needs_attention

@@ -99,7 +99,7 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     );
   const webhookOf = (type: string, ok: (data: Record<string, unknown>) => boolean) => rx.eventOf(type, ok);
   /** A lead a follow-up agent is chasing (its first email reached the SMTP server). */
-  const chasedLead = async () => {
+  const chasedLead = async (): Promise<Lead & { agentId: string }> => {
     const source = `chase-${randomUUID().slice(0, 6)}`;
     const lead = await newLead({ source });
     const agent = (await s.run(
@@ -109,6 +109,7 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
         type: 'follow_up',
         sources: { lead_sources: [source] },
         review_level: 'send',
+        limits: { per_lead_per_week: 2 },
       },
       { workspaceId: s.workspace.id },
     )) as { id: string };
@@ -122,7 +123,7 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
       'follow-up active',
       async () => (await leadRow(lead.id)).follow_up === 'ACTIVE' || undefined,
     );
-    return lead;
+    return { ...lead, agentId: agent.id };
   };
   const sentEmail = async (lead: Lead) => {
     const queued = (await s.run(replyToConversation, {
@@ -231,6 +232,13 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     }
     assert.deepEqual(await leadRow(lead.id), before, 'status, attention, intent and follow-up unchanged');
     assert.equal(await count(s.db, 'handoffs', 'lead_id = $1', [lead.id]), 0, 'no escalation');
+    // The agent still chases: a forged message is not the lead writing back, whom we would owe an answer.
+    await s.run(runAgentNow, { agentId: lead.agentId });
+    await waitFor(
+      'the second chase at the SMTP server',
+      async () => smtp.received.filter((r) => r.to.includes(lead.email)).length === 2 || undefined,
+      30_000,
+    );
     const events = await eventsFor(s.db, lead.id);
     assert.equal(events.filter((e) => e.type === 'reply.received').length, 0, 'no reply counted');
     const received = events.filter((e) => e.type === 'message.received');
