@@ -30,7 +30,7 @@ export const createCampaignActivities = (deps: CampaignDeps) => {
           ...msg,
           inReplyTo: null,
           marketing: true,
-          unsubscribeUrl: links.url(deps.publicUrl, msg.leadId),
+          unsubscribeUrl: links.url(deps.publicUrl, msg.leadId, msg.to),
         }),
       );
     }

@@ -32,7 +32,7 @@ export const createSendActivities = (deps: SendDeps) => {
           ...msg,
           fromName: msg.workspaceName,
           inReplyTo: msg.in_reply_to,
-          unsubscribeUrl: links.url(deps.publicUrl, msg.lead_id),
+          unsubscribeUrl: links.url(deps.publicUrl, msg.lead_id, msg.to),
         }),
       );
     }

@@ -1,3 +1,4 @@
+import type { PublicFamily } from './public/limits';
 import type { ParameterizedContext } from 'koa';
 import type { RateCount } from '../domain/identity/authenticate';
 import type { AuditDoor, AuditOutcome } from '../domain/kernel/audit';
@@ -32,7 +33,7 @@ export type RequestState = {
   /** The kind of refusal answered (an error code, or `protocol`: an MCP request refused as malformed); metrics only. */
   refusal?: ErrorCode | 'protocol';
   /** Which limit answered 429: the key's, the address's refused-traffic brake, or the quote page's; metrics only. */
-  rateLimited?: 'key' | 'address' | 'quote_page';
+  rateLimited?: 'key' | 'address' | PublicFamily | 'hooks_refused';
   /** A database error met while serving; metrics only. */
   dbError?: DatabaseErrorKind;
   /** The JSON-RPC id of an assistant-endpoint request, once its body was read: every error answer carries it. */
@@ -41,9 +42,21 @@ export type RequestState = {
 
 export type AppContext = ParameterizedContext<RequestState>;
 
+/** Paths whose next segment is a secret (a quote page's token, an unsubscribe link's): their prefix. */
+const TOKEN_PATHS = ['/quotes/', '/u/'];
+
+/**
+ * A path a caller typed, as a log line, audit row or error may carry it: under a token path only its
+ * family (`/quotes/*`, `/u/*`), since the token is a key to the page; any other path as it is.
+ */
+export const maskedPath = (path: string): string => {
+  const prefix = TOKEN_PATHS.find((p) => path.startsWith(p));
+  return prefix ? `${prefix}*` : path;
+};
+
 /**
  * The path as logs may show it: the matched route's pattern (`/quotes/:token`), so a token in a URL
- * never reaches a log line; the raw path only when no route matched.
+ * never reaches a log line; when no route matched, the path with any token masked.
  */
 export const loggedPath = (ctx: AppContext): string =>
-  (ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.path;
+  (ctx as { _matchedRoute?: string })._matchedRoute ?? maskedPath(ctx.path);

@@ -64,7 +64,7 @@ export function httpMetrics(
   );
   const rateLimited = series.counter(
     'leads_rate_limited_total',
-    'Requests answered 429, by door and the limit reached: key (RATE_LIMIT_PER_MINUTE), address (REFUSED_PER_MINUTE) or quote_page (QUOTE_PAGE_PER_MINUTE).',
+    'Requests answered 429, by door and the limit reached: key (RATE_LIMIT_PER_MINUTE), address (REFUSED_PER_MINUTE), quote_page (QUOTE_PAGE_PER_MINUTE), unsubscribe (UNSUBSCRIBE_PER_MINUTE), hooks (HOOKS_PER_MINUTE, per workspace) or hooks_refused (failed webhook proofs per address).',
     ['door', 'limit'],
   );
   series.gauge(

@@ -17,6 +17,7 @@ import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
 import { quotePageRouter } from './public/quotes';
+import { publicLimits } from './public/limits';
 import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
 import { mcpDoor, mcpRoute } from './mcp/route';
@@ -31,7 +32,14 @@ export type AppDeps = {
     Partial<
       Pick<
         Config,
-        'mcpAllowedOrigins' | 'trustedProxyHops' | 'secretsKey' | 'publicUrl' | 'sms' | 'quotePagePerMinute'
+        | 'mcpAllowedOrigins'
+        | 'trustedProxyHops'
+        | 'secretsKey'
+        | 'publicUrl'
+        | 'sms'
+        | 'quotePagePerMinute'
+        | 'unsubscribePerMinute'
+        | 'hooksPerMinute'
       >
     >;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
@@ -87,7 +95,13 @@ export function buildApp({
     publicUrl: config.publicUrl,
   };
   const routes = v1Router(services);
-  const publicDoor = publicRouter(services, {
+  const limits = publicLimits(db, {
+    unsubscribePerMinute: config.unsubscribePerMinute ?? 30,
+    quotePagePerMinute: config.quotePagePerMinute ?? 30,
+    hooksPerMinute: config.hooksPerMinute ?? 1_200,
+    refusedPerMinute: config.refusedPerMinute,
+  });
+  const publicDoor = publicRouter(services, limits, {
     publicUrl: config.publicUrl ?? 'http://localhost',
     ...(config.sms && { sms: { authToken: config.sms.authToken } }),
     ...(mailResolver && { mailResolver }),
@@ -110,7 +124,7 @@ export function buildApp({
     .use(errors())
     .use(openApiRoute())
     .use(publicDoor.routes())
-    .use(quotePageRouter(services, { perMinute: config.quotePagePerMinute ?? 30 }).routes())
+    .use(quotePageRouter(services, limits).routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())

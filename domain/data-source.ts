@@ -19,7 +19,9 @@ import { SearchJoined1763801600000 } from './migrations/1763801600000-search-joi
 import { FreshVisibility1763801700000 } from './migrations/1763801700000-fresh-visibility';
 import { ApprovalSnapshots1763801900000 } from './migrations/1763801900000-approval-snapshots';
 import { MailAuthentication1763802000000 } from './migrations/1763802000000-mail-authentication';
+import { PublicSurfaces1763802100000 } from './migrations/1763802100000-public-surfaces';
 import { FirstResponseIndex1763801800000 } from './migrations/1763801800000-first-response-index';
+import { SellerProfile1763802200000 } from './migrations/1763802200000-seller-profile';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -47,6 +49,8 @@ const migrations = [
   FirstResponseIndex1763801800000,
   ApprovalSnapshots1763801900000,
   MailAuthentication1763802000000,
+  PublicSurfaces1763802100000,
+  SellerProfile1763802200000,
 ];
 
 /**

@@ -25,7 +25,7 @@ import {
   UserEntity,
   WorkspaceEntity,
 } from './identity/entities';
-import { AuditEntity, EventEntity, IdempotencyEntity } from './kernel/entities';
+import { AuditEntity, EventEntity, IdempotencyEntity, PublicRateWindowEntity } from './kernel/entities';
 import { LeadEntity, LeadNoteEntity, ScoreEntity, SuppressionEntity, TouchEntity } from './leads/entities';
 import { AttemptEntity, DeliveryEntity, EndpointEntity, NotificationEntity } from './webhooks/entities';
 
@@ -36,6 +36,7 @@ export const ENTITIES = [
   MembershipEntity,
   ApiKeyEntity,
   RateLimitWindowEntity,
+  PublicRateWindowEntity,
   AuditEntity,
   EventEntity,
   IdempotencyEntity,

@@ -64,6 +64,7 @@ import {
   getWorkspace,
   issueInboundEmailSecret,
   setDeliverability,
+  setSellerProfile,
 } from './identity/operations/workspaces';
 import { withdrawOnLostAuthority } from './approvals/lifecycle';
 import { onAuthorityLost, registerOperations } from './kernel/gate';
@@ -102,6 +103,7 @@ export const operations = {
   getWorkspace,
   issueInboundEmailSecret,
   setDeliverability,
+  setSellerProfile,
   addMember,
   setMemberRole,
   removeMember,

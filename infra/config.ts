@@ -42,6 +42,10 @@ export type Config = {
   refusedPerMinute: number;
   /** Requests per client address per minute on a quote's public page (view, sign, decline). */
   quotePagePerMinute: number;
+  /** Requests per client address per minute on unsubscribe links. */
+  unsubscribePerMinute: number;
+  /** Provider webhooks (SMS, inbound email) per workspace per minute, once their proof holds. */
+  hooksPerMinute: number;
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };
   /** The worker creates the reconcile and retention schedules (off in tests that run many workers). */
   maintenanceSchedules: boolean;
@@ -147,6 +151,8 @@ const schema = yup.object({
   AUDIT_QUEUE_LIMIT: intSetting('AUDIT_QUEUE_LIMIT', 10, 1_000_000, 5_000),
   REFUSED_PER_MINUTE: intSetting('REFUSED_PER_MINUTE', 1, 1_000_000, 60),
   QUOTE_PAGE_PER_MINUTE: intSetting('QUOTE_PAGE_PER_MINUTE', 1, 1_000_000, 30),
+  UNSUBSCRIBE_PER_MINUTE: intSetting('UNSUBSCRIBE_PER_MINUTE', 1, 1_000_000, 30),
+  HOOKS_PER_MINUTE: intSetting('HOOKS_PER_MINUTE', 1, 1_000_000, 1_200),
   IDEMPOTENCY_RETENTION_HOURS: intSetting('IDEMPOTENCY_RETENTION_HOURS', 24, 24 * 365, 48),
   AUDIT_RETENTION_DAYS: intSetting('AUDIT_RETENTION_DAYS', 1, 3_650, 365),
   EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30),
@@ -341,6 +347,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     auditQueueLimit: parsed.AUDIT_QUEUE_LIMIT,
     refusedPerMinute: parsed.REFUSED_PER_MINUTE,
     quotePagePerMinute: parsed.QUOTE_PAGE_PER_MINUTE,
+    unsubscribePerMinute: parsed.UNSUBSCRIBE_PER_MINUTE,
+    hooksPerMinute: parsed.HOOKS_PER_MINUTE,
     retention: {
       idempotencyHours: parsed.IDEMPOTENCY_RETENTION_HOURS,
       auditDays: parsed.AUDIT_RETENTION_DAYS,

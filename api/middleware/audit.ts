@@ -1,16 +1,20 @@
 import type { Middleware } from 'koa';
 import type { AuditWriter } from '../audit-writer';
 import type { AuditOutcome } from '../../domain/kernel/audit';
-import type { RequestState } from '../context';
+import { maskedPath, type RequestState } from '../context';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
 import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { respondWith, serverFault } from '../respond';
 
 /**
- * An unmatched path is the caller's text (and a refused caller may be anyone): at most 100
- * characters, anything outside a URL path's plain characters replaced, so a row stays small and inert.
+ * An unmatched path is the caller's text (and a refused caller may be anyone): a token path masked to
+ * its family, at most 100 characters, anything outside a URL path's plain characters replaced, so a
+ * row stays small, inert, and holds no secret.
  */
-const boundedPath = (path: string) => path.slice(0, 100).replace(/[^A-Za-z0-9/_.~-]/g, '?');
+const boundedPath = (path: string) =>
+  maskedPath(path)
+    .slice(0, 100)
+    .replace(/[^A-Za-z0-9/_.~*-]/g, '?');
 
 const outcomeOf = (status: number): AuditOutcome =>
   status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'allowed';

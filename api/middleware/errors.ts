@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../domain/kernel/errors';
-import { loggedPath, type RequestState } from '../context';
+import { loggedPath, maskedPath, type RequestState } from '../context';
 import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { respondWith, serverFault } from '../respond';
 import { DATABASE_UNAVAILABLE, unavailable } from '../unavailable';
@@ -13,7 +13,7 @@ export const errors = (): Middleware<RequestState> => async (ctx, next) => {
   try {
     await next();
     if (ctx.status === 404 && ctx.body === undefined) {
-      throw new DomainError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      throw new DomainError('not_found', `No route for ${ctx.method} ${maskedPath(ctx.path)}.`);
     }
   } catch (err) {
     const refusal = err instanceof DomainError && err.code !== 'server_error' ? err : undefined;

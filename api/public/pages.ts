@@ -22,3 +22,15 @@ export const donePage = () =>
 
 export const notFoundPage = () =>
   page('Link not valid', `<h1>This link is not valid</h1><p>Check that you copied the whole link.</p>`);
+
+export const nothingToDoPage = () =>
+  page(
+    'Nothing to do',
+    `<h1>Nothing to unsubscribe</h1><p>The address this link was sent to is no longer on file, so no emails go to it.</p>`,
+  );
+
+export const tooManyPage = () =>
+  page('Too many requests', `<h1>Too many requests</h1><p>Please wait a minute and try again.</p>`);
+
+export const unavailablePage = () =>
+  page('Try again later', `<h1>Something went wrong</h1><p>Please try again in a few minutes.</p>`);

@@ -8,52 +8,16 @@ import { QUOTE_PAGE_PATH } from '../../domain/sales/quotes';
 import { acceptQuotePage, declineQuotePage, viewQuotePage } from '../../domain/sales/operations/quote-page';
 import type { AppContext, RequestState } from '../context';
 import { quoteNotFoundPage, quotePage, sendPage, tooManyPage, type QuotePageModel } from './quote-page';
-import { bucketOf } from '../middleware/refused-traffic';
+import type { PublicLimits } from './limits';
 import { rawBody } from './raw-body';
 
 const MAX_FORM_BYTES = 16 * 1024;
-const WINDOW_MS = 60_000;
-
-/**
- * Requests per client address per minute on the quote pages: enough for a person (open, mistype,
- * sign), too few to try tokens. Counted in this process: behind several API processes each counts
- * its own share, which still bounds a guesser (a token is 256 random bits).
- */
-export function perAddressLimit(limit: number): Middleware<RequestState> {
-  const windows = new Map<string, { start: number; hits: number }>();
-  return async (ctx, next) => {
-    const now = Date.now();
-    if (windows.size > 10_000)
-      for (const [k, w] of windows) if (now - w.start >= WINDOW_MS) windows.delete(k);
-    // Grouped as refused traffic is: an IPv6 client holds its whole /64 and could rotate through it.
-    const key = bucketOf(ctx.state.clientIp);
-    let w = windows.get(key);
-    if (!w || now - w.start >= WINDOW_MS) windows.set(key, (w = { start: now, hits: 0 }));
-    w.hits++;
-    ctx.set(
-      'RateLimit',
-      `"quote-page";r=${Math.max(0, limit - w.hits)};t=${Math.ceil((w.start + WINDOW_MS - now) / 1000)}`,
-    );
-    if (w.hits > limit) {
-      ctx.state.auditAction = 'quote.page';
-      ctx.state.auditDoor = 'public';
-      ctx.state.auditReason = 'quote page rate limit';
-      ctx.state.rateLimited = 'quote_page';
-      ctx.state.refusal = 'rate_limited';
-      ctx.set('Retry-After', String(Math.ceil((w.start + WINDOW_MS - now) / 1000)));
-      sendPage(ctx, 429, tooManyPage());
-      return;
-    }
-    await next();
-  };
-}
-
 /**
  * A quote's public page and its two forms, behind the token in the link (no API key). The audit row
  * names the operation, never the path, so the token is in no log or audit row; an unknown token and
  * one of another workspace get the same "not valid" page.
  */
-export function quotePageRouter(services: Services, opts: { perMinute: number }) {
+export function quotePageRouter(services: Services, limits: PublicLimits) {
   const router = new Router<RequestState>();
   const actor = (ctx: AppContext) =>
     operatorActor({ door: 'public', requestId: ctx.state.requestId, clientIp: ctx.state.clientIp });
@@ -106,7 +70,10 @@ export function quotePageRouter(services: Services, opts: { perMinute: number })
     );
   };
 
-  router.use(QUOTE_PAGE_PATH, perAddressLimit(opts.perMinute));
+  router.use(
+    QUOTE_PAGE_PATH,
+    limits.perAddress('quote_page', (ctx) => sendPage(ctx, 429, tooManyPage())),
+  );
 
   router.get(`${QUOTE_PAGE_PATH}/:token`, door(viewQuotePage), async (ctx) => {
     try {
@@ -143,6 +110,15 @@ export function quotePageRouter(services: Services, opts: { perMinute: number })
     } catch (err) {
       await refused(ctx, err);
     }
+  });
+
+  // Any other path under the pages (a mistyped link, a probe): the same page as an unknown token,
+  // recorded by its family, never by the path (it may hold a token).
+  router.all(`${QUOTE_PAGE_PATH}/*rest`, async (ctx) => {
+    ctx.state.auditDoor = 'public';
+    ctx.state.auditAction = `${ctx.method} ${QUOTE_PAGE_PATH}/*`;
+    ctx.state.auditReason = 'no such quote page route';
+    sendPage(ctx, 404, quoteNotFoundPage());
   });
 
   return router;

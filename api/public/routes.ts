@@ -17,7 +17,10 @@ import { UUID_PATTERN } from '../../domain/kernel/validate';
 import type { AppContext, RequestState } from '../context';
 import { authenticateMail, envelopeOf } from './mail-authentication';
 import { deliveryReport, feedbackReport } from './mail-reports';
-import { confirmPage, donePage, notFoundPage } from './pages';
+import { databaseUnavailable } from '../errors';
+import { loggedPath } from '../context';
+import type { PublicLimits } from './limits';
+import { confirmPage, donePage, notFoundPage, nothingToDoPage, tooManyPage, unavailablePage } from './pages';
 import { rawBody } from './raw-body';
 import { twilioSignatureValid } from './twilio-signature';
 
@@ -33,16 +36,46 @@ const MAX_FORM_BYTES = 64 * 1024;
 const MAX_EMAIL_BYTES = 10 * 1024 * 1024;
 const MAX_BODY_CHARS = 10_000;
 
-/** The page's answer: no caching, no referrer (the token is in the URL), nothing loaded from elsewhere. */
+/**
+ * An unsubscribe page's answer, as a quote page's: no caching, no referrer (the token is in the URL),
+ * nothing loaded from elsewhere, never framed.
+ */
 function html(ctx: AppContext, status: number, body: string) {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Robots-Tag', 'noindex');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   ctx.body = body;
 }
+
+/**
+ * Every answer under the unsubscribe links is a page, a failure too (a person clicked a link in an
+ * email; JSON would mean nothing to them): the error is logged and audited as any other.
+ */
+const pagesOnly: Middleware<RequestState> = async (ctx, next) => {
+  try {
+    await next();
+  } catch (err) {
+    if (err instanceof DomainError && err.code !== 'server_error') {
+      // The caller's mistake (a token that does not parse, a body too large): the not-valid page.
+      ctx.state.auditReason = err.auditReason ?? err.message;
+      html(ctx, 404, notFoundPage());
+      return;
+    }
+    const unavailable = databaseUnavailable(err);
+    ctx.state.auditReason = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+    ctx.state.log.error('unsubscribe page failed', { path: loggedPath(ctx), error: ctx.state.auditReason });
+    if (unavailable) ctx.set('Retry-After', '30');
+    html(ctx, unavailable ? 503 : 500, unavailablePage());
+  }
+};
 
 const unauthorized = (reason: string) => new DomainError('unauthorized', 'unauthorized', {}, reason);
 
@@ -62,7 +95,11 @@ function presentedSecret(header: string): string | undefined {
  * workspace's inbound-email secret), runs a registered operation as the service itself, and is
  * audited under the door `public` like every other request.
  */
-export function publicRouter(services: Services & { db: DataSource }, opts: PublicDoorOptions) {
+export function publicRouter(
+  services: Services & { db: DataSource },
+  limits: PublicLimits,
+  opts: PublicDoorOptions,
+) {
   const router = new Router<RequestState>();
   const actor = (ctx: AppContext) =>
     operatorActor({ door: 'public', requestId: ctx.state.requestId, clientIp: ctx.state.clientIp });
@@ -75,23 +112,43 @@ export function publicRouter(services: Services & { db: DataSource }, opts: Publ
       await next();
     };
 
+  router.use(
+    UNSUBSCRIBE_PATH,
+    pagesOnly,
+    limits.perAddress('unsubscribe', (ctx) => html(ctx, 429, tooManyPage())),
+  );
+
+  // RFC 8058: GET shows the question and changes nothing (mail scanners follow links).
   router.get(`${UNSUBSCRIBE_PATH}/:token`, door('unsubscribe.page'), (ctx) => {
-    if (links?.leadOf(ctx.params.token!)) html(ctx, 200, confirmPage(ctx.path));
-    else html(ctx, 404, notFoundPage());
+    if (links?.read(ctx.params.token!)) html(ctx, 200, confirmPage(ctx.path));
+    else {
+      ctx.state.auditReason = 'unknown or forged unsubscribe token';
+      html(ctx, 404, notFoundPage());
+    }
   });
 
-  // RFC 8058: the mail client POSTs `List-Unsubscribe=One-Click`; the page's button posts the same.
+  // The mail client POSTs `List-Unsubscribe=One-Click`; the page's button posts the same. Idempotent.
   router.post(`${UNSUBSCRIBE_PATH}/:token`, door(unsubscribeByLink.name), async (ctx) => {
     await rawBody(ctx, MAX_FORM_BYTES);
     try {
-      await runOperation(services, unsubscribeByLink, actor(ctx), { token: ctx.params.token });
-      html(ctx, 200, donePage());
+      const done = await runOperation(services, unsubscribeByLink, actor(ctx), { token: ctx.params.token });
+      html(ctx, 200, done.unsubscribed ? donePage() : nothingToDoPage());
     } catch (err) {
       if (!(err instanceof DomainError) || err.code !== 'not_found') throw err;
       ctx.state.auditReason = 'unknown or forged unsubscribe token';
       html(ctx, 404, notFoundPage());
     }
   });
+
+  // Any other path or method under the links: the not-valid page, recorded by the family only.
+  router.all(`${UNSUBSCRIBE_PATH}/*rest`, (ctx) => {
+    ctx.state.auditDoor = 'public';
+    ctx.state.auditAction = `${ctx.method} ${UNSUBSCRIBE_PATH}/*`;
+    ctx.state.auditReason = 'no such unsubscribe route';
+    html(ctx, 404, notFoundPage());
+  });
+
+  router.use('/hooks', limits.refusedHooks());
 
   router.post('/hooks/sms/:workspaceId', door('hooks.sms'), async (ctx) => {
     const params = new URLSearchParams((await rawBody(ctx, MAX_FORM_BYTES)).toString('utf8'));
@@ -101,6 +158,7 @@ export function publicRouter(services: Services & { db: DataSource }, opts: Publ
     if (!UUID_PATTERN.test(workspaceId)) throw unauthorized('not a workspace id');
     if (!twilioSignatureValid(opts.sms.authToken, url, params, ctx.get('X-Twilio-Signature')))
       throw unauthorized('X-Twilio-Signature does not match');
+    await limits.hook(ctx, workspaceId);
     const from = params.get('From') ?? '';
     await runOperation(
       services,
@@ -126,6 +184,7 @@ export function publicRouter(services: Services & { db: DataSource }, opts: Publ
     if (!(await inboundEmailSecretValid(services.db, workspaceId, secret)))
       throw unauthorized('inbound-email secret does not match');
     ctx.state.auditWorkspaceId = workspaceId;
+    await limits.hook(ctx, workspaceId);
     const raw = await rawBody(ctx, MAX_EMAIL_BYTES);
     const [mail, verdict] = await Promise.all([
       simpleParser(raw),

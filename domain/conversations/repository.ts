@@ -116,6 +116,21 @@ export const messagesIn = (data: Data) => {
       );
     },
 
+    /** The addresses we emailed the lead at (handed over or on the way), newest first. */
+    emailedAt: async (leadId: string): Promise<string[]> =>
+      (
+        await data.sql<{ to_address: string }[]>(
+          // SQL: DISTINCT ON keeps each address once, at its newest message; TypeORM's find cannot say it.
+          `SELECT to_address FROM (
+             SELECT DISTINCT ON (to_address) to_address, at FROM messages
+              WHERE lead_id = $1 AND direction = 'outbound' AND channel = 'email' AND to_address IS NOT NULL
+                AND ($2::uuid IS NULL OR workspace_id = $2)
+              ORDER BY to_address, at DESC) a
+           ORDER BY at DESC`,
+          [leadId, data.workspaceId ?? null],
+        )
+      ).map((r) => r.to_address),
+
     /** The lead's newest email from them that has a Message-ID: a reply threads on it. */
     lastInboundEmail: async (leadId: string) =>
       (

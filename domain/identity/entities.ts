@@ -23,6 +23,14 @@ export type Workspace = {
   inbound_email_secret_hash: string | null;
   /** The campaign brake's thresholds where the workspace tightened them; null: the defaults. */
   deliverability: DeliverabilityLimits | null;
+  /** What its quote pages say of the seller (seller-profile.ts); each null until an admin sets it. */
+  seller_name: string | null;
+  seller_address: string | null;
+  seller_email: string | null;
+  seller_phone: string | null;
+  /** The terms a quote is accepted under: a link or a text, never both. */
+  seller_terms_url: string | null;
+  seller_terms_text: string | null;
 };
 export const WorkspaceEntity = entity<Workspace>({
   name: 'Workspace',
@@ -36,8 +44,27 @@ export const WorkspaceEntity = entity<Workspace>({
     created_at: nowDefault,
     inbound_email_secret_hash: { type: 'text', nullable: true },
     deliverability: { type: 'jsonb', nullable: true },
+    seller_name: { type: 'text', nullable: true },
+    seller_address: { type: 'text', nullable: true },
+    seller_email: { type: 'text', nullable: true },
+    seller_phone: { type: 'text', nullable: true },
+    seller_terms_url: { type: 'text', nullable: true },
+    seller_terms_text: { type: 'text', nullable: true },
   },
-  checks: [lengthCheck('workspaces', 'name', 1, 200), oneOfCheck('workspaces', 'status', WORKSPACE_STATUSES)],
+  checks: [
+    lengthCheck('workspaces', 'name', 1, 200),
+    oneOfCheck('workspaces', 'status', WORKSPACE_STATUSES),
+    lengthCheck('workspaces', 'seller_name', 1, 200),
+    lengthCheck('workspaces', 'seller_address', 1, 500),
+    lengthCheck('workspaces', 'seller_email', 1, 254),
+    lengthCheck('workspaces', 'seller_phone', 1, 40),
+    lengthCheck('workspaces', 'seller_terms_url', 1, 2000),
+    lengthCheck('workspaces', 'seller_terms_text', 1, 5000),
+    {
+      name: 'workspaces_seller_terms_check',
+      expression: '((seller_terms_url IS NULL) OR (seller_terms_text IS NULL))',
+    },
+  ],
 });
 
 export type User = { id: string; email: string; created_at: Date };

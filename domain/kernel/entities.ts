@@ -106,3 +106,23 @@ export const IdempotencyEntity = entity<IdempotencyRow>({
   },
   indices: [{ name: 'idempotency_keys_created', columns: ['created_at'] }],
 });
+
+/**
+ * Requests to a public route family (unsubscribe links, quote pages, provider webhooks) per bucket (a
+ * client address, a workspace) per minute, shared by every API process (UNLOGGED: a crash may forget a
+ * minute).
+ */
+export type PublicRateWindow = { bucket: string; window_start: Date; hits: number };
+export const PublicRateWindowEntity = entity<PublicRateWindow>({
+  name: 'PublicRateWindow',
+  tableName: 'public_rate_windows',
+  columns: {
+    bucket: { type: 'text', primary: true, primaryKeyConstraintName: 'public_rate_windows_pkey' },
+    window_start: {
+      type: 'timestamptz',
+      primary: true,
+      primaryKeyConstraintName: 'public_rate_windows_pkey',
+    },
+    hits: { type: 'integer' },
+  },
+});

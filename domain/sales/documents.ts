@@ -28,12 +28,13 @@ export const mrrOf = (total: number, interval: Interval | null) =>
 
 /**
  * The revision exactly as its page shows it, as canonical JSON: what a signature's SHA-256 covers.
- * Any change to what the customer reads (a line, the total, the date) changes the hash.
+ * Any change to what the customer reads (a line, the total, the date, the seller or the terms) changes
+ * the hash.
  */
 export const documentOf = (
   q: Pick<
     Quote,
-    'number' | 'revision' | 'currency' | 'lines' | 'total' | 'recurring_interval' | 'valid_until'
+    'number' | 'revision' | 'currency' | 'lines' | 'total' | 'recurring_interval' | 'valid_until' | 'seller'
   >,
 ) =>
   JSON.stringify({
@@ -44,6 +45,17 @@ export const documentOf = (
     total: Number(q.total),
     recurring_interval: q.recurring_interval,
     valid_until: q.valid_until,
+    // The seller and the terms, since quotes kept them (an older quote's hash covers neither).
+    ...(q.seller && {
+      seller: [
+        q.seller.name,
+        q.seller.address,
+        q.seller.email,
+        q.seller.phone,
+        q.seller.terms_url,
+        q.seller.terms_text,
+      ],
+    }),
   });
 
 /** The calendar day `at` falls on in `zone`, YYYY-MM-DD. */

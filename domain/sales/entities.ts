@@ -1,3 +1,4 @@
+import type { SellerProfile } from '../identity/seller-profile';
 import type { OpportunityStage } from '../kernel/event-catalogue';
 import {
   clockDefault,
@@ -99,6 +100,9 @@ export const QUOTE_STATUSES = ['DRAFT', 'SENT', 'ACCEPTED', 'DECLINED', 'EXPIRED
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 
 /** One revision of a quote. Revisions of one quote share `family_id` (the first's id) and its number. */
+/** The seller a sent quote names: the profile then, with the workspace's name when it had none. */
+export type QuoteSeller = SellerProfile & { name: string };
+
 export type Quote = {
   id: string;
   workspace_id: string;
@@ -120,6 +124,11 @@ export type Quote = {
   expires_at: Date | null;
   /** SHA-256 of the revision as the customer sees it, fixed when sent. */
   document_sha256: string | null;
+  /**
+   * Who it is from and on what terms, as the seller profile said when it was sent (its document hash
+   * covers it); null for a draft, and for a quote sent before quotes kept it.
+   */
+  seller: QuoteSeller | null;
   /** SHA-256 of its public page's token: the token itself is only ever in the customer's email. */
   token_hash: string | null;
   /** The email that carried the link. */
@@ -150,6 +159,7 @@ export const QuoteEntity = entity<Quote>({
     valid_until: { type: 'date' },
     expires_at: { type: 'timestamptz', nullable: true },
     document_sha256: { type: 'text', nullable: true },
+    seller: { type: 'jsonb', nullable: true },
     token_hash: { type: 'text', nullable: true },
     message_id: { type: 'uuid', nullable: true },
     created_at: clockDefault,

@@ -4,6 +4,8 @@ import { DomainError, invalid } from '../kernel/errors';
 import type { OperationContext } from '../kernel/operation';
 import { workspaceTimezone } from '../leads/contact-input';
 import type { Lead } from '../leads/entities';
+import { workspaceNamed } from '../identity/repository';
+import { sellerNamed } from '../identity/seller-profile';
 import type { Quote } from './entities';
 import { dayIn, documentOf, endOfDay, money, newPageToken, sha256 } from './documents';
 import { nextNumber, opportunitiesIn, quotesIn } from './repository';
@@ -53,7 +55,8 @@ export async function sendQuote(ctx: Ctx, q: Quote, lead: Lead, data: Data) {
   const { zone, now, today } = await todayIn(ctx, q.workspace_id);
   notPast(q.valid_until, today, 'valid_until');
   const number = family.find((r) => r.number)?.number ?? (await nextNumber(data, 'quote'));
-  const documentSha256 = sha256(documentOf({ ...q, number }));
+  const seller = sellerNamed((await workspaceNamed(data, q.workspace_id))!);
+  const documentSha256 = sha256(documentOf({ ...q, number, seller }));
   const { token, hash } = newPageToken();
   const link = `${(ctx.services.publicUrl ?? 'http://localhost:3000').replace(/\/$/, '')}${QUOTE_PAGE_PATH}/${token}`;
   const name = lead.first_name ? ` ${lead.first_name}` : '';
@@ -78,6 +81,7 @@ export async function sendQuote(ctx: Ctx, q: Quote, lead: Lead, data: Data) {
     sent_at: now,
     expires_at: endOfDay(q.valid_until, zone),
     document_sha256: documentSha256,
+    seller,
     token_hash: hash,
     message_id: message.id,
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { replyToConversation } from '../../domain/conversations/operations/conversations';
@@ -7,6 +7,7 @@ import { issueInboundEmailSecret } from '../../domain/identity/operations/worksp
 import { twilioSignature } from '../../api/public/twilio-signature';
 import { startSmsSink } from '../../tooling/sms-sink';
 import { waitFor } from '../../tooling/processes';
+import { bearer } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody, postLead } from '../helpers/leads';
 import { mailZone, sendingDomain } from '../helpers/mail-dns';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -166,6 +167,71 @@ describe('channels: messages that really leave, opt-outs, and what providers rep
     const again = await postLead(s.app, s.key, intakeBody({ email: lead.email }));
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'suppressed');
+  });
+
+  it("an unsubscribe link unsubscribes the address it was sent to, never the lead's new one; v1 links still work", async () => {
+    const lead = await newLead();
+    const old = lead.email!;
+    await settled((await reply(lead.id, 'email', 'Our spring offer.')).id);
+    const link = new URL(unsubscribeUrl(await mailTo(old))!);
+    const changed = `new.${randomUUID().slice(0, 8)}@example.com`;
+    await request(s.app)
+      .patch(`/api/v1/leads/${lead.id}`)
+      .set(bearer(s.key))
+      .send({ email: changed })
+      .expect(200);
+
+    const clicked = await request(s.app).post(link.pathname).type('form').send('List-Unsubscribe=One-Click');
+    assert.equal(clicked.status, 200);
+    assert.match(clicked.text, /You are unsubscribed/);
+    const blocked = await s.db.query<{ address: string }[]>(
+      `SELECT address FROM suppressions WHERE workspace_id = $1 AND address IN ($2, $3)`,
+      [s.workspace.id, old, changed],
+    );
+    assert.deepEqual(
+      blocked.map((r) => r.address),
+      [old],
+      'the old address is suppressed, the new one is not',
+    );
+    await settled((await reply(lead.id, 'email', 'Still reachable at the new address.')).id);
+
+    // A v1 link (sent before links named their address) names the lead only: it reaches the address
+    // we emailed the lead at, the current one once we have, never one we never wrote to.
+    const v1 = (leadId: string) => {
+      const key = createHmac('sha256', s.config.secretsKey).update('unsubscribe-links/v1').digest();
+      const id = Buffer.from(leadId.replace(/-/g, ''), 'hex');
+      const mac = createHmac('sha256', key).update(id).digest().subarray(0, 16);
+      return `/u/${Buffer.concat([id, mac]).toString('base64url')}`;
+    };
+    const fresh = await newLead();
+    const nothing = await request(s.app).post(v1(fresh.id)).type('form').send('List-Unsubscribe=One-Click');
+    assert.equal(nothing.status, 200);
+    assert.match(nothing.text, /Nothing to unsubscribe/, 'never emailed: nothing to do');
+    await request(s.app).post(v1(lead.id)).type('form').send('List-Unsubscribe=One-Click').expect(200);
+    assert.equal(
+      await count(s.db, 'suppressions', 'address = $1', [changed]),
+      1,
+      'v1: the current, emailed address',
+    );
+  });
+
+  it('answers every request under /u/ with a page: framing refused, nothing cached, no JSON', async () => {
+    const token = Buffer.alloc(40, 3).toString('base64url');
+    for (const [method, path] of [
+      ['get', `/u/${token}`],
+      ['post', `/u/${token}`],
+      ['put', `/u/${token}`],
+      ['get', `/u/${token}/extra`],
+      ['delete', '/u/x'],
+    ] as const) {
+      const res = await request(s.app)[method](path).set('Content-Type', 'application/json').send('{}');
+      assert.equal(res.status, 404, `${method} ${path}`);
+      assert.match(res.headers['content-type'] ?? '', /^text\/html/, `${method} ${path}: a page`);
+      assert.match(res.headers['content-security-policy'] ?? '', /frame-ancestors 'none'/);
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.equal(res.headers['referrer-policy'], 'no-referrer');
+      assert.doesNotMatch(res.text, /^\s*\{/);
+    }
   });
 
   it('refuses a forged unsubscribe token, audited, changing nothing', async () => {

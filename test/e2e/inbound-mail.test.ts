@@ -233,6 +233,12 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     assert.deepEqual(await leadRow(lead.id), before, 'status, attention, intent and follow-up unchanged');
     assert.equal(await count(s.db, 'handoffs', 'lead_id = $1', [lead.id]), 0, 'no escalation');
     // The agent still chases: a forged message is not the lead writing back, whom we would owe an answer.
+    // (Its first run has ended before the second is asked for: run-now does not overlap a running run.)
+    await waitFor('the first run to end', async () =>
+      (await count(s.db, 'agent_runs', 'agent_id = $1 AND finished_at IS NULL', [lead.agentId])) === 0
+        ? true
+        : undefined,
+    );
     await s.run(runAgentNow, { agentId: lead.agentId });
     await waitFor(
       'the second chase at the SMTP server',

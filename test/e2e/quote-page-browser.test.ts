@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page, type Viewport } from 'puppeteer-core';
+import { setSellerProfile } from '../../domain/identity/operations/workspaces';
 import type { Services } from '../../domain/kernel/operation';
 import { expireQuote } from '../../domain/sales/operations/quote-page';
 import { reviseQuote } from '../../domain/sales/operations/quotes';
@@ -12,11 +13,38 @@ import { repoRoot } from '../../tooling/paths';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
-import { draftQuote, leadIn, send } from '../helpers/sales';
+import { draftQuote, leadIn, send, today } from '../helpers/sales';
 
 /** Debian's package; CHROMIUM_PATH points elsewhere. `.ci/run` installs it. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(repoRoot(), '.data', 'screenshots');
+
+const SELLER = {
+  name: 'Atelier Lumière SARL',
+  address: '12 rue des Lilas\n75011 Paris\nFrance',
+  email: 'devis@atelier-lumiere.example',
+  phone: '+33 1 23 45 67 89',
+  terms_text: 'Payment within 30 days of the invoice.\n\nPrices exclude travel, billed at cost.',
+};
+const CUSTOMER = { first_name: 'Ana', last_name: 'Lima', answers: { company: 'Lima Consulting' } };
+
+const DESKTOP: Viewport = { width: 1280, height: 900 };
+const PHONE: Viewport = { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+
+/** The text of a PDF, page by page: Chromium embeds CID fonts, so the bytes hold no plain text. */
+async function pdfPages(pdf: Uint8Array): Promise<{ text: string; size: number[] }[]> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const doc = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, verbosity: 0 }).promise;
+  const pages = [];
+  for (let n = 1; n <= doc.numPages; n++) {
+    const page = await doc.getPage(n);
+    const { items } = await page.getTextContent();
+    const text = items.map((i) => ('str' in i ? i.str + (i.hasEOL ? '\n' : '') : '')).join('');
+    pages.push({ text, size: page.view.slice(2) });
+  }
+  await doc.destroy();
+  return pages;
+}
 
 /**
  * The quote's public page in a real headless Chromium, on a real HTTP server: what a customer sees and
@@ -47,6 +75,7 @@ describe('the public quote page in a real browser', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     services = { db: t.db, publicUrl };
+    await asOperator(services, setSellerProfile, SELLER, { workspaceId });
     app.handle = testApp(t.db, { config: { quotePagePerMinute: 1_000, publicUrl } });
     browser = await puppeteer.launch({
       executablePath: CHROMIUM,
@@ -61,8 +90,11 @@ describe('the public quote page in a real browser', () => {
     await t?.drop();
   });
 
-  const sentQuote = async (over: Record<string, unknown> = {}) => {
-    const lead = await leadIn(services, workspaceId);
+  const sentQuote = async (
+    over: Record<string, unknown> = {},
+    customer: Record<string, unknown> = CUSTOMER,
+  ) => {
+    const lead = await leadIn(services, workspaceId, customer);
     const q = await draftQuote(services, workspaceId, lead.id, over);
     return { q, ...(await send(services, q.id)) };
   };
@@ -133,6 +165,10 @@ describe('the public quote page in a real browser', () => {
     assert.equal(new URL(signed.url()).pathname, new URL(link).pathname);
     assert.match(await text(page, '.banner.ok'), /Accepted and signed by Ana Lima/);
     assert.equal((await page.$$('form')).length, 0, 'no form on a signed quote');
+    const evidence = await text(page, '.details');
+    assert.match(evidence, /Signed by\s+Ana Lima/);
+    assert.match(evidence, /Signed at\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+    assert.match(evidence, /Signed from\s+127\.0\.0\.1/);
     await shot(page, 'accepted');
 
     const row = await quoteRow(q.id);
@@ -213,15 +249,127 @@ describe('the public quote page in a real browser', () => {
     await page.close();
   });
 
+  it('says who the quote is from and for, when it was issued and until when it is valid, its terms and document details', async () => {
+    const { q, link } = await sentQuote();
+    const page = await open();
+    await page.setViewport(DESKTOP);
+    await page.goto(link);
+    const parties = await text(page, '.parties');
+    assert.match(parties, /FROM\s+Atelier Lumière SARL\s+12 rue des Lilas\s+75011 Paris\s+France/);
+    assert.match(parties, /devis@atelier-lumiere\.example\s+\+33 1 23 45 67 89/);
+    assert.match(parties, /FOR\s+Ana Lima\s+Lima Consulting/);
+    const row = await quoteRow(q.id);
+    assert.match(
+      await text(page, '.facts'),
+      new RegExp(`Issued\\s+${today()}\\s+Valid until\\s+${String(row.valid_until)}`),
+    );
+    assert.match(
+      await text(page, '.terms'),
+      /Payment within 30 days of the invoice\.\s+Prices exclude travel/,
+    );
+    const details = await text(page, '.details');
+    assert.match(details, /^DOCUMENT DETAILS/);
+    assert.ok(details.includes(String(row.document_sha256)), 'the whole document hash');
+    assert.doesNotMatch(details, /Signed by/, 'no signature yet');
+    assert.doesNotMatch(await text(page, 'main'), /Tax|VAT/i, 'quotes have no tax to show');
+    await shot(page, 'details');
+    await page.close();
+  });
+
+  it('fits its card at 1280 px and 390 px, open and signed: no element past the card, no sideways scrolling', async () => {
+    // What stretches a layout: a long unbroken description, large amounts, a long company name.
+    const { link } = await sentQuote(
+      {
+        interval: 'year',
+        lines: [
+          {
+            description:
+              'Migration-of-the-legacy-customer-database-including-all-historical-records-and-attachments',
+            quantity: 1_250,
+            unit_amount: 9_999_999,
+          },
+          { description: 'Licence, per seat', quantity: 12, unit_amount: 2_500 },
+        ],
+      },
+      {
+        ...CUSTOMER,
+        answers: { company: 'Internationale-Gesellschaft-für-Datenverarbeitungsdienstleistungen mbH' },
+      },
+    );
+    const page = await open();
+    type Fit = { past: string[]; scrollWidth: number; innerWidth: number };
+    const fits = async (viewport: Viewport, state: string) => {
+      await page.setViewport(viewport);
+      await page.goto(link);
+      await shot(page, `fit-${state}-${viewport.width}`);
+      const fit = await inPage<Fit>(
+        page,
+        `(() => {
+          const card = document.querySelector('main').getBoundingClientRect();
+          const past = [...document.querySelectorAll('main *')].flatMap((e) => {
+            const r = e.getBoundingClientRect();
+            return r.width > 0 && (r.right > card.right + 0.5 || r.left < card.left - 0.5)
+              ? [e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + r.left + '..' + r.right + ' (card ' + card.left + '..' + card.right + ')']
+              : [];
+          });
+          return { past, scrollWidth: document.documentElement.scrollWidth, innerWidth };
+        })()`,
+      );
+      const at = `${state} at ${viewport.width}px`;
+      assert.deepEqual(fit.past, [], `${at}: every element within the card`);
+      assert.ok(fit.scrollWidth <= fit.innerWidth, `${at}: no sideways scrolling (${fit.scrollWidth}px)`);
+    };
+    for (const viewport of [DESKTOP, PHONE]) await fits(viewport, 'open');
+    await page.type('#name', 'Ana Lima');
+    await page.click('input[name=consent]');
+    await click(page, 'button.accept');
+    for (const viewport of [DESKTOP, PHONE]) await fits(viewport, 'signed');
+    await page.close();
+  });
+
+  it('prints one clean A4 page: black on white, no forms, the seller and the customer', async () => {
+    const { quote, link } = await sentQuote();
+    const page = await open();
+    await page.goto(link);
+    await page.emulateMediaType('print');
+    const printed = await inPage<{ forms: string[]; color: string; background: string }>(
+      page,
+      `({
+        forms: [...document.querySelectorAll('form, button')].map((e) => getComputedStyle(e).display),
+        color: getComputedStyle(document.querySelector('main')).color,
+        background: getComputedStyle(document.body).backgroundColor,
+      })`,
+    );
+    assert.ok(printed.forms.length > 0 && printed.forms.every((d) => d === 'none'), 'no form or button');
+    assert.equal(printed.color, 'rgb(0, 0, 0)');
+    assert.equal(printed.background, 'rgb(255, 255, 255)');
+    await page.emulateMediaType();
+    const pdf = await page.pdf({ format: 'A4', path: path.join(SCREENSHOTS, 'quote-print.pdf') });
+    const pages = await pdfPages(pdf);
+    assert.equal(pages.length, 1, 'one page');
+    const [width, height] = pages[0]!.size;
+    // A4 is 595 × 842 points; Chromium rounds the page to whole pixels.
+    assert.ok(Math.abs(width! - 595.3) < 2 && Math.abs(height! - 841.9) < 2, `A4 (${width} × ${height})`);
+    const words = pages[0]!.text.replace(/\s+/g, ' ');
+    for (const shown of ['Atelier Lumière SARL', '75011 Paris', 'Ana Lima', 'Lima Consulting', quote.number!])
+      assert.ok(words.includes(shown), `the PDF shows ${shown}: ${words}`);
+    assert.match(words, /€1,400\.00/);
+    assert.doesNotMatch(words, /Accept and sign|Decline|Your full name/, 'no form in print');
+    await page.close();
+  });
+
   it('signs with JavaScript turned off: plain forms and a redirect', async () => {
     const { q, link } = await sentQuote();
     const page = await open({ javascript: false });
     await page.goto(link);
+    assert.match(await text(page, '.parties'), /Atelier Lumière SARL[\s\S]*Ana Lima[\s\S]*Lima Consulting/);
+    assert.match(await text(page, '.terms'), /Payment within 30 days/);
     await page.type('#name', 'Jo Martin');
     await page.click('input[name=consent]');
     const res = await click(page, 'button.accept');
     assert.equal(res.status(), 200);
     assert.match(await text(page, '.banner.ok'), /Accepted and signed by Jo Martin/);
+    assert.match(await text(page, '.details'), /Signed by\s+Jo Martin/);
     await shot(page, 'accepted-without-javascript');
     assert.equal((await quoteRow(q.id)).status, 'ACCEPTED');
     await page.close();

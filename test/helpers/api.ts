@@ -21,6 +21,8 @@ export const testApp = (
     approvals?: Services['approvals'];
     agents?: Services['agents'];
     config?: Partial<AppDeps['config']>;
+    /** Where the API's series go, for a test that reads them. */
+    metrics?: AppDeps['metrics'];
     /** DNS for inbound mail's authentication: the test's own zone. */
     mailResolver?: AppDeps['mailResolver'];
     /** Errors only, to stderr, unless a test captures the lines. */
@@ -32,6 +34,7 @@ export const testApp = (
     approvals: opts.approvals,
     agents: opts.agents,
     mailResolver: opts.mailResolver,
+    metrics: opts.metrics,
     config: {
       ...SERVICE_DEFAULTS,
       trustProxy: opts.trustProxy ?? false,

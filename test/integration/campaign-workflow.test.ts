@@ -133,7 +133,7 @@ describe('the campaign workflow under time-skipping: steps, window, pause, repli
     const mail = smtp.received.find((r) => r.mail.subject === 'Hi Lead1')!;
     assert.match(
       mail.mail.text!,
-      /^Hello Lead1, spring is here\.\n\n--\nTo stop receiving these emails, unsubscribe: https:\/\/leads\.example\.test\/u\/[A-Za-z0-9_-]{43}\n?$/,
+      /^Hello Lead1, spring is here\.\n\n--\nTo stop receiving these emails, unsubscribe: https:\/\/leads\.example\.test\/u\/[A-Za-z0-9_-]{54}\n?$/,
     );
     assert.match(mail.raw, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);
     const got = await run(getCampaign, { campaignId: id });

@@ -315,7 +315,10 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'message.complaint': (w) => ({ originalMessageId: w.sentEmailId, feedbackType: 'abuse' }),
   'mail.dns': () => ({ domain: 'acme.example' }),
   'workspace.set_deliverability': () => ({ max_bounce_percent: 4 }),
-  'contact.unsubscribe_link': (w) => ({ token: unsubscribeLinks(SECRETS_KEY).token(w.leadId) }),
+  'workspace.set_seller_profile': () => ({ name: 'Acme SAS', terms_url: 'https://acme.example/terms' }),
+  'contact.unsubscribe_link': (w) => ({
+    token: unsubscribeLinks(SECRETS_KEY).token(w.leadId, 'anyone@example.com'),
+  }),
   'workspace.issue_inbound_email_secret': () => ({}),
   'campaign.create': () => ({
     name: 'Autumn',

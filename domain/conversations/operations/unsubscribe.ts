@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { DomainError, notFound } from '../../kernel/errors';
+import { notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { object, string, uuid, boolean } from '../../kernel/shapes';
@@ -7,18 +7,21 @@ import { lockLead } from '../../leads/repository/leads';
 import { suppressionsIn } from '../../leads/repository/suppressions';
 import { LEADS_WRITE } from '../../leads/requirements';
 import { suppressAddress } from '../../leads/suppress';
-import { unsubscribeLinks } from '../unsubscribe-links';
+import { messagesIn } from '../repository';
+import { unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
 
 /**
  * A person's one-click unsubscribe from an email's link (RFC 8058): no API key, the link's token is
- * the proof. Their email address is suppressed for email (contact.unsubscribed); a second click
- * (mail clients may POST more than once) changes nothing and emits nothing.
+ * the proof. The address the email went to is suppressed for email (contact.unsubscribed), whatever
+ * the lead's address is now: a link to an old address never reaches the new one. A second click (mail
+ * clients may POST more than once) changes nothing and emits nothing; a link whose address we cannot
+ * tell any more does nothing (`unsubscribed: false`).
  */
 export const unsubscribeByLink = defineOperation({
   name: 'contact.unsubscribe_link',
   title: 'Unsubscribe through an email link',
   description:
-    "Opts the lead an unsubscribe link names out of email: contact.unsubscribed, once. The link's token is the proof.",
+    "Opts out of email the address an unsubscribe link was sent to: contact.unsubscribed, once. The link's token is the proof.",
   returns: '{ lead_id, channel, unsubscribed, already }.',
   requirement: LEADS_WRITE,
   reach: 'record',
@@ -33,19 +36,43 @@ export const unsubscribeByLink = defineOperation({
   summary: () => 'Unsubscribe through an email link',
   run: async (ctx, { token }) => {
     if (!ctx.services.secretsKey) throw new Error('unsubscribe links need SECRETS_KEY at this door');
-    const leadId = unsubscribeLinks(ctx.services.secretsKey).leadOf(token);
-    if (!leadId) throw notFound('unsubscribe link');
-    const { lead, data } = await lockLead(ctx.data, leadId);
-    if (!lead.email) throw new DomainError('conflict', 'This lead has no email address any more.');
-    const already = (await suppressionsIn(data).blockedOn(lead.email, 'email')) === 'unsubscribed';
+    const link = unsubscribeLinks(ctx.services.secretsKey).read(token);
+    if (!link) throw notFound('unsubscribe link');
+    const { lead, data } = await lockLead(ctx.data, link.leadId);
+    const address = addressSentTo(link, lead.email, await messagesIn(data).emailedAt(lead.id));
+    if (!address) {
+      ctx.audit(lead.workspace_id, { lead_id: lead.id, unsubscribed: false, why: 'address not known' });
+      return { lead_id: lead.id, channel: 'email', unsubscribed: false, already: false };
+    }
+    const already = (await suppressionsIn(data).blockedOn(address, 'email')) === 'unsubscribed';
     if (!already)
       await suppressAddress(ctx, lead.workspace_id, {
-        address: lead.email,
+        address,
         channel: 'email',
         reason: 'unsubscribed',
         source: 'unsubscribe link',
       });
-    ctx.audit(lead.workspace_id, { lead_id: lead.id, already });
+    ctx.audit(lead.workspace_id, {
+      lead_id: lead.id,
+      already,
+      current_address: address === lead.email,
+    });
     return { lead_id: lead.id, channel: 'email', unsubscribed: true, already };
   },
 });
+
+/**
+ * The address a link was sent to: the lead's own, when the link names it; else one we emailed the lead
+ * at before (the lead changed its address since). A v1 link names no address: it was sent to an
+ * address we emailed the lead at, so the lead's current one if we ever emailed it, else the newest we
+ * did. Undefined when none fits: nothing is suppressed.
+ */
+export function addressSentTo(
+  link: UnsubscribeLink,
+  current: string | null,
+  emailed: string[],
+): string | undefined {
+  if (link.sentTo) return [current ?? '', ...emailed].find((a) => a !== '' && link.sentTo!(a));
+  if (current && emailed.includes(current)) return current;
+  return emailed[0];
+}

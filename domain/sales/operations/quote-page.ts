@@ -3,11 +3,13 @@ import type { Data } from '../../kernel/data';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
-import { arrayOf, boolean, integer, nullable, object, oneOf, string } from '../../kernel/shapes';
+import { arrayOf, boolean, dateTime, integer, nullable, object, oneOf, string } from '../../kernel/shapes';
 import { workspaceNamed } from '../../identity/repository';
+import { sellerNamed } from '../../identity/seller-profile';
+import type { Lead } from '../../leads/entities';
 import { lockLead } from '../../leads/repository/leads';
 import { QUOTE_STATUSES, type Quote } from '../entities';
-import { TOKEN_PATTERN, sha256 } from '../documents';
+import { TOKEN_PATTERN, dayIn, sha256 } from '../documents';
 import { CONSENT_TEXT, acceptQuote, closedBecause, declineQuote, expireIfDue, markViewed } from '../quotes';
 import { quoteByTokenHash, quotesIn } from '../repository';
 import { SALES_WRITE } from '../requirements';
@@ -33,21 +35,31 @@ const clientFields = {
 };
 
 /** The revision a token names, locked, with its lead locked first; a past valid-until is expired on the spot. */
-async function byToken(ctx: OperationContext, token: string): Promise<{ quote: Quote; data: Data }> {
+async function byToken(
+  ctx: OperationContext,
+  token: string,
+): Promise<{ quote: Quote; lead: Lead; data: Data }> {
   const hash = TOKEN_PATTERN.test(token) ? sha256(token) : undefined;
   const found = hash ? await quoteByTokenHash(ctx.data, hash) : undefined;
   if (!found) throw new DomainError('not_found', 'This link is not valid.', { field: 'token' });
-  const { data } = await lockLead(ctx.data.in(found.workspace_id), found.lead_id);
+  const { lead, data } = await lockLead(ctx.data.in(found.workspace_id), found.lead_id);
   const quote = await quotesIn(data).mustFind(found.id, true);
-  return { quote: await expireIfDue({ ...ctx, data }, quote, data), data };
+  return { quote: await expireIfDue({ ...ctx, data }, quote, data), lead, data };
 }
 
 const PAGE = object(
   {
-    seller: string(),
+    seller: object({
+      name: string(),
+      address: nullable(string()),
+      email: nullable(string()),
+      phone: nullable(string()),
+    }),
+    customer: object({ name: nullable(string()), company: nullable(string()) }),
     number: string(),
     revision: integer(),
     status: oneOf(QUOTE_STATUSES),
+    issued_on: string({ format: 'date' }),
     currency: string(),
     lines: arrayOf(
       object({
@@ -60,30 +72,58 @@ const PAGE = object(
     total: integer(),
     recurring_interval: nullable(string()),
     valid_until: string({ format: 'date' }),
+    terms_url: nullable(string()),
+    terms_text: nullable(string()),
     document_sha256: string(),
     closed: nullable(string()),
     consent_text: string(),
-    signed_by: nullable(string()),
+    signature: nullable(object({ name: string(), signed_at: dateTime, client_ip: nullable(string()) })),
   },
   { title: 'QuotePage' },
 );
 
-const pageOf = async (ctx: OperationContext, q: Quote, data: Data) => {
+/** Who the quote is for: the lead's name (its email when it has none) and its company when it gave one. */
+const customerOf = (lead: Lead) => {
+  const company = lead.answers.company;
+  return {
+    name: [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email,
+    company: typeof company === 'string' && company.trim() ? company.trim() : null,
+  };
+};
+
+const pageOf = async (q: Quote, lead: Lead, data: Data) => {
+  const workspace = (await workspaceNamed(data, q.workspace_id))!;
+  // As it was sent (what the document hash covers); a quote sent before quotes kept it shows it as now.
+  const seller = q.seller ?? sellerNamed(workspace);
   const signature = q.status === 'ACCEPTED' ? await quotesIn(data).signatureOf(q.id) : null;
   return {
-    seller: (await workspaceNamed(data, q.workspace_id))?.name ?? '',
+    seller: {
+      name: seller.name,
+      address: seller.address,
+      email: seller.email,
+      phone: seller.phone,
+    },
+    customer: customerOf(lead),
     number: q.number!,
     revision: q.revision,
     status: q.status,
+    // The day it was sent, where the seller is: a page has a token only once sent.
+    issued_on: dayIn(q.sent_at!, workspace.timezone),
     currency: q.currency,
     lines: q.lines,
     total: Number(q.total),
     recurring_interval: q.recurring_interval,
     valid_until: q.valid_until,
+    terms_url: seller.terms_url,
+    terms_text: seller.terms_text,
     document_sha256: q.document_sha256!,
     closed: closedBecause(q) ?? null,
     consent_text: CONSENT_TEXT,
-    signed_by: signature?.typed_name ?? null,
+    signature: signature && {
+      name: signature.typed_name,
+      signed_at: signature.signed_at.toISOString(),
+      client_ip: signature.client_ip,
+    },
   };
 };
 
@@ -92,7 +132,8 @@ export const viewQuotePage = defineOperation({
   title: "Open a quote's page",
   description:
     'The customer opens the link: the revision as its page shows it, and whether it can still be signed. The first view of a sent revision emits quote.viewed.',
-  returns: 'The page: seller, number, lines, total, valid-until, and why it is closed when it is.',
+  returns:
+    'The page: the seller and the customer, number, issue date, lines, total, valid-until, terms, the document hash and signature, and why it is closed when it is.',
   requirement: SALES_WRITE,
   reach: 'record',
   operatorOnly: true,
@@ -110,14 +151,14 @@ export const viewQuotePage = defineOperation({
   doors: { public: { route: 'GET /quotes/:token' } },
   summary: () => "Open a quote's page",
   run: async (ctx, i) => {
-    const { quote, data } = await byToken(ctx, i.token);
+    const { quote, lead, data } = await byToken(ctx, i.token);
     const viewed = i.record_view ? await markViewed({ ...ctx, data }, quote, data) : quote;
     ctx.audit(quote.workspace_id, {
       quote_id: quote.id,
       revision: quote.revision,
       first_view: !quote.viewed_at,
     });
-    return pageOf(ctx, viewed, data);
+    return pageOf(viewed, lead, data);
   },
 });
 
@@ -164,7 +205,7 @@ export const acceptQuotePage = defineOperation({
   doors: { public: { route: 'POST /quotes/:token/accept' } },
   summary: () => 'Accept a quote',
   run: async (ctx, i) => {
-    const { quote, data } = await byToken(ctx, i.token);
+    const { quote, lead, data } = await byToken(ctx, i.token);
     const { quote: accepted, signature } = await acceptQuote({ ...ctx, data }, quote, data, {
       name: i.name,
       shownSha256: i.document_sha256,
@@ -176,7 +217,7 @@ export const acceptQuotePage = defineOperation({
       revision: quote.revision,
       signature_id: signature.id,
     });
-    return pageOf(ctx, accepted, data);
+    return pageOf(accepted, lead, data);
   },
 });
 
@@ -194,10 +235,10 @@ export const declineQuotePage = defineOperation({
   doors: { public: { route: 'POST /quotes/:token/decline' } },
   summary: () => 'Decline a quote',
   run: async (ctx, i) => {
-    const { quote, data } = await byToken(ctx, i.token);
+    const { quote, lead, data } = await byToken(ctx, i.token);
     const declined = await declineQuote({ ...ctx, data }, quote, data);
     ctx.audit(quote.workspace_id, { quote_id: quote.id, revision: quote.revision });
-    return pageOf(ctx, declined, data);
+    return pageOf(declined, lead, data);
   },
 });
 
