@@ -22,6 +22,8 @@ export const stackFile = (dir: string) => path.join(dir, 'dev-stack.json');
 export type DevStack = {
   pid: number;
   apiUrl: string;
+  /** Where people reach the stack from outside: the links it emails (quotes, unsubscribe) are built on it. */
+  publicUrl?: string;
   databaseUrl: string;
   temporalAddress: string;
   temporalUiUrl?: string;
@@ -59,6 +61,7 @@ export function envWithDevStack(env: NodeJS.ProcessEnv = process.env): NodeJS.Pr
     TEMPORAL_ADDRESS: stack.temporalAddress,
     TEMPORAL_NAMESPACE: stack.temporalNamespace,
     TEMPORAL_TASK_QUEUE: stack.temporalTaskQueue,
+    ...(stack.publicUrl && { PUBLIC_URL: stack.publicUrl }),
     ...(stack.mail && { SMTP_URL: stack.mail.smtpUrl, MAIL_FROM: stack.mail.from }),
     ...(stack.mail?.dkim && {
       DKIM_DOMAIN: stack.mail.dkim.domain,

@@ -5,6 +5,7 @@ import { ConfigError } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
 import { createStops, labelled } from '../tooling/cleanup';
+import { claimDataDir, heldMessage } from '../tooling/dev-lock';
 import { writeDevStack } from '../tooling/dev-stack';
 import { devDkimKey } from '../tooling/dkim-key';
 import { dataDir, stackFile } from '../tooling/paths';
@@ -21,8 +22,6 @@ import { seedDemo } from './seed-demo';
 const log = createLogger('dev', 'info');
 const dir = dataDir();
 const stops = createStops(log);
-// Pushed first so it runs last: while the file is there, what it names may still be running.
-stops.push(async () => rmSync(stackFile(dir), { force: true }));
 
 async function main() {
   mkdirSync(dir, { recursive: true, mode: 0o755 });
@@ -31,7 +30,20 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...process.env,
   };
+  // Before anything starts: the data folder is this run's alone, and the API's port is free.
+  const claim = claimDataDir(dir);
+  if ('heldBy' in claim) refuse(heldMessage(dir, claim.heldBy));
+  const port = Number(env.PORT ?? 3000);
+  if ((await freePort(port)) !== port) {
+    claim.release();
+    refuse(
+      `Port ${port} is in use (PORT): stop what listens there, or set PORT to another. Nothing was started.`,
+    );
+  }
   onShutdown(log, stops.stopAll);
+  // Pushed first so they run last: while the file is there, what it names may still be running.
+  stops.push(async () => claim.release());
+  stops.push(async () => rmSync(stackFile(dir), { force: true }));
 
   // Mail and SMS really leave, to local catchers with pages to read them, unless real ones are set.
   const mail = env.SMTP_URL ? undefined : await startMailCatcher(stops, path.join(dir, 'mail'));
@@ -88,6 +100,7 @@ async function main() {
   writeDevStack(dir, {
     pid: process.pid,
     apiUrl: api.url,
+    publicUrl: config.publicUrl,
     databaseUrl: config.databaseUrl,
     temporalAddress: config.temporalAddress,
     temporalUiUrl: temporal?.uiUrl,
@@ -148,6 +161,12 @@ function withoutCredentials(url: string): string {
   u.username = '';
   u.password = '';
   return u.toString();
+}
+
+/** Refuses to start: says why and leaves at once, touching nothing another run owns. */
+function refuse(message: string): never {
+  process.stderr.write(message + '\n');
+  process.exit(1);
 }
 
 main().catch(async (err: unknown) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { FORCE_EXIT_MS } from '../../infra/shutdown';
@@ -79,6 +79,31 @@ describe('npm run dev, as a newcomer runs it', () => {
 
     const ui = await fetch(stack.temporalUiUrl!);
     assert.equal(ui.status, 200, 'the Temporal Web UI answers');
+
+    // A second run in the same folder refuses at once, naming the running one, and changes nothing.
+    const secondEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DEV_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+    };
+    delete secondEnv.NODE_ENV;
+    const refused = spawnSync('npm', ['run', '-s', 'dev'], {
+      cwd: repoRoot(),
+      env: secondEnv,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, new RegExp(`already running with this data folder .*: pid ${stack.pid}\\.`));
+    assert.ok(refused.stderr.includes(`${base}`), 'it names the running API');
+    assert.match(refused.stderr, /Nothing was started or changed\./);
+    assert.equal((await fetch(`${base}/me`, { headers: { Authorization: `Bearer ${key}` } })).status, 200);
+    assert.ok(existsSync(path.join(dataDir, 'dev-stack.json')), "the running stack's file is still there");
+    assert.equal(
+      stack.publicUrl,
+      new URL(base).origin.replace('127.0.0.1', 'localhost'),
+      'links the admin CLI builds',
+    );
 
     // Both metrics pages, printed and answering: the API's and the worker's (with the SDK's own series).
     const apiMetrics = /API metrics:\s+(http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(text)?.[1];
