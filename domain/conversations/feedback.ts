@@ -22,14 +22,13 @@ export async function reportedEmail(
   ctx: Pick<OperationContext, 'data'>,
   r: Report,
 ): Promise<{ msg: Message & { to_address: string }; ignored?: string }> {
-  const msg = await messagesIn(ctx.data).lockOutboundEmail(r.originalMessageId);
-  if (!msg || !msg.to_address) throw notFound('email with this Message-ID');
-  const to = msg.to_address;
-  if (r.authenticity !== 'verified')
-    return { msg: { ...msg, to_address: to }, ignored: 'the report is not authenticated' };
-  if (r.recipient && r.recipient.toLowerCase() !== to.toLowerCase())
-    return { msg: { ...msg, to_address: to }, ignored: 'the report names another recipient' };
-  return { msg: { ...msg, to_address: to } };
+  const found = await messagesIn(ctx.data).lockOutboundEmail(r.originalMessageId);
+  if (!found?.to_address) throw notFound('email with this Message-ID');
+  const msg = { ...found, to_address: found.to_address };
+  if (r.authenticity !== 'verified') return { msg, ignored: 'the report is not authenticated' };
+  if (r.recipient && r.recipient.toLowerCase() !== msg.to_address.toLowerCase())
+    return { msg, ignored: 'the report names another recipient' };
+  return { msg };
 }
 
 /**

@@ -9,7 +9,7 @@ import { startSmsSink } from '../../tooling/sms-sink';
 import { waitFor } from '../../tooling/processes';
 import { bearer } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody, postLead } from '../helpers/leads';
-import { mailZone, sendingDomain } from '../helpers/mail-dns';
+import { deliveryStatusReport, mailZone, sendingDomain } from '../helpers/mail-dns';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startSmtpSink, type Received } from '../../tooling/smtp-sink';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
@@ -378,37 +378,12 @@ describe('channels: messages that really leave, opt-outs, and what providers rep
     const sent = await settled(queued.id);
     assert.equal(sent.status, 'sent');
     const report = (status: string) =>
-      [
-        'From: Mail Delivery System <MAILER-DAEMON@mx.example.com>',
-        'To: hello@acme.example',
-        'Subject: Undelivered Mail Returned to Sender',
-        `Message-ID: <dsn-${randomUUID()}@mx.example.com>`,
-        'MIME-Version: 1.0',
-        'Content-Type: multipart/report; report-type=delivery-status; boundary="B"',
-        '',
-        '--B',
-        'Content-Type: text/plain',
-        '',
-        'Your message could not be delivered.',
-        '',
-        '--B',
-        'Content-Type: message/delivery-status',
-        '',
-        'Reporting-MTA: dns; mx.example.com',
-        '',
-        `Final-Recipient: rfc822; ${lead.email}`,
-        status.startsWith('5') ? 'Action: failed' : 'Action: delayed',
-        `Status: ${status}`,
-        'Diagnostic-Code: smtp; 550 5.1.1 No such user',
-        '',
-        '--B',
-        'Content-Type: text/rfc822-headers',
-        '',
-        `Message-ID: ${sent.provider_message_id}`,
-        '',
-        '--B--',
-        '',
-      ].join('\r\n');
+      deliveryStatusReport({
+        messageId: sent.provider_message_id!,
+        recipient: lead.email!,
+        mx: 'mx.example.com',
+        status,
+      });
     const post = async (status: string) =>
       request(s.app)
         .post(path)

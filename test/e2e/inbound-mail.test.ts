@@ -18,7 +18,7 @@ import { startSmtpSink, type Received } from '../../tooling/smtp-sink';
 import { runAdmin } from '../helpers/admin';
 import { bearer } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody, postLead } from '../helpers/leads';
-import { mailZone, rawMail, sendingDomain } from '../helpers/mail-dns';
+import { deliveryStatusReport, mailZone, rawMail, sendingDomain } from '../helpers/mail-dns';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
@@ -149,40 +149,8 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     );
   };
   /** A delivery-status report from the recipient's MX, about `messageId`. */
-  const bounceReport = (messageId: string, recipient: string, from = 'MAILER-DAEMON@mx.customer.example') =>
-    rawMail(
-      {
-        From: `Mail Delivery System <${from}>`,
-        To: 'hello@acme.example',
-        Subject: 'Undelivered Mail Returned to Sender',
-        'Message-ID': `<dsn-${randomUUID()}@mx.customer.example>`,
-        'MIME-Version': '1.0',
-        'Content-Type': 'multipart/report; report-type=delivery-status; boundary="B"',
-      },
-      [
-        '--B',
-        'Content-Type: text/plain',
-        '',
-        'Your message could not be delivered.',
-        '',
-        '--B',
-        'Content-Type: message/delivery-status',
-        '',
-        'Reporting-MTA: dns; mx.customer.example',
-        '',
-        `Final-Recipient: rfc822; ${recipient}`,
-        'Action: failed',
-        'Status: 5.1.1',
-        'Diagnostic-Code: smtp; 550 5.1.1 No such user',
-        '',
-        '--B',
-        'Content-Type: text/rfc822-headers',
-        '',
-        `Message-ID: ${messageId}`,
-        '',
-        '--B--',
-      ].join('\r\n'),
-    );
+  const bounceReport = (messageId: string, recipient: string) =>
+    deliveryStatusReport({ messageId, recipient, mx: 'mx.customer.example' });
   /** An ARF feedback report from the recipient's mailbox provider: its user marked `messageId` as spam. */
   const complaintReport = (messageId: string, recipient: string) =>
     rawMail(

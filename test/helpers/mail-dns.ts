@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { dkimSign } from 'mailauth';
 
 /**
@@ -77,3 +77,49 @@ const inPieces = (value: string) => value.match(/.{1,255}/g)!;
 /** A plain email, as lines joined with CRLF; `headers` first, then the body. */
 export const rawMail = (headers: Record<string, string>, body: string) =>
   [...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', body, ''].join('\r\n');
+
+/**
+ * A delivery-status report (RFC 3464) from the recipient's MX `mx`, about our `messageId` to
+ * `recipient`: failed for a 5.x.x status, delayed otherwise.
+ */
+export const deliveryStatusReport = (r: {
+  messageId: string;
+  recipient: string;
+  mx: string;
+  status?: string;
+}) => {
+  const status = r.status ?? '5.1.1';
+  return rawMail(
+    {
+      From: `Mail Delivery System <MAILER-DAEMON@${r.mx}>`,
+      To: 'hello@acme.example',
+      Subject: 'Undelivered Mail Returned to Sender',
+      'Message-ID': `<dsn-${randomUUID()}@${r.mx}>`,
+      'MIME-Version': '1.0',
+      'Content-Type': 'multipart/report; report-type=delivery-status; boundary="B"',
+    },
+    [
+      '--B',
+      'Content-Type: text/plain',
+      '',
+      'Your message could not be delivered.',
+      '',
+      '--B',
+      'Content-Type: message/delivery-status',
+      '',
+      `Reporting-MTA: dns; ${r.mx}`,
+      '',
+      `Final-Recipient: rfc822; ${r.recipient}`,
+      status.startsWith('5') ? 'Action: failed' : 'Action: delayed',
+      `Status: ${status}`,
+      'Diagnostic-Code: smtp; 550 5.1.1 No such user',
+      '',
+      '--B',
+      'Content-Type: text/rfc822-headers',
+      '',
+      `Message-ID: ${r.messageId}`,
+      '',
+      '--B--',
+    ].join('\r\n'),
+  );
+};
