@@ -1,6 +1,9 @@
 import { openDatabase } from '../domain/data-source';
-import { ConfigError, loadConfig, warnOfForcedSettings } from '../infra/config';
-import { createLogger } from '../infra/logger';
+import { Connection } from '@temporalio/client';
+import { API_SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
+import { ConfigError, loadConfig, warnOfForcedSettings, type Config } from '../infra/config';
+import { createLogger, type Logger } from '../infra/logger';
+import { checkTemporalEngine, TemporalEngineError } from '../infra/temporal-engine';
 import { onShutdown } from '../infra/shutdown';
 import { listenApi } from './listen';
 
@@ -9,6 +12,7 @@ async function main() {
   const config = loadConfig();
   const log = createLogger('api', config.logLevel);
   warnOfForcedSettings(config, log);
+  await checkEngine(config, log);
   const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, timeouts: config.db });
   // API_CRASH_AFTER_COMMIT exists for the crash-safety suite only: the process dies after that many
   // lead intakes have committed, before the last one's answer, as a kill -9 would.
@@ -23,7 +27,36 @@ async function main() {
   });
 }
 
+/**
+ * The API starts approval and booking workflows: a namespace without their search attributes stops
+ * it at once, with the command that registers them. An engine not up yet does not: REST serves, and
+ * those starts wait for it.
+ */
+async function checkEngine(config: Config, log: Logger) {
+  const connection = await Connection.connect({
+    address: config.temporalAddress,
+    connectTimeout: 3000,
+  }).catch((err: unknown) => {
+    log.warn('Temporal is not reachable; REST serves, and approvals and bookings wait for it', {
+      temporal_address: config.temporalAddress,
+      error: String(err),
+    });
+    return undefined;
+  });
+  if (!connection) return;
+  try {
+    await checkTemporalEngine(connection, {
+      address: config.temporalAddress,
+      namespace: config.temporalNamespace,
+      who: 'API',
+      attributes: API_SEARCH_ATTRIBUTES,
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof TemporalEngineError ? err.message : err);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { benchLogger } from '../bench/lib/log';
 import { withCleanup } from '../tooling/cleanup';
 import { apiCrash } from './faults/api-crash';
+import { apiKillOneOfTwo, workerKillOneOfTwo } from './faults/cluster';
 import { expect, type Fault, type FaultContext, type FaultOutcome } from './faults/fault';
 import { pgFreeze } from './faults/pg-freeze';
 import { pgKill } from './faults/pg-kill';
@@ -23,8 +24,8 @@ import { startChaosStack } from './lib/stack';
 import { Timeline } from './lib/timeline';
 
 /**
- * `npm run chaos [-- --short]`: the real stack under a steady stream of lead intakes, hurt one fault
- * at a time; after each, the invariants must hold again within a deadline. Progress on stderr; a
+ * `npm run chaos [-- --short] [--cluster]`: the real stack under a steady stream of lead intakes, hurt
+ * one fault at a time (with `--cluster`, two APIs and two workers on the real Temporal server); after each, the invariants must hold again within a deadline. Progress on stderr; a
  * table, then one JSON line with every figure, on stdout. Exits 1 when any check fails or anything
  * is lost.
  */
@@ -34,8 +35,8 @@ async function main(): Promise<boolean> {
   const timeline = new Timeline();
   const startedAt = Date.now();
   return withCleanup(log, async (stops) => {
-    const stack = await startChaosStack(log, stops, timeline);
-    const load = new Load(stack.apiUrl, stack.main.apiKey);
+    const stack = await startChaosStack(log, stops, timeline, settings.cluster);
+    const load = new Load(stack.apiUrls, stack.main.apiKey);
     stops.push(async () => load.stop());
     const replies = new Replies(stack.db, load, stack.main.workspaceId, stack.main.apiKey);
     stops.push(async () => replies.stop());
@@ -51,19 +52,23 @@ async function main(): Promise<boolean> {
     };
     const settleMs = settings.settleSeconds * 1_000;
     const matrix: MatrixRow[] = [];
-    const faults: Fault[] = [
-      apiCrash,
-      workerKill,
-      workerKillMidSend,
-      workerKillMidCampaign,
-      // Early, so the first rung (1 minute) of the messages it catches comes before the run ends.
-      smtpDown,
-      relayCrash(settings.relayBeforeMark ? ['before-start', 'before-mark'] : ['before-start']),
-      pgKill,
-      pgFreeze,
-      temporalStop,
-      receiverMatrix(matrix),
-    ];
+    // On the cluster: the faults of a deployment with two of each process, on the real Temporal server
+    // sharing PostgreSQL with the service. The single-process faults above are the dev engine's run.
+    const faults: Fault[] = settings.cluster
+      ? [workerKillOneOfTwo, apiKillOneOfTwo, temporalStop, pgKill]
+      : [
+          apiCrash,
+          workerKill,
+          workerKillMidSend,
+          workerKillMidCampaign,
+          // Early, so the first rung (1 minute) of the messages it catches comes before the run ends.
+          smtpDown,
+          relayCrash(settings.relayBeforeMark ? ['before-start', 'before-mark'] : ['before-start']),
+          pgKill,
+          pgFreeze,
+          temporalStop,
+          receiverMatrix(matrix),
+        ];
 
     log.info(
       `steady load: ${settings.intakesPerSecond} lead intakes and ${settings.repliesPerSecond} email replies a second`,

@@ -101,7 +101,10 @@ export async function openDatabase(
   url: string,
   opts: { migrate?: boolean; poolSize?: number; timeouts?: DatabaseTimeouts } = {},
 ) {
-  const db = createDataSource(url, opts.poolSize, opts.timeouts);
+  // Migrating holds one connection for the lock while the migrations run on another: a pool of one
+  // would wait for itself forever (compose's one-shot `migrate` asked for one).
+  const poolSize = opts.migrate && opts.poolSize !== undefined ? Math.max(2, opts.poolSize) : opts.poolSize;
+  const db = createDataSource(url, poolSize, opts.timeouts);
   await db.initialize();
   if (opts.migrate) await migrate(db);
   return db;

@@ -21,7 +21,11 @@ export const stackFile = (dir: string) => path.join(dir, 'dev-stack.json');
 /** What a running `npm run dev` publishes so `npm run admin` (and tests) can reach the same stack. */
 export type DevStack = {
   pid: number;
+  /** `dev`: one process and the Temporal dev server; `cluster`: the real server, two APIs, two workers. */
+  engine?: 'dev' | 'cluster';
   apiUrl: string;
+  /** Every API process's URL (`npm run cluster` runs two); `apiUrl` is the first. */
+  apiUrls?: string[];
   /** Where people reach the stack from outside: the links it emails (quotes, unsubscribe) are built on it. */
   publicUrl?: string;
   databaseUrl: string;
@@ -29,7 +33,7 @@ export type DevStack = {
   temporalUiUrl?: string;
   temporalNamespace: string;
   temporalTaskQueue: string;
-  children: { postgres?: number; temporal?: number };
+  children: { postgres?: number; temporal?: number; apis?: number[]; workers?: number[] };
   /**
    * How the stack sends mail, so that `mail dns` describes the key it signs with. The relay's URL
    * carries no credentials: the CLI sends nothing.

@@ -1,17 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
-import { createStops, labelled } from '../tooling/cleanup';
-import { claimDataDir, heldMessage } from '../tooling/dev-lock';
+import { createStops } from '../tooling/cleanup';
+import { takeDataDir } from '../tooling/dev-lock';
 import { writeDevStack } from '../tooling/dev-stack';
-import { devDkimKey } from '../tooling/dkim-key';
-import { dataDir, stackFile } from '../tooling/paths';
+import { dataDir } from '../tooling/paths';
 import { freePort } from '../tooling/processes';
-import { startMailCatcher } from '../tooling/mail-catcher';
-import { startSmsSink } from '../tooling/sms-sink';
+import { mailOfStack, stackBanner, startLocalChannels } from '../tooling/local-channels';
 import { startStack } from '../tooling/stack';
 import { seedDemo } from './seed-demo';
 
@@ -30,44 +27,10 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...process.env,
   };
-  // Before anything starts: the data folder is this run's alone, and the API's port is free.
-  const claim = claimDataDir(dir);
-  if ('heldBy' in claim) refuse(heldMessage(dir, claim.heldBy));
-  const port = Number(env.PORT ?? 3000);
-  if ((await freePort(port)) !== port) {
-    claim.release();
-    refuse(
-      `Port ${port} is in use (PORT): stop what listens there, or set PORT to another. Nothing was started.`,
-    );
-  }
+  await takeDataDir(dir, 'dev', Number(env.PORT ?? 3000), stops);
   onShutdown(log, stops.stopAll);
-  // Pushed first so they run last: while the file is there, what it names may still be running.
-  stops.push(async () => claim.release());
-  stops.push(async () => rmSync(stackFile(dir), { force: true }));
 
-  // Mail and SMS really leave, to local catchers with pages to read them, unless real ones are set.
-  const mail = env.SMTP_URL ? undefined : await startMailCatcher(stops, path.join(dir, 'mail'));
-  if (mail) {
-    env.SMTP_URL = mail.smtpUrl;
-    env.MAIL_FROM ??= 'hello@leads.localhost';
-  }
-  // Signed as production mail is, with a key made once and kept with the data, unless one is given.
-  if (env.MAIL_FROM && !env.DKIM_SELECTOR && !env.DKIM_PRIVATE_KEY_FILE) {
-    const key = devDkimKey(dir);
-    Object.assign(env, { DKIM_SELECTOR: key.selector, DKIM_PRIVATE_KEY_FILE: key.file });
-  }
-  const sms = env.SMS_ACCOUNT_SID
-    ? undefined
-    : await startSmsSink({ accountSid: 'ACdev', authToken: randomBytes(16).toString('hex') });
-  if (sms) {
-    stops.push(labelled('the SMS sink', sms.stop));
-    Object.assign(env, {
-      SMS_API_URL: sms.url,
-      SMS_ACCOUNT_SID: 'ACdev',
-      SMS_AUTH_TOKEN: sms.authToken,
-      SMS_FROM: '+15550000000',
-    });
-  }
+  const channels = await startLocalChannels(env, stops, dir);
 
   // Prometheus's usual ports for the two metrics pages, or free ones when another stack holds them.
   env.METRICS_PORT ??= String(await freePort(9464));
@@ -99,6 +62,7 @@ async function main() {
 
   writeDevStack(dir, {
     pid: process.pid,
+    engine: 'dev',
     apiUrl: api.url,
     publicUrl: config.publicUrl,
     databaseUrl: config.databaseUrl,
@@ -107,66 +71,31 @@ async function main() {
     temporalNamespace: config.temporalNamespace,
     temporalTaskQueue: config.temporalTaskQueue,
     children: { postgres: pg?.pid, temporal: temporal?.pid },
-    ...(config.smtp && {
-      mail: {
-        smtpUrl: withoutCredentials(config.smtp.url),
-        from: config.smtp.from,
-        ...(config.smtp.dkim && {
-          dkim: {
-            domain: config.smtp.dkim.domain,
-            selector: config.smtp.dkim.selector,
-            privateKeyFile: path.resolve(env.DKIM_PRIVATE_KEY_FILE!),
-          },
-        }),
-      },
-    }),
+    ...mailOfStack(env, config.smtp),
   });
-  const dkim = config.smtp?.dkim;
   const demo = await seedDemo(db);
-  const lines = [
-    '',
-    'Lead service is running (Ctrl+C stops everything).',
-    `  API base URL:     ${api.url}/api/v1`,
-    `  Temporal Web UI:  ${temporal?.uiUrl ?? `(external Temporal at ${config.temporalAddress})`}`,
-    `  Mail sent:        ${mail ? `${mail.webUrl}   (MailDev; SMTP ${mail.smtpUrl})` : `via ${env.SMTP_URL?.replace(/\/\/[^@/]*@/, '//')}`}`,
-    dkim
-      ? `  Mail signed:      DKIM ${dkim.selector}._domainkey.${dkim.domain}   (records: npm run -s admin -- mail dns --domain ${dkim.domain})`
-      : '  Mail signed:      no (set DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE)',
-    `  SMS sent:         ${sms ? `${sms.url}   (local provider)` : `via ${env.SMS_API_URL ?? 'https://api.twilio.com'}`}`,
-    `  API metrics:      ${api.metricsUrl}`,
-    `  Worker metrics:   ${worker.metricsUrl}   (with the Temporal SDK's)`,
-    `  Data:             ${dir}`,
-    '',
-    `Demo workspace:     ${demo.workspace.name} (${demo.workspace.id})`,
-    `  admin member:     ${demo.adminEmail}`,
-    demo.key
-      ? `  API key:          ${demo.key}   (shown once; every scope)`
-      : '  API key:          shown on first run only; make another with: npm run -s admin -- key create ...',
-    '',
-    `  curl -H "Authorization: Bearer ${demo.key ?? '<key>'}" ${api.url}/api/v1/me`,
-    '',
-  ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(
+    stackBanner({
+      apiUrls: [api.url],
+      temporalUiUrl: temporal?.uiUrl,
+      temporalAddress: config.temporalAddress,
+      env,
+      channels,
+      dkim: config.smtp?.dkim,
+      metrics: [
+        ['API metrics', api.metricsUrl],
+        ['Worker metrics', `${worker.metricsUrl}   (with the Temporal SDK's)`],
+      ],
+      dataDir: dir,
+      demo,
+    }),
+  );
   log.info('ready', {
     api_url: api.url,
     temporal_ui_url: temporal?.uiUrl ?? null,
     api_metrics_url: api.metricsUrl,
     worker_metrics_url: worker.metricsUrl,
   });
-}
-
-/** The relay's URL as the admin CLI may keep it: it sends nothing, so it needs no password. */
-function withoutCredentials(url: string): string {
-  const u = new URL(url);
-  u.username = '';
-  u.password = '';
-  return u.toString();
-}
-
-/** Refuses to start: says why and leaves at once, touching nothing another run owns. */
-function refuse(message: string): never {
-  process.stderr.write(message + '\n');
-  process.exit(1);
 }
 
 main().catch(async (err: unknown) => {

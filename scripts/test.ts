@@ -1,26 +1,34 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../infra/logger';
-import { createStops } from '../tooling/cleanup';
+import { createStops, labelled } from '../tooling/cleanup';
 import { repoRoot } from '../tooling/paths';
 import { startStack } from '../tooling/stack';
 import { ensureTemporalBinaries } from '../tooling/temporal-bin';
+import { startTemporalCluster } from '../tooling/temporal-cluster';
 import { bundleWorkflowsOutOfProcess } from '../worker/worker';
 
 /**
  * `npm test`: starts one real PostgreSQL and one real Temporal dev server for the whole run, then
  * runs every test file with Node's test runner. Each test file makes its own database.
  * Arguments narrow the run: `npm test -- test/unit` or a file path. Files run two at a time
- * (`TEST_CONCURRENCY`).
+ * (`TEST_CONCURRENCY`). `TEST_ENGINE=cluster` runs them on the real Temporal server instead (on the
+ * same PostgreSQL, as production runs it), and is what test/cluster/ needs: those files run only then.
  */
+const ENGINE = process.env.TEST_ENGINE ?? 'dev';
+
 function testFiles(roots: string[]): string[] {
   const out: string[] = [];
-  const walk = (p: string) => {
-    if (statSync(p).isDirectory()) for (const e of readdirSync(p).sort()) walk(path.join(p, e));
-    else if (p.endsWith('.test.ts')) out.push(p);
+  const walk = (p: string, named: boolean) => {
+    if (statSync(p).isDirectory()) {
+      // The cluster's own tests start `npm run cluster`; a plain run skips the folder unless named.
+      if (!named && ENGINE !== 'cluster' && path.basename(p) === 'cluster') return;
+      for (const e of readdirSync(p).sort()) walk(path.join(p, e), false);
+    } else if (p.endsWith('.test.ts')) out.push(p);
   };
-  roots.forEach(walk);
+  for (const root of roots) walk(root, true);
   return out;
 }
 
@@ -39,12 +47,25 @@ async function main() {
   // The workflow code is bundled once for the whole run (webpack, seconds of CPU) instead of once per
   // worker a test starts; each test's worker loads it as the image's worker does (WORKFLOW_BUNDLE).
   const workflowBundle = await bundleWorkflowsOutOfProcess(path.join(dataDir, 'workflows.js'));
-  const { postgres: pg, temporal } = await startStack({
+  if (ENGINE !== 'dev' && ENGINE !== 'cluster')
+    throw new Error(`TEST_ENGINE is dev or cluster, not ${ENGINE}`);
+  const { postgres: pg, temporal: devServer } = await startStack({
     log,
     stops,
     postgres: { dataDir: path.join(dataDir, 'pg'), database: 'postgres', fast: true },
-    temporal: { headless: true },
+    ...(ENGINE === 'dev' && { temporal: { headless: true } }),
   });
+  const temporal =
+    devServer ??
+    (await startTemporalCluster({
+      log,
+      postgresUrl: pg.url,
+      temporalPassword: randomBytes(18).toString('base64url'),
+      historyShards: 4,
+      logDir: path.join(dataDir, 'temporal-logs'),
+      headless: true,
+    }));
+  if (!devServer) stops.push(labelled('the Temporal server', temporal.stop));
   let code: number;
   try {
     code = await new Promise<number>((resolve) => {

@@ -16,27 +16,37 @@ export const isAlive = (pid: number | undefined): boolean => {
 const servers = new Set<ChildProcess>();
 let killedOnExit = false;
 
+/** Makes sure `child` dies with this process when nothing stopped it first. */
+export function killOnExit(child: ChildProcess): void {
+  if (!killedOnExit) {
+    killedOnExit = true;
+    process.on('exit', () => {
+      for (const c of servers) c.kill('SIGKILL');
+    });
+  }
+  servers.add(child);
+  child.once('exit', () => servers.delete(child));
+}
+
 /**
  * Starts a server this process stops in order (PostgreSQL, Temporal, MailDev), in a process group of
  * its own: Ctrl+C in a terminal signals the whole foreground group, and a server that got it directly
  * would stop at once, under the worker still draining into it. Whatever is still running when this
  * process exits without stopping it (a stop cut off after a minute) is killed with it. Its stderr is
- * piped, for what it says when it fails.
+ * piped, for what it says when it fails; its stdout goes to `stdout` (a log file's descriptor) if given.
  */
 export function spawnServer(
   command: string,
   args: string[],
-  options: { uid?: number; gid?: number } = {},
+  options: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv; cwd?: string; stdout?: number } = {},
 ): ChildProcessByStdio<null, null, Readable> {
-  if (!killedOnExit) {
-    killedOnExit = true;
-    process.on('exit', () => {
-      for (const child of servers) child.kill('SIGKILL');
-    });
-  }
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  servers.add(child);
-  child.once('exit', () => servers.delete(child));
+  const { stdout, ...rest } = options;
+  const child = spawn(command, args, {
+    ...rest,
+    stdio: ['ignore', stdout ?? 'ignore', 'pipe'],
+    detached: true,
+  }) as ChildProcessByStdio<null, null, Readable>;
+  killOnExit(child);
   return child;
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../infra/logger';
 import { freePort, spawnServer, stopChild, waitFor } from './processes';
-import { DEV_SERVER_SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
+import { SEARCH_ATTRIBUTE_PAIRS } from '../domain/kernel/search-attributes';
 import { ensureTemporalBinaries } from './temporal-bin';
 
 export type TemporalDevServer = { address: string; uiUrl?: string; pid: number; stop: () => Promise<void> };
@@ -16,6 +16,8 @@ export type TemporalDevServerOptions = {
   uiPort?: number;
   /** Without the Web UI (tests). */
   headless?: boolean;
+  /** Without the service's search attributes, as a fresh production namespace is (the engine-check test). */
+  bare?: boolean;
 };
 
 /**
@@ -35,7 +37,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     '--sqlite-pragma',
     'synchronous=normal',
   );
-  for (const sa of DEV_SERVER_SEARCH_ATTRIBUTES) args.push('--search-attribute', sa);
+  if (!opts.bare) for (const sa of SEARCH_ATTRIBUTE_PAIRS) args.push('--search-attribute', sa);
   if (opts.dbFile) {
     mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);
@@ -52,20 +54,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const address = `127.0.0.1:${port}`;
   await Promise.race([
     exited,
-    waitFor(
-      'the Temporal dev server',
-      async () => {
-        const conn = await Connection.connect({ address, connectTimeout: 1000 });
-        try {
-          await conn.workflowService.describeNamespace({ namespace: 'default' });
-          return true;
-        } finally {
-          await conn.close();
-        }
-      },
-      60_000,
-      200,
-    ),
+    waitFor('the Temporal dev server', () => namespaceAnswers(address, 'default'), 60_000, 200),
   ]);
   exited.catch(() => undefined);
   return {
@@ -74,4 +63,15 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     pid: child.pid!,
     stop: () => stopChild(child, 'SIGTERM'),
   };
+}
+
+/** The server at `address` answers for `namespace` (and so its history and matching are up behind it). */
+export async function namespaceAnswers(address: string, namespace: string): Promise<boolean> {
+  const conn = await Connection.connect({ address, connectTimeout: 1000 });
+  try {
+    await conn.workflowService.describeNamespace({ namespace });
+    return true;
+  } finally {
+    await conn.close();
+  }
 }

@@ -1,5 +1,6 @@
 import { openDatabase } from '../domain/data-source';
 import { ConfigError, loadConfig, warnOfForcedSettings } from '../infra/config';
+import { TemporalEngineError } from '../infra/temporal-engine';
 import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
 import { runWorker } from './run';
@@ -21,6 +22,6 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof TemporalEngineError ? err.message : err);
   process.exit(1);
 });

@@ -11,6 +11,8 @@ import { bookingDesk } from '../domain/appointments/temporal';
 import { approvalStarter } from '../domain/approvals/temporal';
 import { campaignWaker } from '../domain/campaigns/temporal';
 import { workflowCanceller, workflowStatus } from '../infra/temporal-client';
+import { checkTemporalEngine } from '../infra/temporal-engine';
+import { SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
 import { ensureSchedules } from './schedules';
 import { deliveryStarter } from './start-delivery';
 import { outboxSources, startRelay } from './relay';
@@ -47,8 +49,17 @@ export async function runWorker(
     log,
     more: sdkMetricsText,
   });
-  const workflowBundlePath = config.workflowBundle ?? (await bundleWorkflowsOutOfProcess());
   const connection = await connectWorker(config.temporalAddress, log);
+  await checkTemporalEngine(connection, {
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    who: 'worker',
+    attributes: SEARCH_ATTRIBUTES,
+  }).catch(async (err: unknown) => {
+    await Promise.all([connection.close(), served.close()]);
+    throw err;
+  });
+  const workflowBundlePath = config.workflowBundle ?? (await bundleWorkflowsOutOfProcess());
   const client = new Client({ connection, namespace: config.temporalNamespace });
   const worker = await createWorker({
     connection,

@@ -18,7 +18,17 @@ export type Holder = {
 export async function killWorkerHolding(
   { stack, timeline, log }: FaultContext,
   holder: Holder,
-  o: { minHeld: number; waitMs: number; what: string; meanwhile?: () => Promise<void> },
+  o: {
+    minHeld: number;
+    waitMs: number;
+    what: string;
+    meanwhile?: () => Promise<void>;
+    /**
+     * Another worker runs beside it: the killed one is left down (the fault starts it again itself),
+     * and only some held requests are its own, so not every held sender hangs up.
+     */
+    otherWorkerRuns?: boolean;
+  },
 ): Promise<{ exit: Exit; held: number; cut: string[]; restartedAt: number }> {
   holder.hold(true);
   await o.meanwhile?.();
@@ -34,14 +44,52 @@ export async function killWorkerHolding(
   const held = holder.heldCount();
   try {
     // The kernel closes a dead process's sockets; the server sees each sender hang up.
-    await waitFor('held senders to hang up', async () => holder.heldSendersGone() === held, 5_000, 20);
+    await waitFor(
+      'held senders to hang up',
+      async () => (o.otherWorkerRuns ? holder.heldSendersGone() > 0 : holder.heldSendersGone() === held),
+      5_000,
+      20,
+    );
   } catch (err) {
     log.warn(String(err));
   }
   const cut = holder.releaseHeld();
   holder.hold(false);
-  log.info('starting the worker again');
-  await stack.worker.start();
+  if (!o.otherWorkerRuns) {
+    log.info('starting the worker again');
+    await stack.worker.start();
+  }
   back();
   return { exit, held, cut, restartedAt: Date.now() };
+}
+
+/**
+ * Waits until every cut attempt was accepted again at the receiver: how long after `from` the last
+ * came (undefined when not all did in time), and those that came under a later attempt number (pushed
+ * down the ladder instead of re-sent as themselves).
+ */
+export async function cutAttemptsResent(
+  { stack, settings, log }: FaultContext,
+  cut: string[],
+  from: number,
+): Promise<{ ms?: number; renumbered: string[] }> {
+  const { receiver } = stack;
+  const again = (id: string) => receiver.main.get(id)?.find((r) => r.accepted);
+  let ms: number | undefined;
+  try {
+    await waitFor(
+      'the cut attempts to be sent again',
+      async () => cut.every(again),
+      settings.settleSeconds * 1_000,
+      100,
+    );
+    ms = Math.max(...cut.map((id) => again(id)!.at)) - from;
+  } catch (err) {
+    log.error(String(err));
+  }
+  const renumbered = cut.filter((id) => {
+    const [first] = receiver.main.get(id)!;
+    return again(id) && again(id)!.attempt !== first!.attempt;
+  });
+  return { ms, renumbered };
 }

@@ -4,9 +4,9 @@ import type { Fault } from './fault';
 import { expect } from './fault';
 
 /**
- * The Temporal server stopped under load and restarted on the same port and SQLite file. Intakes go
- * on (the API does not need Temporal for them); deliveries pile up unstarted, and must all drain once
- * it is back. A worker that dies meanwhile is restarted by the supervisor, and counted.
+ * The Temporal server stopped under load and restarted on the same port and data (the dev server's
+ * SQLite file, or the real server's PostgreSQL). Intakes go on (the API does not need Temporal for
+ * them); deliveries pile up unstarted, and must all drain once it is back. A worker that dies meanwhile is restarted by the supervisor, and counted.
  */
 export const temporalStop: Fault = {
   name: 'Temporal stopped',
@@ -22,7 +22,7 @@ export const temporalStop: Fault = {
     const [{ n: backlog }] = await stack.db.query<[{ n: number }]>(
       `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status IN ('PENDING', 'FAILED')`,
     );
-    log.info(`restarting Temporal (same port, same SQLite file) with ${backlog} deliveries waiting`);
+    log.info(`restarting Temporal (same port, same data) with ${backlog} deliveries waiting`);
     await stack.temporal.restart();
     const restartedAt = Date.now();
     back();

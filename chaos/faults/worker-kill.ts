@@ -1,7 +1,6 @@
-import { waitFor } from '../../tooling/processes';
 import type { Fault } from './fault';
 import { expect } from './fault';
-import { killWorkerHolding } from './kill-holding';
+import { cutAttemptsResent, killWorkerHolding } from './kill-holding';
 
 // Held requests to wait for before the kill; the cap per endpoint is 10 attempts in flight.
 const HELD_BEFORE_KILL = 3;
@@ -14,7 +13,7 @@ const HELD_BEFORE_KILL = 3;
 export const workerKill: Fault = {
   name: 'worker killed mid-attempt',
   run: async (ctx) => {
-    const { stack, settings, log } = ctx;
+    const { stack } = ctx;
     const { receiver } = stack;
     const { exit, held, cut, restartedAt } = await killWorkerHolding(ctx, receiver, {
       minHeld: HELD_BEFORE_KILL,
@@ -22,23 +21,7 @@ export const workerKill: Fault = {
       what: 'requests',
     });
     // Each cut attempt must come again under its own number, not as a later rung of the ladder.
-    const again = (id: string) => receiver.main.get(id)?.find((r) => r.accepted);
-    let resentMs: number | undefined;
-    try {
-      await waitFor(
-        'the cut attempts to be sent again',
-        async () => cut.every(again),
-        settings.settleSeconds * 1_000,
-        100,
-      );
-      resentMs = Math.max(...cut.map((id) => again(id)!.at)) - restartedAt;
-    } catch (err) {
-      log.error(String(err));
-    }
-    const renumbered = cut.filter((id) => {
-      const [first] = receiver.main.get(id)!;
-      return again(id) && again(id)!.attempt !== first!.attempt;
-    });
+    const { ms: resentMs, renumbered } = await cutAttemptsResent(ctx, cut, restartedAt);
     return {
       injected: `SIGKILL with ${held} attempts held open`,
       checks: [

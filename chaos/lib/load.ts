@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /** One request of an intake, as its client saw it. */
 export type Try = {
   sentAt: number;
+  /** Which API process it went to. */
+  apiUrl: string;
   /** Until the whole answer (headers and body) was in, or the client gave up. */
   ms: number;
   status?: number;
@@ -53,8 +55,11 @@ export class Load {
   /** Requests sent and not yet answered (or given up on), by when they were sent. */
   private readonly inFlight = new Set<Try>();
 
+  private next = 0;
+
+  /** With several API URLs each request goes to the next in turn, as a load balancer spreads them. */
   constructor(
-    private readonly apiUrl: string,
+    private readonly apiUrls: string[],
     private readonly apiKey: string,
   ) {}
 
@@ -127,10 +132,11 @@ export class Load {
   }
 
   private async post(intake: Intake, body: string): Promise<Try> {
-    const t: Try = { sentAt: Date.now(), ms: 0 };
+    const apiUrl = this.apiUrls[this.next++ % this.apiUrls.length]!;
+    const t: Try = { sentAt: Date.now(), ms: 0, apiUrl };
     this.inFlight.add(t);
     try {
-      const res = await fetch(`${this.apiUrl}/api/v1/leads`, {
+      const res = await fetch(`${apiUrl}/api/v1/leads`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${intake.apiKey}`,

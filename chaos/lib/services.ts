@@ -11,6 +11,8 @@ export type ServiceSettings = {
   secretsKey: Buffer;
   apiPort: number;
   logDir: string;
+  /** Told apart in log file names when there are two of each process (`api-2.log`). */
+  instance?: number;
   /** The SMTP sink every outbound email goes to, and the address it is sent from. */
   smtpUrl: string;
   mailFrom: string;
@@ -25,6 +27,7 @@ const ALSO_CLEARED = ['DB_POOL_SIZE', 'RELAY_CRASH_AT', 'API_CRASH_AFTER_COMMIT'
  */
 export function serviceLaunchers(s: ServiceSettings) {
   const apiUrl = `http://127.0.0.1:${s.apiPort}`;
+  const logFile = (name: string) => path.join(s.logDir, `${name}${s.instance ? `-${s.instance}` : ''}.log`);
   const env = (settings: Record<string, string>) => {
     const base = serviceEnv({});
     for (const name of ALSO_CLEARED) delete base[name];
@@ -64,7 +67,7 @@ export function serviceLaunchers(s: ServiceSettings) {
 
   /** The API, once it answers HTTP; a start that fails is stopped. */
   const launchApi = async (extra: Record<string, string>): Promise<Child> => {
-    const child = spawnEntry('api', 'api/main.ts', apiEnv(extra), path.join(s.logDir, 'api.log'));
+    const child = spawnEntry('api', 'api/main.ts', apiEnv(extra), logFile('api'));
     try {
       await Promise.race([
         child.exit.then((e) =>
@@ -82,7 +85,7 @@ export function serviceLaunchers(s: ServiceSettings) {
 
   /** A worker process, not waited for: a start with a crash hook armed is not meant to serve. */
   const spawnWorker = (extra: Record<string, string>): Child =>
-    spawnEntry('worker', 'worker/main.ts', workerEnv(extra), path.join(s.logDir, 'worker.log'));
+    spawnEntry('worker', 'worker/main.ts', workerEnv(extra), logFile('worker'));
 
   /** The worker, once it polls and its relay listens; a start that fails is stopped. */
   const launchWorker = async (extra: Record<string, string>): Promise<Child> => {

@@ -1,6 +1,8 @@
 /** How long each fault lasts and how hard the steady load pushes; `--short` is the CI form. */
 export type Settings = {
   mode: 'full' | 'short';
+  /** Two APIs and two workers on the real Temporal server (`--cluster`), with the faults of such a deployment. */
+  cluster: boolean;
   /** New lead intakes a second, each with its own Idempotency-Key. */
   intakesPerSecond: number;
   /** Operator replies by email a second, each to a lead of the steady load. */
@@ -28,6 +30,7 @@ export type Settings = {
 
 export const SHORT: Settings = {
   mode: 'short',
+  cluster: false,
   intakesPerSecond: 3,
   repliesPerSecond: 1,
   warmupSeconds: 3,
@@ -43,6 +46,7 @@ export const SHORT: Settings = {
 
 export const FULL: Settings = {
   mode: 'full',
+  cluster: false,
   intakesPerSecond: 4,
   repliesPerSecond: 1,
   warmupSeconds: 10,
@@ -62,8 +66,11 @@ export const API_DEADLINE_MS = 10_000;
 export const DEADLINE_SLACK_MS = 1_000;
 
 export function parseArgs(args: string[]): Settings {
-  const unknown = args.filter((a) => a !== '--short');
+  const unknown = args.filter((a) => a !== '--short' && a !== '--cluster');
   if (unknown.length > 0)
-    throw new Error(`unknown argument ${unknown[0]}\nusage: npm run chaos [-- --short]`);
-  return args.includes('--short') ? SHORT : FULL;
+    throw new Error(`unknown argument ${unknown[0]}\nusage: npm run chaos [-- --short] [--cluster]`);
+  return { ...(args.includes('--short') ? SHORT : FULL), cluster: args.includes('--cluster') };
 }
+
+/** How long one of two API processes stays down under load (`--cluster`). */
+export const API_DOWN_SECONDS = 5;

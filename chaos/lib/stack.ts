@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import postgresDriver from 'pg';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../domain/data-source';
 import { operatorActor } from '../../domain/kernel/actor';
@@ -15,6 +16,7 @@ import { repoRoot } from '../../tooling/paths';
 import { startSmtpSink, type SmtpSink } from '../../tooling/smtp-sink';
 import { recreateDatabase, startEmbeddedPostgres } from '../../tooling/postgres';
 import { freePort } from '../../tooling/processes';
+import { startTemporalCluster } from '../../tooling/temporal-cluster';
 import type { Child } from './children';
 import { MAIL_FROM } from './outbound';
 import { MATRIX_CASES, type MatrixCase } from './matrix-cases';
@@ -23,7 +25,7 @@ import { startRawReceiver } from './raw-receiver';
 import { startReceiver, type Receiver } from './receiver';
 import { serviceLaunchers } from './services';
 import { Supervised } from './supervised';
-import { TemporalControl } from './temporal-control';
+import { clusterControl, TemporalControl, type EngineControl } from './temporal-control';
 import type { Timeline } from './timeline';
 import { startTlsReceiver } from './tls-receiver';
 
@@ -33,12 +35,15 @@ export type ChaosStack = {
   dir: string;
   db: DataSource;
   pg: PostgresControl;
-  temporal: TemporalControl;
+  temporal: EngineControl;
   /** The harness's own Temporal client: it describes delivery workflows. */
   client: Client;
   api: Supervised;
   worker: Supervised;
-  apiUrl: string;
+  /** `--cluster`: the second API and worker, on the same database, engine and task queue. */
+  second?: { api: Supervised; worker: Supervised };
+  /** Where the load goes: the API, or both APIs in turn. */
+  apiUrls: string[];
   taskQueue: string;
   receiver: Receiver;
   /** The SMTP server every outbound email goes to; it counts arrivals by Message-ID. */
@@ -60,7 +65,12 @@ const operator = operatorActor({ door: 'admin', requestId: 'chaos' });
  * file, the receivers, one workspace for the steady load and one per receiver fault, then the API
  * and the worker as processes of their own. Every part registers its stop.
  */
-export async function startChaosStack(log: Logger, stops: Stops, timeline: Timeline): Promise<ChaosStack> {
+export async function startChaosStack(
+  log: Logger,
+  stops: Stops,
+  timeline: Timeline,
+  cluster = false,
+): Promise<ChaosStack> {
   const dir = path.join(repoRoot(), '.data', 'chaos');
   const logDir = path.join(dir, 'logs');
   rmSync(logDir, { recursive: true, force: true });
@@ -83,11 +93,9 @@ export async function startChaosStack(log: Logger, stops: Stops, timeline: Timel
     if (db.isInitialized) await db.destroy();
   });
 
-  log.info('starting the Temporal dev server (SQLite file, so it can be restarted)');
-  const temporalPort = await freePort();
-  const dbFile = path.join(dir, 'temporal', 'temporal.db');
-  const temporal = await TemporalControl.start(log, temporalPort, dbFile);
-  stops.push(() => temporal.stop());
+  const temporal = cluster
+    ? await startCluster(pg.url, logDir, log, stops)
+    : await startDevServer(dir, log, stops);
   const connection = await Connection.connect({ address: temporal.address });
   stops.push(() => connection.close());
   const client = new Client({ connection });
@@ -130,24 +138,33 @@ export async function startChaosStack(log: Logger, stops: Stops, timeline: Timel
   const [{ seq }] = await db.query<[{ seq: string | null }]>('SELECT max(seq)::text AS seq FROM events');
 
   const taskQueue = `chaos-${randomUUID().slice(0, 8)}`;
-  const { apiUrl, launchApi, launchWorker, spawnWorker } = serviceLaunchers({
-    databaseUrl: pg.url,
-    temporalAddress: temporal.address,
-    taskQueue,
-    secretsKey,
-    apiPort: await freePort(),
-    logDir,
-    smtpUrl: smtp.url,
-    mailFrom: MAIL_FROM,
-  });
-  const api = new Supervised('api', launchApi, log, timeline);
-  // A worker that dies by itself may die between a POST and its record, like a kill.
-  const worker = new Supervised('worker', launchWorker, log, timeline, () => timeline.open('worker_exit'));
-  log.info('starting the API and the worker');
-  await api.start();
-  stops.push(() => api.close());
-  await worker.start();
-  stops.push(() => worker.close());
+  const processes = async (instance?: number) => {
+    const launchers = serviceLaunchers({
+      databaseUrl: pg.url,
+      temporalAddress: temporal.address,
+      taskQueue,
+      secretsKey,
+      apiPort: await freePort(),
+      logDir,
+      instance,
+      smtpUrl: smtp.url,
+      mailFrom: MAIL_FROM,
+    });
+    const suffix = instance ? ` ${instance}` : '';
+    const api = new Supervised(`api${suffix}`, launchers.launchApi, log, timeline);
+    // A worker that dies by itself may die between a POST and its record, like a kill.
+    const worker = new Supervised(`worker${suffix}`, launchers.launchWorker, log, timeline, () =>
+      timeline.open('worker_exit'),
+    );
+    log.info(`starting the API${suffix} and the worker${suffix}`);
+    await api.start();
+    stops.push(() => api.close());
+    await worker.start();
+    stops.push(() => worker.close());
+    return { ...launchers, api, worker };
+  };
+  const { apiUrl, api, worker, spawnWorker } = await processes(cluster ? 1 : undefined);
+  const second = cluster ? await processes(2) : undefined;
 
   return {
     dir,
@@ -157,7 +174,8 @@ export async function startChaosStack(log: Logger, stops: Stops, timeline: Timel
     client,
     api,
     worker,
-    apiUrl,
+    second: second && { api: second.api, worker: second.worker },
+    apiUrls: second ? [apiUrl, second.apiUrl] : [apiUrl],
     taskQueue,
     receiver,
     smtp,
@@ -167,4 +185,46 @@ export async function startChaosStack(log: Logger, stops: Stops, timeline: Timel
     baseSeq: Number(seq ?? 0),
     spawnWorker,
   };
+}
+
+async function startDevServer(dir: string, log: Logger, stops: Stops): Promise<EngineControl> {
+  log.info('starting the Temporal dev server (SQLite file, so it can be restarted)');
+  const temporal = await TemporalControl.start(
+    log,
+    await freePort(),
+    path.join(dir, 'temporal', 'temporal.db'),
+  );
+  stops.push(() => temporal.stop());
+  return temporal;
+}
+
+/**
+ * The real Temporal server on the chaos PostgreSQL, beside the service's database as in production;
+ * its databases are made afresh, as the service's is, so no workflow of an earlier run is there.
+ */
+async function startCluster(
+  adminUrl: string,
+  logDir: string,
+  log: Logger,
+  stops: Stops,
+): Promise<EngineControl> {
+  log.info('starting the Temporal server on the same PostgreSQL (fresh databases)');
+  const client = new postgresDriver.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (const db of ['temporal', 'temporal_visibility'])
+      await client.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+  const cluster = await startTemporalCluster({
+    log,
+    postgresUrl: adminUrl,
+    temporalPassword: randomBytes(18).toString('base64url'),
+    historyShards: 4,
+    logDir,
+    headless: true,
+  });
+  stops.push(() => cluster.stop());
+  return clusterControl(cluster);
 }

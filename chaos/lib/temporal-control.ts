@@ -1,11 +1,26 @@
 import type { Logger } from '../../infra/logger';
+import type { TemporalCluster } from '../../tooling/temporal-cluster';
 import { startTemporalDevServer, type TemporalDevServer } from '../../tooling/temporal-server';
+
+/** The engine under fault, whichever it is: stopped, then started again where clients find it. */
+export type EngineControl = {
+  readonly address: string;
+  stop: () => Promise<void>;
+  restart: () => Promise<void>;
+};
+
+/** The real Temporal server: its process stopped and started again on the same ports and databases. */
+export const clusterControl = (cluster: TemporalCluster): EngineControl => ({
+  address: cluster.address,
+  stop: () => cluster.server.stop(),
+  restart: () => cluster.server.start(),
+});
 
 /**
  * The Temporal dev server under fault: stopped and started again on the same port and SQLite file,
  * so its workflows survive and every client's address still works.
  */
-export class TemporalControl {
+export class TemporalControl implements EngineControl {
   private constructor(
     private current: TemporalDevServer,
     private readonly port: number,

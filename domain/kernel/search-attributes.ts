@@ -2,8 +2,9 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * Custom search attributes (pure data: workflows import them too), so an operator can filter workflows in the Temporal Web UI
- * (`WebhookEventType = "lead.created"`, `ApprovalStatus = "PENDING"`). Registered by the dev server
- * flags and by docker-compose.
+ * (`WebhookEventType = "lead.created"`, `ApprovalStatus = "PENDING"`). Declared here once: the dev
+ * server's flags are made from this list, deploy/temporal/create-namespace.sh is tested against it, and
+ * the worker and the API check at start that the namespace has every one with its type.
  */
 export const WEBHOOK_EVENT_TYPE = defineSearchAttributeKey('WebhookEventType', SearchAttributeType.KEYWORD);
 export const WEBHOOK_ENDPOINT_ID = defineSearchAttributeKey('WebhookEndpointId', SearchAttributeType.KEYWORD);
@@ -11,11 +12,28 @@ export const WORKSPACE_ID = defineSearchAttributeKey('WorkspaceId', SearchAttrib
 export const APPROVAL_OPERATION = defineSearchAttributeKey('ApprovalOperation', SearchAttributeType.KEYWORD);
 export const APPROVAL_STATUS = defineSearchAttributeKey('ApprovalStatus', SearchAttributeType.KEYWORD);
 
-/** `--search-attribute` flags for `temporal server start-dev`. */
-export const DEV_SERVER_SEARCH_ATTRIBUTES = [
+export const SEARCH_ATTRIBUTES = [
   WEBHOOK_EVENT_TYPE,
   WEBHOOK_ENDPOINT_ID,
   WORKSPACE_ID,
   APPROVAL_OPERATION,
   APPROVAL_STATUS,
-].map((k) => `${k.name}=Keyword`);
+] as const;
+
+/** The attributes the API itself sets (on the approval and booking workflows it starts). */
+export const API_SEARCH_ATTRIBUTES = [WORKSPACE_ID, APPROVAL_OPERATION, APPROVAL_STATUS] as const;
+
+/** The type as the Temporal CLI spells it (`Keyword`, `Int`, `Datetime`...). */
+export const cliTypeName = (type: string) =>
+  ({
+    KEYWORD: 'Keyword',
+    TEXT: 'Text',
+    INT: 'Int',
+    DOUBLE: 'Double',
+    BOOL: 'Bool',
+    DATETIME: 'Datetime',
+    KEYWORD_LIST: 'KeywordList',
+  })[type] ?? type;
+
+/** `Name=Type` for each attribute: `temporal server start-dev --search-attribute` and create-namespace.sh. */
+export const SEARCH_ATTRIBUTE_PAIRS = SEARCH_ATTRIBUTES.map((k) => `${k.name}=${cliTypeName(k.type)}`);

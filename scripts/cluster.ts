@@ -1,0 +1,207 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { openDatabase } from '../domain/data-source';
+import { ConfigError, loadConfig } from '../infra/config';
+import { createLogger } from '../infra/logger';
+import { onShutdown } from '../infra/shutdown';
+import { createStops, labelled } from '../tooling/cleanup';
+import { takeDataDir } from '../tooling/dev-lock';
+import { writeDevStack } from '../tooling/dev-stack';
+import { mailOfStack, stackBanner, startLocalChannels } from '../tooling/local-channels';
+import { dataDir, repoRoot } from '../tooling/paths';
+import { startEmbeddedPostgres } from '../tooling/postgres';
+import { freePort } from '../tooling/processes';
+import { startServiceProcess, type ServiceProcess } from '../tooling/service-process';
+import { startTemporalCluster } from '../tooling/temporal-cluster';
+import { bundleWorkflowsOutOfProcess } from '../worker/worker';
+import { seedDemo } from './seed-demo';
+
+/**
+ * `npm run cluster`: the production stack's shape on this machine, from real parts. PostgreSQL
+ * (embedded) holding the service's database and Temporal's; the real Temporal server, built from its Go
+ * module, set up by the deploy/ scripts compose runs; two API and two worker processes from the
+ * production build; MailDev, the local SMS provider and the Temporal Web UI. Data under
+ * .data/cluster (DEV_DATA_DIR moves .data); the same lock as `npm run dev`, so one stack per folder.
+ */
+const log = createLogger('cluster', 'info');
+const dir = dataDir();
+const clusterDir = path.join(dir, 'cluster');
+const stops = createStops(log);
+const PROCESSES = 2;
+
+async function main() {
+  mkdirSync(clusterDir, { recursive: true, mode: 0o755 });
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: 'development',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    ...process.env,
+  };
+  const firstPort = Number(env.PORT ?? 3000);
+  await takeDataDir(dir, 'cluster', firstPort, stops);
+  onShutdown(log, stops.stopAll);
+  const shards = historyShards(env.TEMPORAL_HISTORY_SHARDS);
+
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(clusterDir, 'pg'),
+    database: 'postgres',
+    log,
+  });
+  stops.push(labelled('PostgreSQL', postgres.stop));
+  const roles = rolePasswords();
+  const databaseUrl = await ensureServiceDatabase(postgres.url, roles.leads);
+  const temporal = await startTemporalCluster({
+    log,
+    postgresUrl: postgres.url,
+    temporalPassword: roles.temporal,
+    historyShards: shards,
+    logDir: path.join(clusterDir, 'logs'),
+    port: await freePort(Number(env.TEMPORAL_PORT ?? 7233)),
+    uiPort: await freePort(Number(env.TEMPORAL_UI_PORT ?? 8233)),
+  });
+  stops.push(labelled('the Temporal server and Web UI', temporal.stop));
+
+  // The production build: what the image runs, compiled once here.
+  log.info('building (npm run build)');
+  const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: repoRoot(), stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+
+  const channels = await startLocalChannels(env, stops, dir);
+  Object.assign(env, {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    PUBLIC_URL: env.PUBLIC_URL ?? `http://127.0.0.1:${firstPort}`,
+    // Built once for both workers, as the image's worker loads it.
+    WORKFLOW_BUNDLE: await bundleWorkflowsOutOfProcess(path.join(clusterDir, 'workflows.js')),
+  });
+  const config = loadConfig(env);
+  const logs = path.join(clusterDir, 'logs');
+  const migrate = await startServiceProcess('migrate', { env, logDir: logs, log });
+  if ((await migrate.exited) !== 0) throw new Error(`migrations failed: see ${migrate.logFile}`);
+
+  const workers: ServiceProcess[] = [];
+  const apis: ServiceProcess[] = [];
+  for (let i = 1; i <= PROCESSES; i++) {
+    const worker = await startServiceProcess('worker', {
+      env: { ...env, WORKER_METRICS_PORT: String(await freePort(9463 + 2 * i)) },
+      logDir: logs,
+      log,
+      name: `worker-${i}`,
+    });
+    stops.push(labelled(`worker ${i}`, worker.stop));
+    workers.push(worker);
+  }
+  for (let i = 1; i <= PROCESSES; i++) {
+    const api = await startServiceProcess('start', {
+      env: {
+        ...env,
+        PORT: String(i === 1 ? firstPort : await freePort(firstPort + i - 1)),
+        METRICS_PORT: String(await freePort(9462 + 2 * i)),
+      },
+      logDir: logs,
+      log,
+      name: `api-${i}`,
+    });
+    stops.push(labelled(`API ${i}`, api.stop));
+    apis.push(api);
+  }
+  await Promise.all([...apis, ...workers].map((p) => p.ready));
+
+  writeDevStack(dir, {
+    pid: process.pid,
+    engine: 'cluster',
+    apiUrl: apis[0]!.url!,
+    apiUrls: apis.map((a) => a.url!),
+    publicUrl: config.publicUrl,
+    databaseUrl: config.databaseUrl,
+    temporalAddress: temporal.address,
+    temporalUiUrl: temporal.uiUrl,
+    temporalNamespace: config.temporalNamespace,
+    temporalTaskQueue: config.temporalTaskQueue,
+    children: {
+      postgres: postgres.pid,
+      temporal: temporal.server.pid(),
+      apis: apis.map((a) => a.pid),
+      workers: workers.map((w) => w.pid),
+    },
+    ...mailOfStack(env, config.smtp),
+  });
+  const db = await openDatabase(databaseUrl, { poolSize: 2 });
+  const demo = await seedDemo(db).finally(() => db.destroy());
+  process.stdout.write(
+    stackBanner({
+      apiUrls: apis.map((a) => a.url!),
+      temporalUiUrl: temporal.uiUrl,
+      temporalAddress: temporal.address,
+      env,
+      channels,
+      dkim: config.smtp?.dkim,
+      metrics: [
+        ...apis.map((a, i): [string, string] => [`API ${i + 1} metrics`, a.metricsUrl!]),
+        ...workers.map((w, i): [string, string] => [`Worker ${i + 1} metrics`, w.metricsUrl!]),
+        ['Temporal metrics', temporal.metricsUrl],
+      ],
+      more: [
+        `  Temporal server:  ${temporal.address}   (${shards} history shards; PostgreSQL ${postgres.url.replace(/\/\/[^@]*@/, '//')})`,
+        `  Logs:             ${logs}`,
+      ],
+      dataDir: clusterDir,
+      demo,
+    }),
+  );
+  log.info('ready', {
+    api_urls: apis.map((a) => a.url),
+    temporal_ui_url: temporal.uiUrl ?? null,
+  });
+}
+
+/** TEMPORAL_HISTORY_SHARDS: 4 here (a laptop), 512 in docker-compose; a power of two is not required. */
+function historyShards(value: string | undefined): number {
+  const shards = Number(value ?? 4);
+  if (!Number.isInteger(shards) || shards < 1 || shards > 16_384)
+    throw new ConfigError([`TEMPORAL_HISTORY_SHARDS must be a whole number from 1 to 16384 (got ${value})`]);
+  return shards;
+}
+
+/** The two roles' passwords, made once per data folder (as compose's LEADS_DB_PASSWORD and TEMPORAL_DB_PASSWORD). */
+function rolePasswords(): { leads: string; temporal: string } {
+  const file = path.join(clusterDir, 'roles.json');
+  if (!existsSync(file)) {
+    const made = {
+      leads: randomBytes(18).toString('base64url'),
+      temporal: randomBytes(18).toString('base64url'),
+    };
+    writeFileSync(file, JSON.stringify(made) + '\n', { mode: 0o600 });
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as { leads: string; temporal: string };
+}
+
+/** What deploy/postgres/initdb does for compose: a `leads` role owning its database. Answers its URL. */
+async function ensureServiceDatabase(adminUrl: string, password: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    if ((await client.query(`SELECT 1 FROM pg_roles WHERE rolname = 'leads'`)).rowCount === 0)
+      await client.query(`CREATE ROLE leads LOGIN PASSWORD ${client.escapeLiteral(password)}`);
+    if ((await client.query(`SELECT 1 FROM pg_database WHERE datname = 'leads'`)).rowCount === 0) {
+      await client.query('CREATE DATABASE leads OWNER leads');
+      await client.query('REVOKE ALL ON DATABASE leads FROM PUBLIC');
+    }
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.username = 'leads';
+  url.password = password;
+  url.pathname = '/leads';
+  return url.toString();
+}
+
+main().catch(async (err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err instanceof Error ? err.message : err);
+  await stops.stopAll();
+  process.exit(1);
+});
