@@ -15,7 +15,9 @@ async function main(argv: string[]): Promise<string> {
   const parsed = parseArgv(argv);
   if ('help' in parsed) return parsed.help;
   const { command: cmd, flags } = parsed;
-  const config = loadConfig(envWithDevStack());
+  const env = envWithDevStack();
+  const config = loadConfig(env);
+  const links = linkBase(config, env);
   const db = await openDatabase(config.databaseUrl, { poolSize: 2 });
   // Connected only when a command talks to workflows (cancels them, or decides a parked request).
   let temporal: { client: Client; close: () => Promise<void> } | undefined;
@@ -42,7 +44,9 @@ async function main(argv: string[]): Promise<string> {
       },
       campaigns: { wake: async (id, change) => (await workflows()).campaigns.wake(id, change) },
       secretsKey: config.secretsKey,
-      publicUrl: config.publicUrl,
+      get publicUrl() {
+        return links.url;
+      },
       cancelTimers: cancelWorkflows,
       appointments: {
         start: async (id) => (await workflows()).appointments.start(id),
@@ -71,12 +75,34 @@ async function main(argv: string[]): Promise<string> {
       workspaceId: flags.workspace,
     });
     const shown = cmd.binding.present ? cmd.binding.present(output) : output;
+    process.stderr.write(links.warning());
     // A command written for a person to read (approval show) presents text; the rest print JSON.
     return typeof shown === 'string' ? shown : JSON.stringify(shown, null, 2) + '\n';
   } finally {
     await db.destroy();
     await temporal?.close();
   }
+}
+
+/**
+ * The URL the links a command builds start with (a quote's page), read through `services.publicUrl` so
+ * that only a command that builds one says so when nobody chose it: without PUBLIC_URL, from the
+ * environment or the stack file of `npm run dev`, config's default from PORT is a guess at where
+ * customers reach the API. Said after the command succeeded, so an error stays the one line on stderr.
+ */
+function linkBase(config: Config, env: NodeJS.ProcessEnv) {
+  let guessed = false;
+  return {
+    get url() {
+      guessed ||= !env.PUBLIC_URL;
+      return config.publicUrl;
+    },
+    warning: () =>
+      guessed
+        ? `warning: PUBLIC_URL is not set; links in what this command sends use ${config.publicUrl} ` +
+          '(set PUBLIC_URL to where customers reach the API)\n'
+        : '',
+  };
 }
 
 /**

@@ -1,14 +1,31 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
+import { writeDevStack } from '../../tooling/dev-stack';
+import { waitFor } from '../../tooling/processes';
+import { startSmtpSink } from '../../tooling/smtp-sink';
 import { runAdmin } from '../helpers/admin';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { eventsFor } from '../helpers/leads';
+import { draftQuote, leadIn } from '../helpers/sales';
+import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+
+/**
+ * Where links point when nobody said (config's default from PORT), and what the CLI says then; a
+ * variable set to undefined is left out of the CLI's environment, whatever the test's own holds.
+ */
+const DEFAULT_PUBLIC_URL = 'http://localhost:3000';
+const unset = { PUBLIC_URL: undefined, PORT: undefined };
+const GUESSED_LINKS =
+  `warning: PUBLIC_URL is not set; links in what this command sends use ${DEFAULT_PUBLIC_URL} ` +
+  '(set PUBLIC_URL to where customers reach the API)';
 
 describe('admin CLI (npm run -s admin -- ...)', () => {
   let t: TestDatabase;
@@ -312,6 +329,7 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
     );
     const sent = admin('quote', 'send', '--quote', draft.json!.id as string);
     assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(sent.stderr, '', 'PUBLIC_URL is set: no warning');
     const first = sent.json!.quote as { id: string; number: string; status: string };
     assert.deepEqual([first.status, first.number], ['SENT', 'Q-000001']);
     assert.match(sent.json!.link as string, /^http:\/\/quotes\.test\/quotes\/[A-Za-z0-9_-]{43}$/);
@@ -371,5 +389,114 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
     ])
       assert.ok(types.includes(type), type);
     assert.equal(types.filter((x) => x === 'invoice.paid').length, 1, 'paid once');
+  });
+
+  it('warns on stderr when a command builds a link on the default public URL, and only then', async () => {
+    // DATABASE_URL is given, so no stack file is read; nor is PUBLIC_URL.
+    const guessing = (...args: string[]) =>
+      runAdmin({ DATABASE_URL: t.url, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, ...unset }, args);
+    const ws = guessing('workspace', 'create', '--name', 'Unlinked', '--timezone', 'Europe/Paris');
+    assert.deepEqual([ws.code, ws.stderr], [0, ''], 'no link, no warning');
+    const workspaceId = (JSON.parse(ws.stdout) as { id: string }).id;
+    const [lead] = await t.db.query<{ id: string }[]>(
+      `INSERT INTO leads (workspace_id, first_name, email) VALUES ($1, 'Bo', 'bo@buyer.example') RETURNING id`,
+      [workspaceId],
+    );
+    const validUntil = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+    const lines = JSON.stringify([{ description: 'Setup', quantity: 1, unit_amount: 9_000 }]);
+    const draft = guessing(
+      'quote',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--lead',
+      lead!.id,
+      '--currency',
+      'eur',
+      '--lines',
+      lines,
+      '--valid-until',
+      validUntil,
+    );
+    assert.deepEqual([draft.code, draft.stderr], [0, '']);
+    const quoteId = (JSON.parse(draft.stdout) as { id: string }).id;
+
+    const sent = guessing('quote', 'send', '--quote', quoteId);
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(sent.stderr, GUESSED_LINKS);
+    assert.ok((JSON.parse(sent.stdout) as { link: string }).link.startsWith(`${DEFAULT_PUBLIC_URL}/quotes/`));
+    // A refusal is still the one line that starts with "error".
+    const again = guessing('quote', 'send', '--quote', quoteId);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^error \(quote\): /);
+    assert.equal(again.stderr.split('\n').length, 1, again.stderr);
+  });
+});
+
+describe('admin CLI beside `npm run dev` on a port of its own', () => {
+  let s: WebhookStack;
+  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+  let server: http.Server;
+  let dataDir: string;
+  let publicUrl: string;
+
+  before(async () => {
+    smtp = await startSmtpSink();
+    s = await startWebhookStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'sales@seller.example' } });
+    server = http.createServer((req, res) => void s.app(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    // As scripts/dev.ts writes it: the public URL is config's, from the stack's PORT.
+    publicUrl = `http://localhost:${port}`;
+    dataDir = mkdtempSync(path.join(tmpdir(), 'dev-stack-'));
+    writeDevStack(dataDir, {
+      pid: process.pid,
+      apiUrl: `http://127.0.0.1:${port}/api/v1`,
+      publicUrl,
+      databaseUrl: s.t.url,
+      temporalAddress: s.config.temporalAddress,
+      temporalNamespace: s.config.temporalNamespace,
+      temporalTaskQueue: s.config.temporalTaskQueue,
+      children: {},
+    });
+  });
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await s.stop();
+    await smtp.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("quote send emails a link that opens the quote page on the stack's port", async () => {
+    const lead = await leadIn({ db: s.db }, s.workspace.id);
+    const quote = await draftQuote({ db: s.db }, s.workspace.id, lead.id);
+    // Only the stack file says where the stack is, as beside `npm run dev` in a fresh shell.
+    const sent = runAdmin(
+      {
+        DEV_DATA_DIR: dataDir,
+        DATABASE_URL: undefined,
+        TEMPORAL_ADDRESS: undefined,
+        NODE_ENV: undefined,
+        ...unset,
+      },
+      ['quote', 'send', '--quote', quote.id],
+    );
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(sent.stderr, '', 'the stack file gave the public URL: no warning');
+    const link = (JSON.parse(sent.stdout) as { link: string }).link;
+    assert.ok(link.startsWith(`${publicUrl}/quotes/`), link);
+
+    const mail = await waitFor(
+      `the quote mailed to ${lead.email}`,
+      async () => smtp.received.find((r) => r.to.includes(lead.email!)),
+      20_000,
+      50,
+    );
+    const mailed = /https?:\/\/\S+\/quotes\/[A-Za-z0-9_-]+/.exec(mail.mail.text ?? '')?.[0];
+    assert.equal(mailed, link, mail.mail.text);
+    const page = await fetch(mailed);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await page.text(), /Q-000001/);
   });
 });

@@ -136,9 +136,10 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.on('exit', (code) => {
+        // Less npm's warnings and the launcher's notes (a rebuild of dist/ when a source changed).
         const stderr = err
           .split('\n')
-          .filter((l) => l && !l.startsWith('npm warn'))
+          .filter((l) => l && !l.startsWith('npm warn') && !l.startsWith('admin: '))
           .join('\n');
         resolve({ code, json: code === 0 ? (JSON.parse(out) as unknown) : undefined, stderr });
       });
