@@ -1,30 +1,52 @@
 import { loadavg } from 'node:os';
-import { withCleanup } from '../tooling/cleanup';
-import { parseIntFlags } from './lib/args';
+import { createStops, labelled, withCleanup } from '../tooling/cleanup';
+import { parseIntFlags, UsageError } from './lib/args';
 import { runBaseline } from './lib/baseline-phases';
+import { clusterPhases, type EngineFigures } from './lib/engine-phases';
+import { engineFaults } from './lib/engines-report';
 import { benchLogger } from './lib/log';
 import { parkedPhase } from './lib/parked-phase';
 import { pathLatency, pathThroughput, warmUp } from './lib/path-phases';
 import { procMemory } from './lib/proc-memory';
 import { temporalFloor } from './lib/temporal-floor';
-import { startWebhookStack } from './lib/webhook-stack';
+import { deployedHistoryShards, startWebhookStack, type Engine } from './lib/webhook-stack';
 import { printWebhooksReport } from './lib/webhooks-report';
 
-const USAGE = 'npm run bench -- webhooks [--events N] [--latency-seconds S] [--parked N (0 skips)]';
+const USAGE =
+  'npm run bench -- webhooks [--engine dev|cluster] [--events N] [--latency-seconds S] [--parked N (0 skips)] ' +
+  "[--history-shards N (docker-compose.yml's by default)]";
+
+/** `--engine dev|cluster` taken out of the arguments; the rest are integer flags. */
+function engineFlag(args: string[]): { engine: Engine; rest: string[] } {
+  const at = args.indexOf('--engine');
+  if (at < 0) return { engine: 'dev', rest: args };
+  const engine = args[at + 1];
+  if (engine !== 'dev' && engine !== 'cluster') throw new UsageError('--engine is dev or cluster', USAGE);
+  return { engine, rest: [...args.slice(0, at), ...args.slice(at + 2)] };
+}
 
 /**
  * `npm run bench -- webhooks`: operation -> outbox -> relay -> workflow -> receiver, against a bare
- * sign-and-POST loop and against Temporal alone, then the memory that parked retries cost. Progress on
- * stderr; the table, then one JSON line with every figure, on stdout. Exits 1 when any delivery (or a
- * floor workflow's activity) was lost.
+ * sign-and-POST loop and against Temporal alone, then the memory that parked retries cost, with what
+ * each process spends per delivery. `--engine cluster` then runs the path again on the real Temporal
+ * server on PostgreSQL, with one worker and with two, beside the dev server's figures. Progress on
+ * stderr; the tables, then one JSON line with every figure, on stdout. Exits 1 when any delivery (or
+ * a floor workflow's activity) was lost, or a delivery arrived twice, on either engine.
  */
 export async function main(args: string[]) {
-  const flags = parseIntFlags(args, { events: 3000, 'latency-seconds': 30, parked: 10_000 }, USAGE, [
-    'parked',
-  ]);
+  const { engine, rest } = engineFlag(args);
+  const flags = parseIntFlags(
+    rest,
+    { events: 3000, 'latency-seconds': 30, parked: 10_000, 'history-shards': deployedHistoryShards() },
+    USAGE,
+    ['parked'],
+  );
   const log = benchLogger('webhooks');
   const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
-  await withCleanup(log, async (stops) => {
+  await withCleanup(log, async (outer) => {
+    // The dev server's stack stops before the cluster's starts, so neither loads the other's phases.
+    const stops = createStops(log);
+    outer.push(labelled('the dev server stack', stops.stopAll));
     const s = await startWebhookStack(log, stops);
     const memory = () => ({ worker: procMemory(s.worker.pid), temporal: procMemory(s.temporal.pid) });
     const memoryAtStart = memory();
@@ -40,8 +62,25 @@ export async function main(args: string[]) {
       `SELECT round(avg(octet_length(envelope))) AS bytes FROM events WHERE id = ANY($1)`,
       [throughput.ids],
     );
+    const badSignatures = (['ok', 'fail', 'baseline'] as const).map((p): [string, number] => [
+      p,
+      s.receiver.inbox(p).badSignatures,
+    ]);
+    let cluster: EngineFigures | null = null;
+    if (engine === 'cluster') {
+      await stops.stopAll();
+      const c = await startWebhookStack(log, outer, 'cluster', flags['history-shards']);
+      cluster = await clusterPhases(c, flags, log);
+      badSignatures.push(['cluster ok', c.receiver.inbox('ok').badSignatures]);
+    }
     const { lost } = printWebhooksReport({
-      settings: { events: flags.events, latency_seconds: flags['latency-seconds'], parked: flags.parked },
+      settings: {
+        events: flags.events,
+        latency_seconds: flags['latency-seconds'],
+        parked: flags.parked,
+        engine,
+        history_shards: flags['history-shards'],
+      },
       envelope_bytes: Number(size?.bytes),
       path: { throughput: throughput.result, latency: latency.result },
       baseline,
@@ -50,11 +89,19 @@ export async function main(args: string[]) {
       memory_after_latency: memoryAfterLatency,
       parked,
       load_average: { start: loadAtStart, end: Math.round(loadavg()[0]! * 100) / 100 },
-      bad_signatures: Object.fromEntries(
-        (['ok', 'fail', 'baseline'] as const).map((p) => [p, s.receiver.inbox(p).badSignatures]),
-      ),
+      bad_signatures: Object.fromEntries(badSignatures),
+      cluster,
     });
-    if (lost > 0) process.exitCode = 1;
+    const doubled = throughput.result.duplicates + latency.result.duplicates;
+    const clusterFaults = cluster ? engineFaults(cluster) : { lost: 0, doubled: 0 };
+    if (lost + clusterFaults.lost > 0) process.exitCode = 1;
+    if (clusterFaults.lost > 0) log.error(`${clusterFaults.lost} deliveries never arrived on the cluster`);
+    if (doubled + clusterFaults.doubled > 0) {
+      log.error(
+        `${doubled} deliveries arrived twice on the dev server, ${clusterFaults.doubled} on the cluster`,
+      );
+      process.exitCode = 1;
+    }
     if (parked && parked.sent_twice > 0) {
       log.error(`${parked.sent_twice} attempts of parked deliveries reached the receiver twice`);
       process.exitCode = 1;
@@ -65,6 +112,6 @@ export async function main(args: string[]) {
       );
       process.exitCode = 1;
     }
-    log.info('stopping the worker, Temporal and PostgreSQL');
+    log.info('stopping the workers, Temporal and PostgreSQL');
   });
 }

@@ -1,9 +1,12 @@
 import { cpus } from 'node:os';
 import type { BaselineFigures } from './baseline-phases';
 import type { DeliveryFigures } from './delivery-check';
+import type { EngineFigures } from './engine-phases';
+import { engineComparison } from './engines-report';
 import type { ParkedFigures } from './parked-phase';
 import type { PathLatency, PathThroughput } from './path-phases';
 import type { ProcMemory } from './proc-memory';
+import type { Engine } from './webhook-stack';
 import { formatTable } from './report';
 
 const TARGETS = {
@@ -15,7 +18,13 @@ const TARGETS = {
 } as const;
 
 export type WebhooksResults = {
-  settings: { events: number; latency_seconds: number; parked: number };
+  settings: {
+    events: number;
+    latency_seconds: number;
+    parked: number;
+    engine: Engine;
+    history_shards: number;
+  };
   envelope_bytes: number;
   path: { throughput: PathThroughput; latency: PathLatency };
   baseline: { throughput: BaselineFigures; latency: BaselineFigures };
@@ -28,6 +37,8 @@ export type WebhooksResults = {
   load_average: { start: number; end: number };
   /** Requests the receiver answered 401: a wrong signature, so never counted as received. */
   bad_signatures: Record<string, number>;
+  /** The same phases on the real Temporal server (`--engine cluster`), after the dev server's. */
+  cluster: EngineFigures | null;
 };
 
 const verdict = (ok: boolean) => (ok ? 'pass' : 'FAIL');
@@ -150,6 +161,21 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
         `attempts recorded ${JSON.stringify(parked.attempts_recorded)}`,
     );
   if (lost > 0) console.log(`LOST: ${lost} deliveries never arrived; these figures measure a broken path`);
+  const dev: EngineFigures = {
+    engine: 'dev',
+    history_shards: null,
+    throughput: pt,
+    latency: pl,
+    floor,
+    two_workers: null,
+  };
+  const engines = engineComparison(dev, r.cluster);
+  console.log(
+    `\n${r.cluster ? `the dev server beside the cluster (${r.cluster.history_shards} history shards)` : 'the dev server'}: ` +
+      'costs from the throughput phase; CPU from /proc, cores = CPU time / wall time\n',
+  );
+  console.log(engines.table);
+  console.log(`\n${engines.saturated.join('\n')}`);
   console.log(
     JSON.stringify({
       bench: 'webhooks',
@@ -181,6 +207,9 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
       lost_total: lost,
       duplicates_total: pt.duplicates + pl.duplicates + bt.duplicates + bl.duplicates,
       retried_total: pt.first_receipt_not_attempt_1 + pl.first_receipt_not_attempt_1,
+      cluster: r.cluster,
+      ratio_cluster_vs_dev: engines.ratios,
+      saturated: engines.saturated,
     }),
   );
   return { lost };

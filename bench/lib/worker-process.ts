@@ -25,6 +25,7 @@ export type WorkerSettings = {
 const READY = /"msg":"worker running"/;
 // Bundling the workflows takes a while on a busy 2-core machine.
 const READY_TIMEOUT_MS = 180_000;
+let built = false;
 
 /**
  * The production worker entry (dist/worker/main.js, built first: Temporal worker + outbox relay) in a process of its
@@ -32,7 +33,11 @@ const READY_TIMEOUT_MS = 180_000;
  * Its log lines join our stderr.
  */
 export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProcess> {
-  buildForProduction();
+  // Once per bench run: every worker it starts runs the same build, and tsc takes a while here.
+  if (!built) {
+    buildForProduction();
+    built = true;
+  }
   // The worker's memory settings, as `npm run worker` and docker-compose.yml start it (bench/README.md).
   const child = spawn(
     process.execPath,

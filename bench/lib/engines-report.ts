@@ -1,0 +1,206 @@
+import type { EngineFigures } from './engine-phases';
+import type { PathLatency, PathThroughput } from './path-phases';
+import type { CpuCosts } from './process-meter';
+import { formatTable } from './report';
+
+/** The columns: the dev server, the cluster with one worker, the cluster with two (no latency phase). */
+type Column = { t: PathThroughput; l?: PathLatency } | undefined;
+type Values = (number | undefined)[];
+type Row = { label: string; cells: string[]; values?: Values };
+
+const fixed = (x: number | undefined, digits = 1) =>
+  x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits);
+const ratio = (a?: number, b?: number) =>
+  a === undefined || b === undefined || !(b > 0) ? '-' : `${(a / b).toFixed(2)}x`;
+const union = (lists: (string[] | undefined)[]) => [...new Set(lists.flatMap((l) => l ?? []))];
+const heading = (label: string): Row => ({ label, cells: ['', '', ''] });
+
+/** A row of one figure per column, `-` where a column has none. */
+function row(
+  label: string,
+  columns: Column[],
+  pick: (c: NonNullable<Column>) => number | undefined,
+  digits = 2,
+): Row {
+  const values = columns.map((c) => (c ? pick(c) : undefined));
+  return { label, cells: values.map((v) => fixed(v, digits)), values };
+}
+
+/** The machine's busy time less what ran outside this run: every process the path uses, named or not. */
+const runMs = (cpu: CpuCosts) => cpu.machine.ms_per_delivery - cpu.outside_run_ms_per_delivery;
+
+const callsOf = (r: Record<string, { calls: number }> | undefined) =>
+  r && Object.values(r).reduce((sum, op) => sum + op.calls, 0);
+
+/** Writes a delivery makes under its shard's lock, at their unloaded (10/s) time each: 1000 / that is one shard's rate. */
+const shardCeiling = ({ t, l }: NonNullable<Column>) => {
+  const writes = t.costs.temporal?.shard_writes.calls;
+  const ms = l?.costs.temporal?.shard_writes.ms_per_call;
+  return writes && ms ? 1000 / (writes * ms) : undefined;
+};
+
+function cpuRows(columns: Column[]): Row[] {
+  const names = union(columns.map((c) => c && Object.keys(c.t.costs.cpu.processes)));
+  const perProcess = names.map((name): Row => {
+    const r = row(`  ${name}`, columns, (c) => c.t.costs.cpu.processes[name]?.ms_per_delivery);
+    const cells = columns.map((c, i) => {
+      const p = c?.t.costs.cpu.processes[name];
+      if (!p) return '-';
+      const thread = p.busiest_thread ? `; thread ${p.busiest_thread.cores}` : '';
+      return `${r.cells[i]} (${p.cores}${thread})`;
+    });
+    return { ...r, cells };
+  });
+  return [
+    heading('CPU ms per delivery (cores busy; busiest thread)'),
+    ...perProcess,
+    row('  other processes of this run', columns, (c) => c.t.costs.cpu.run_other_ms_per_delivery),
+    row('  outside this run (other load, kernel)', columns, (c) => c.t.costs.cpu.outside_run_ms_per_delivery),
+    row("  this run's processes", columns, (c) => runMs(c.t.costs.cpu)),
+    row('  whole machine', columns, (c) => c.t.costs.cpu.machine.ms_per_delivery),
+    row("  this run's processes @10/s", columns, (c) => c.l && runMs(c.l.costs.cpu)),
+    row('machine busy, % of all cores', columns, (c) => c.t.costs.cpu.machine.busy_share * 100, 0),
+    heading('PostgreSQL CPU ms per delivery, by database'),
+    ...union(columns.map((c) => c && Object.keys(c.t.costs.cpu.postgres_by_database))).map((db) =>
+      row(`  ${db}`, columns, (c) => c.t.costs.cpu.postgres_by_database[db] ?? 0),
+    ),
+  ];
+}
+
+function databaseRows(columns: Column[]): Row[] {
+  const databases = union(columns.map((c) => c && Object.keys(c.t.costs.databases.transactions)));
+  const walKeys = union(columns.map((c) => c && Object.keys(c.t.costs.databases.wal_bytes)));
+  const wal = (db: string): Row => {
+    const r = row(`  ${db}`, columns, (c) => c.t.costs.databases.wal_bytes[db] ?? 0, 0);
+    const fpi = columns.map((c) => c && (c.t.costs.databases.wal_fpi_bytes[db] ?? 0));
+    return { ...r, cells: r.cells.map((cell, i) => (fpi[i] === undefined ? cell : `${cell} (${fpi[i]})`)) };
+  };
+  return [
+    heading('PostgreSQL transactions per delivery'),
+    ...databases.map((db) => row(`  ${db}`, columns, (c) => c.t.costs.databases.transactions[db] ?? 0)),
+    heading('WAL bytes per delivery (full-page images)'),
+    ...walKeys.map(wal),
+    row('  total (WAL position)', columns, (c) => c.t.costs.databases.wal_bytes_total, 0),
+  ];
+}
+
+function temporalRows(columns: Column[]): Row[] {
+  return [
+    heading('Temporal server per delivery'),
+    row('  StartWorkflowExecution calls', columns, (c) => c.t.costs.temporal?.start_requests),
+    row('  history persistence calls', columns, (c) => callsOf(c.t.costs.temporal?.history_persistence)),
+    row('  shard writes (one at a time per shard)', columns, (c) => c.t.costs.temporal?.shard_writes.calls),
+    row('  ms per shard write', columns, (c) => c.t.costs.temporal?.shard_writes.ms_per_call),
+    row('  ms per shard write @10/s', columns, (c) => c.l?.costs.temporal?.shard_writes.ms_per_call),
+    row('  shard semaphore wait, mean ms', columns, (c) => c.t.costs.temporal?.shard_io_wait_ms_mean),
+    row("  one shard's ceiling (@10/s writes), deliveries/s", columns, shardCeiling, 1),
+  ];
+}
+
+/**
+ * What ran out in a throughput phase: every core (the machine over 90% busy), one thread (a process's
+ * busiest thread over 0.9 of a core: a Node event loop cannot use a second), or the shards (a write
+ * waited longer for its shard's semaphore than it took).
+ */
+export function saturation(t: PathThroughput): string {
+  const found: string[] = [];
+  const { machine, processes } = t.costs.cpu;
+  if (machine.busy_share >= 0.9)
+    found.push(`all ${machine.cores} cores (${Math.round(machine.busy_share * 100)}% busy)`);
+  for (const [name, p] of Object.entries(processes))
+    if (p.busiest_thread && p.busiest_thread.cores >= 0.9)
+      found.push(`${name}'s thread ${p.busiest_thread.name} (${p.busiest_thread.cores} cores)`);
+  const shards = t.costs.temporal;
+  if (shards && shards.shard_io_wait_ms_mean > shards.shard_writes.ms_per_call)
+    found.push(
+      `the history shards (a write waits ${shards.shard_io_wait_ms_mean} ms for its shard, takes ${shards.shard_writes.ms_per_call} ms)`,
+    );
+  return found.length > 0 ? found.join('; ') : 'nothing measured here (the load itself, or waits)';
+}
+
+/**
+ * The engines side by side: the dev server, the cluster with one worker and the cluster with two,
+ * with cluster/dev and two/one ratios. Costs come from the throughput phase, rows marked @10/s from
+ * the latency phase. Answers the table and the ratios for the JSON line.
+ */
+export function engineComparison(dev: EngineFigures, cluster: EngineFigures | null) {
+  const columns: Column[] = [
+    { t: dev.throughput, l: dev.latency },
+    cluster ? { t: cluster.throughput, l: cluster.latency } : undefined,
+    cluster?.two_workers ? { t: cluster.two_workers } : undefined,
+  ];
+  const engines = [dev, cluster ?? undefined, undefined];
+  const engineRow = (label: string, pick: (e: EngineFigures) => number): Row => {
+    const values = engines.map((e) => e && pick(e));
+    return { label, cells: values.map((v) => fixed(v, 2)), values };
+  };
+  const faults = columns.map((c) => {
+    if (!c) return '-';
+    const phases = c.l ? [c.t, c.l] : [c.t];
+    const total = (k: 'lost' | 'duplicates' | 'first_receipt_not_attempt_1') =>
+      phases.reduce((n, f) => n + f[k], 0);
+    return `${total('lost')} / ${total('duplicates')} / ${total('first_receipt_not_attempt_1')}`;
+  });
+  const rows: Row[] = [
+    row('whole path throughput, deliveries/s', columns, (c) => c.t.per_second, 1),
+    engineRow('Temporal floor, workflows/s', (e) => e.floor.throughput.per_second),
+    engineRow('whole path latency@10/s p50 ms', (e) => e.latency.p50_ms),
+    engineRow('whole path latency@10/s p99 ms', (e) => e.latency.p99_ms),
+    engineRow('Temporal floor latency@10/s p50 ms', (e) => e.floor.latency.p50_ms),
+    engineRow('Temporal floor latency@10/s p99 ms', (e) => e.floor.latency.p99_ms),
+    { label: 'lost / doubled / retried (path phases)', cells: faults },
+    ...cpuRows(columns),
+    ...databaseRows(columns),
+    ...(cluster ? temporalRows(columns) : []),
+  ];
+  const body = rows.map((r) => [
+    r.label,
+    ...r.cells,
+    ratio(r.values?.[1], r.values?.[0]),
+    ratio(r.values?.[2], r.values?.[1]),
+  ]);
+  // Without the cluster only the dev server's column says anything.
+  const header = [
+    '',
+    'dev server',
+    'cluster, 1 worker',
+    'cluster, 2 workers',
+    'cluster/dev',
+    '2 vs 1 worker',
+  ];
+  const keep = cluster ? [0, 1, 2, 3, 4, 5] : [0, 1];
+  const table = formatTable(
+    keep.map((i) => header[i]!),
+    body.map((cells) => keep.map((i) => cells[i]!)),
+  );
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  const ratios = cluster && {
+    throughput: r2(cluster.throughput.per_second / dev.throughput.per_second),
+    p50: r2(cluster.latency.p50_ms / dev.latency.p50_ms),
+    p99: r2(cluster.latency.p99_ms / dev.latency.p99_ms),
+    floor_throughput: r2(cluster.floor.throughput.per_second / dev.floor.throughput.per_second),
+    two_workers_vs_one:
+      cluster.two_workers && r2(cluster.two_workers.per_second / cluster.throughput.per_second),
+  };
+  const saturated = [
+    `saturated, dev server: ${saturation(dev.throughput)}`,
+    ...(cluster
+      ? [
+          `saturated, cluster with 1 worker: ${saturation(cluster.throughput)}`,
+          ...(cluster.two_workers
+            ? [`saturated, cluster with 2 workers: ${saturation(cluster.two_workers)}`]
+            : []),
+        ]
+      : []),
+  ];
+  return { table, ratios, saturated };
+}
+
+/** Lost or doubled deliveries of an engine's path phases (and lost floor workflows): either fails the run. */
+export function engineFaults(e: EngineFigures): { lost: number; doubled: number } {
+  const phases = [e.throughput, e.latency, ...(e.two_workers ? [e.two_workers] : [])];
+  return {
+    lost: phases.reduce((n, f) => n + f.lost, 0) + e.floor.throughput.lost + e.floor.latency.lost,
+    doubled: phases.reduce((n, f) => n + f.duplicates, 0),
+  };
+}
