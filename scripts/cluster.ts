@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { openDatabase } from '../domain/data-source';
 import { ConfigError, loadConfig } from '../infra/config';
 import { createLogger } from '../infra/logger';
@@ -12,7 +11,7 @@ import { takeDataDir } from '../tooling/dev-lock';
 import { writeDevStack } from '../tooling/dev-stack';
 import { mailOfStack, stackBanner, startLocalChannels } from '../tooling/local-channels';
 import { dataDir, repoRoot } from '../tooling/paths';
-import { startEmbeddedPostgres } from '../tooling/postgres';
+import { ensureOwnedDatabases, startEmbeddedPostgres } from '../tooling/postgres';
 import { freePort } from '../tooling/processes';
 import { startServiceProcess, type ServiceProcess } from '../tooling/service-process';
 import { startTemporalCluster } from '../tooling/temporal-cluster';
@@ -51,7 +50,7 @@ async function main() {
   });
   stops.push(labelled('PostgreSQL', postgres.stop));
   const roles = rolePasswords();
-  const databaseUrl = await ensureServiceDatabase(postgres.url, roles.leads);
+  const databaseUrl = await ensureOwnedDatabases(postgres.url, 'leads', roles.leads, ['leads']);
   const temporal = await startTemporalCluster({
     log,
     postgresUrl: postgres.url,
@@ -177,27 +176,6 @@ function rolePasswords(): { leads: string; temporal: string } {
     writeFileSync(file, JSON.stringify(made) + '\n', { mode: 0o600 });
   }
   return JSON.parse(readFileSync(file, 'utf8')) as { leads: string; temporal: string };
-}
-
-/** What deploy/postgres/initdb does for compose: a `leads` role owning its database. Answers its URL. */
-async function ensureServiceDatabase(adminUrl: string, password: string): Promise<string> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    if ((await client.query(`SELECT 1 FROM pg_roles WHERE rolname = 'leads'`)).rowCount === 0)
-      await client.query(`CREATE ROLE leads LOGIN PASSWORD ${client.escapeLiteral(password)}`);
-    if ((await client.query(`SELECT 1 FROM pg_database WHERE datname = 'leads'`)).rowCount === 0) {
-      await client.query('CREATE DATABASE leads OWNER leads');
-      await client.query('REVOKE ALL ON DATABASE leads FROM PUBLIC');
-    }
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl);
-  url.username = 'leads';
-  url.password = password;
-  url.pathname = '/leads';
-  return url.toString();
 }
 
 main().catch(async (err: unknown) => {

@@ -146,3 +146,38 @@ export async function recreateDatabase(url: string, database: string) {
     await client.end();
   }
 }
+
+/**
+ * What deploy/postgres/initdb does for compose: a login role (its password set to `password`) owning
+ * `databases`, which no other role may reach. Answers the URL of its first database, as that role.
+ */
+export async function ensureOwnedDatabases(
+  adminUrl: string,
+  role: string,
+  password: string,
+  databases: string[],
+): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    // An existing role takes this password too: a caller that makes a new one each run (the chaos suite)
+    // on a server that outlives it must still log in.
+    const exists = (await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount !== 0;
+    await client.query(
+      `${exists ? 'ALTER' : 'CREATE'} ROLE ${role} LOGIN PASSWORD ${client.escapeLiteral(password)}`,
+    );
+    for (const name of databases) {
+      if ((await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount !== 0)
+        continue;
+      await client.query(`CREATE DATABASE ${name} OWNER ${role}`);
+      await client.query(`REVOKE ALL ON DATABASE ${name} FROM PUBLIC`);
+    }
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.username = role;
+  url.password = password;
+  url.pathname = `/${databases[0]}`;
+  return url.toString();
+}

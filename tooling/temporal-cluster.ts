@@ -10,6 +10,7 @@ import {
   TEMPORAL_UI_SERVER,
   TEMPORAL_SERVER_VERSION,
 } from './go-binaries';
+import { ensureOwnedDatabases } from './postgres';
 import { freePort, spawnServer, stopChild, waitFor } from './processes';
 import { repoRoot } from './paths';
 import { ensureTemporalBinaries } from './temporal-bin';
@@ -67,7 +68,10 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
   ]);
   const { cli } = ensureTemporalBinaries(log);
   const db = new URL(opts.postgresUrl);
-  await ensureDatabases(opts.postgresUrl, opts.temporalPassword);
+  await ensureOwnedDatabases(opts.postgresUrl, 'temporal', opts.temporalPassword, [
+    'temporal',
+    'temporal_visibility',
+  ]);
   await refuseOtherShardCount(opts.postgresUrl, opts.historyShards);
 
   const pathWith = (...bins: string[]) => [...bins.map((b) => path.dirname(b)), process.env.PATH].join(':');
@@ -204,25 +208,6 @@ function runScript(name: string, env: Record<string, string | undefined>) {
     throw new Error(
       `deploy/temporal/${name} failed (${r.status ?? r.signal}):\n${(r.stderr || r.stdout).trim()}`,
     );
-}
-
-/** What deploy/postgres/initdb does for compose: a `temporal` role owning its two databases. */
-async function ensureDatabases(url: string, password: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const role = await client.query(`SELECT 1 FROM pg_roles WHERE rolname = 'temporal'`);
-    if (role.rowCount === 0)
-      await client.query(`CREATE ROLE temporal LOGIN PASSWORD ${client.escapeLiteral(password)}`);
-    for (const name of ['temporal', 'temporal_visibility']) {
-      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-      if (found.rowCount !== 0) continue;
-      await client.query(`CREATE DATABASE ${name} OWNER temporal`);
-      await client.query(`REVOKE ALL ON DATABASE ${name} FROM PUBLIC`);
-    }
-  } finally {
-    await client.end();
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { waitFor } from '../../tooling/processes';
 import type { Exit } from '../lib/children';
-import type { FaultContext } from './fault';
+import type { Check } from '../lib/invariants';
+import { expect, type FaultContext } from './fault';
 
 /** A server that can read requests and hold back their answers (the webhook receiver, the SMTP sink). */
 export type Holder = {
@@ -72,7 +73,7 @@ export async function cutAttemptsResent(
   { stack, settings, log }: FaultContext,
   cut: string[],
   from: number,
-): Promise<{ ms?: number; renumbered: string[] }> {
+): Promise<{ ms?: number; renumbered: string[]; check: (name: string, since: string) => Check }> {
   const { receiver } = stack;
   const again = (id: string) => receiver.main.get(id)?.find((r) => r.accepted);
   let ms: number | undefined;
@@ -91,5 +92,15 @@ export async function cutAttemptsResent(
     const [first] = receiver.main.get(id)!;
     return again(id) && again(id)!.attempt !== first!.attempt;
   });
-  return { ms, renumbered };
+  /** The fault's check: all re-sent in time, none under a later number; `since` names `from`. */
+  const check = (name: string, since: string) =>
+    expect(
+      name,
+      ms !== undefined && renumbered.length === 0,
+      ms === undefined
+        ? 'not all within the deadline'
+        : `${cut.length} re-sent, the last ${(ms / 1000).toFixed(1)} s after ${since}` +
+            (renumbered.length > 0 ? `; ${renumbered.length} under a later number` : ''),
+    );
+  return { ms, renumbered, check };
 }
