@@ -16,7 +16,7 @@ import type { DomainError } from '../../domain/kernel/errors';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink, type Received } from '../../tooling/smtp-sink';
 import { runAdmin } from '../helpers/admin';
-import { bearer } from '../helpers/fixtures';
+import { bearer, zoneAtNoon } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody, postLead } from '../helpers/leads';
 import { deliveryStatusReport, mailZone, rawMail, sendingDomain } from '../helpers/mail-dns';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -51,6 +51,8 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     rx = await startReceiver();
     await s.endpoint(rx, ['reply.received', 'contact.suppressed', 'campaign.paused']);
     inbound = await s.run(issueInboundEmailSecret, {}, { workspaceId: s.workspace.id });
+    // The follow-up agent sends only inside its daytime window: a zone where it is midday now.
+    await s.db.query(`UPDATE workspaces SET timezone = $2 WHERE id = $1`, [s.workspace.id, zoneAtNoon()]);
   });
   after(async () => {
     await s.stop();
