@@ -1,6 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { beginRun, finishRun, runBatch } from '../domain/agents/run';
-import type { AgentRunInput } from '../domain/agents/workflow-contract';
+import { type AgentRunInput, beginRun, finishRun, runBatch } from '../domain/agents';
 import type { Services } from '../domain/kernel/operation';
 
 /** Leads one batch of a run takes (each in its own transaction). */

@@ -4,12 +4,16 @@ import { DomainError } from '../domain/kernel/errors';
 import { refusalsAsFailures } from '../domain/kernel/failures';
 import type { BookingDecision, Services } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
-import { calendarOf } from '../domain/appointments/calendar';
-import type { Appointment } from '../domain/appointments/entities';
-import { recordOutcome } from '../domain/appointments/record';
-import { appointmentsIn } from '../domain/appointments/repository';
-import { OPEN } from '../domain/appointments/rules';
-import { appointmentView, appointmentWorkflowId, type AppointmentView } from '../domain/appointments/views';
+import {
+  type Appointment,
+  appointmentsIn,
+  appointmentView,
+  type AppointmentView,
+  appointmentWorkflowId,
+  calendarOf,
+  OPEN,
+  recordOutcome,
+} from '../domain/appointments';
 
 export type AppointmentDeps = Services & { secretsKey: Buffer };
 

@@ -1,8 +1,12 @@
-import { expireApproval, recordDecision } from '../domain/approvals/lifecycle';
-import { approvalsIn } from '../domain/approvals/repository';
-import { approvalView, type ApprovalView } from '../domain/approvals/views';
+import {
+  approvalsIn,
+  approvalView,
+  type ApprovalView,
+  expireApproval,
+  recordDecision,
+  runApproved,
+} from '../domain/approvals';
 import { Data } from '../domain/kernel/data';
-import { runApproved } from '../domain/approvals/run-approved';
 import { refusalsAsFailures } from '../domain/kernel/failures';
 import type { Decision } from '../domain/kernel/gate';
 import type { Services } from '../domain/kernel/operation';

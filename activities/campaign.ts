@@ -1,7 +1,6 @@
 import { Context } from '@temporalio/activity';
-import { sendBatch, type BatchOutcome, type EngineDeps } from '../domain/campaigns/engine';
-import type { ProviderResult } from '../domain/conversations/sending';
-import { unsubscribeLinks } from '../domain/conversations/unsubscribe-links';
+import { type BatchOutcome, type EngineDeps, sendBatch } from '../domain/campaigns';
+import { type ProviderResult, unsubscribeLinks } from '../domain/conversations';
 import type { Services } from '../domain/kernel/operation';
 import { NO_SMTP, composeEmail, type EmailProvider } from './providers/email';
 import type { SmsProvider } from './providers/sms';

@@ -3,13 +3,19 @@ import type { DataSource } from 'typeorm';
 import { Data } from '../domain/kernel/data';
 import { TEST_EVENT_TYPE } from '../domain/kernel/event-catalogue';
 import type { WorkflowCanceller } from '../domain/kernel/operation';
-import { ATTEMPT_TIMEOUT_MS, classify, outcomeOf, type PostResult } from '../domain/webhooks/delivery-rules';
-import { recordAttempt } from '../domain/webhooks/record-attempt';
-import { attemptsIn, type AttemptTarget } from '../domain/webhooks/repository/attempts';
-import { deliveriesIn } from '../domain/webhooks/repository/deliveries';
-import { decryptSecret } from '../domain/webhooks/secrets';
-import { signWebhook } from '../domain/webhooks/signing';
-import { checkTarget } from '../domain/webhooks/url-policy';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  attemptsIn,
+  type AttemptTarget,
+  checkTarget,
+  classify,
+  decryptSecret,
+  deliveriesIn,
+  outcomeOf,
+  type PostResult,
+  recordAttempt,
+  signWebhook,
+} from '../domain/webhooks';
 import { endpointSlots } from './endpoint-slots';
 import type { HttpPost } from './http-post';
 import { NO_METRICS, type ActivityMetrics } from './metrics';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { PostResult } from '../domain/webhooks/delivery-rules';
+import type { PostResult } from '../domain/webhooks';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 

@@ -1,16 +1,15 @@
 import type { DataSource } from 'typeorm';
-import type { Approval } from '../domain/approvals/entities';
-import { appointmentsIn } from '../domain/appointments/repository';
-import { appointmentWorkflowId } from '../domain/appointments/views';
-import { approvalsIn } from '../domain/approvals/repository';
-import { approvalWorkflowId } from '../domain/approvals/views';
+import { type Approval, approvalsIn, approvalWorkflowId } from '../domain/approvals';
+import { appointmentsIn, appointmentWorkflowId } from '../domain/appointments';
 import { writeAudit } from '../domain/kernel/audit';
 import { Data } from '../domain/kernel/data';
 import { purgeAuditRows, purgeIdempotencyKeys } from '../domain/kernel/retention';
-import { ATTEMPTS_PER_LADDER } from '../domain/webhooks/delivery-rules';
-import { deliveryUpkeep } from '../domain/webhooks/repository/upkeep';
-import type { StartDelivery } from '../domain/webhooks/start-delivery';
-import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
+import {
+  ATTEMPTS_PER_LADDER,
+  deliveryUpkeep,
+  deliveryWorkflowId,
+  type StartDelivery,
+} from '../domain/webhooks';
 
 /** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
 export type WorkflowStatusOf = (workflowId: string) => Promise<string>;

@@ -1,9 +1,7 @@
 import { operatorActor } from '../domain/kernel/actor';
 import type { Services } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
-import { remindOverdueInvoice } from '../domain/sales/operations/invoices';
-import { expireQuote } from '../domain/sales/operations/quote-page';
-import { invoiceWorkflowId, quoteWorkflowId } from '../domain/sales/views';
+import { expireQuote, invoiceWorkflowId, quoteWorkflowId, remindOverdueInvoice } from '../domain/sales';
 
 /** The sales timers' work, through the runner like any change (its events, its audit row). */
 export const createSalesActivities = (services: Services) => ({

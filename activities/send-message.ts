@@ -1,8 +1,13 @@
 import type { DataSource } from 'typeorm';
-import type { ClaimedMessage, Claim } from '../domain/conversations/send';
-import { claimSend, settleSend } from '../domain/conversations/send';
-import type { AttemptOutcome, ProviderResult } from '../domain/conversations/sending';
-import { unsubscribeLinks } from '../domain/conversations/unsubscribe-links';
+import {
+  type AttemptOutcome,
+  type Claim,
+  type ClaimedMessage,
+  claimSend,
+  type ProviderResult,
+  settleSend,
+  unsubscribeLinks,
+} from '../domain/conversations';
 import type { Services } from '../domain/kernel/operation';
 import { NO_SMTP, composeEmail, type EmailProvider } from './providers/email';
 import type { SmsProvider } from './providers/sms';

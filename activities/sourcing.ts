@@ -1,5 +1,5 @@
 import type { Services } from '../domain/kernel/operation';
-import { scoreBatch } from '../domain/prospects/sourcing';
+import { scoreBatch } from '../domain/prospects';
 
 /** Candidates one batch scores (one transaction). */
 const BATCH_SIZE = 500;

@@ -1,6 +1,6 @@
 import type { PublicFamily } from './public/limits';
 import type { ParameterizedContext } from 'koa';
-import type { RateCount } from '../domain/identity/authenticate';
+import type { RateCount } from '../domain/identity';
 import type { AuditDoor, AuditOutcome } from '../domain/kernel/audit';
 import type { ErrorCode } from '../domain/kernel/errors';
 import type { DatabaseErrorKind } from '../infra/metrics';

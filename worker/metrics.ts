@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { ActivityMetrics } from '../activities/metrics';
 import type { EmailProvider } from '../activities/providers/email';
 import type { SmsProvider } from '../activities/providers/sms';
-import type { ProviderResult } from '../domain/conversations/sending';
+import type { ProviderResult } from '../domain/conversations';
 import { databaseMetrics, seriesIn } from '../infra/metrics';
 
 /** Seconds; an attempt's deadline is 15 s (ATTEMPT_TIMEOUT_MS). */

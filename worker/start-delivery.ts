@@ -1,8 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../domain/kernel/search-attributes';
-import type { StartDelivery } from '../domain/webhooks/start-delivery';
-import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
+import { deliveryWorkflowId, type StartDelivery } from '../domain/webhooks';
 import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
 
 /** The endpoint's host (and port), never its path or query, which may carry an integrator's token. */

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { MessageToStart } from '../domain/conversations/repository';
+import type { MessageToStart } from '../domain/conversations';
 import { WORKSPACE_ID } from '../domain/kernel/search-attributes';
 import { sendMessageWorkflow } from '../workflows/send-message';
 

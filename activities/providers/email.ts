@@ -1,7 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { ProviderResult } from '../../domain/conversations/sending';
-import { SEND_TIMEOUT_MS } from '../../domain/conversations/sending';
+import { type ProviderResult, SEND_TIMEOUT_MS } from '../../domain/conversations';
 
 /** An email as the SMTP provider sends it. */
 export type Email = {

@@ -1,5 +1,4 @@
-import type { ProviderResult } from '../../domain/conversations/sending';
-import { SEND_TIMEOUT_MS } from '../../domain/conversations/sending';
+import { type ProviderResult, SEND_TIMEOUT_MS } from '../../domain/conversations';
 
 export type Sms = { to: string; body: string; whatsapp: boolean };
 

@@ -1,8 +1,13 @@
 import { ProtocolError, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import * as yup from 'yup';
-import { cancelApproval, getApproval } from '../../domain/approvals/operations/approvals';
-import type { ApprovalView } from '../../domain/approvals/views';
-import { taskOf, taskOfParked, type TaskState } from '../../domain/approvals/tasks';
+import {
+  type ApprovalView,
+  cancelApproval,
+  getApproval,
+  taskOf,
+  taskOfParked,
+  type TaskState,
+} from '../../domain/approvals';
 import type { Actor } from '../../domain/kernel/actor';
 import { DomainError, type ErrorCode } from '../../domain/kernel/errors';
 import type { Parked } from '../../domain/kernel/gate';

@@ -1,8 +1,7 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../../domain/kernel/errors';
-import { authenticateKey, bearerToken, type KeyLookup } from '../../domain/identity/authenticate';
-import { presentedKeys } from '../../domain/identity/repository';
+import { authenticateKey, bearerToken, type KeyLookup, presentedKeys } from '../../domain/identity';
 import { Data } from '../../domain/kernel/data';
 import { batched } from '../../infra/batch';
 import { refusalReason, type Requirement } from '../../domain/kernel/permissions';

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
-import { dropOldWindows } from '../../domain/identity/repository';
+import { dropOldWindows } from '../../domain/identity';
 import { Data } from '../../domain/kernel/data';
 import { DomainError } from '../../domain/kernel/errors';
 import type { RequestState } from '../context';

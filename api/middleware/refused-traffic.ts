@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ipv6ToBigInt } from '../../domain/identity/ip-allowlist';
+import { ipv6ToBigInt } from '../../domain/identity';
 
 const WINDOW_MS = 60_000;
 // Addresses tracked per window; past it, new ones share one bucket (and so are limited together).

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { isIP } from 'node:net';
-import { normaliseIp } from '../../domain/identity/ip-allowlist';
+import { normaliseIp } from '../../domain/identity';
 import type { Logger } from '../../infra/logger';
 import { loggedPath, type RequestState } from '../context';
 

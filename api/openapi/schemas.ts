@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../domain/kernel/errors';
 import { ERROR_TEXT_MAX } from '../errors';
 import type { JsonSchema } from '../../domain/kernel/json-schema';
 import { arrayOf, integer, object, oneOf, string } from '../../domain/kernel/shapes';
-import { LEAD_STATUSES } from '../../domain/leads/status-rules';
+import { LEAD_STATUSES } from '../../domain/leads';
 import { PATCH_STEPS } from '../rest/lead-patch';
 
 /** Text the service stores: any characters but NUL, which PostgreSQL text cannot hold (refused with 400). */

@@ -8,7 +8,7 @@ import {
   type SPFResult,
 } from 'mailauth';
 import { getDomain } from 'tldts';
-import type { Authenticity } from '../../domain/conversations/entities';
+import type { Authenticity } from '../../domain/kernel/channels';
 
 /**
  * What the mail provider saw of the SMTP session, which the message itself cannot prove: the client's

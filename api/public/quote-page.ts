@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { money } from '../../domain/sales/documents';
+import { money } from '../../domain/sales';
 import type { AppContext } from '../context';
 
 /**

@@ -3,12 +3,15 @@ import type { Middleware } from 'koa';
 import { simpleParser } from 'mailparser';
 import type { DataSource } from 'typeorm';
 import type { DNSResolver } from 'mailauth';
-import { recordBounce } from '../../domain/conversations/operations/bounce';
-import { recordComplaint } from '../../domain/conversations/operations/complaint';
-import { receiveMessage } from '../../domain/conversations/operations/receive';
-import { unsubscribeByLink } from '../../domain/conversations/operations/unsubscribe';
-import { UNSUBSCRIBE_PATH, unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
-import { inboundEmailSecretValid } from '../../domain/identity/inbound-email';
+import {
+  receiveMessage,
+  recordBounce,
+  recordComplaint,
+  UNSUBSCRIBE_PATH,
+  unsubscribeByLink,
+  unsubscribeLinks,
+} from '../../domain/conversations';
+import { inboundEmailSecretValid } from '../../domain/identity';
 import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';

@@ -3,12 +3,19 @@ import { toJsonSchema } from '../../domain/kernel/json-schema';
 import { runOperation } from '../../domain/kernel/runner';
 import { arrayOf, object, oneOf } from '../../domain/kernel/shapes';
 import { validate } from '../../domain/kernel/validate';
-import { addLeadNote } from '../../domain/leads/operations/add-note';
-import { setLeadStatus, type Warning } from '../../domain/leads/operations/set-status';
-import { updateLead } from '../../domain/leads/operations/update';
-import { LEAD, WARNINGS } from '../../domain/leads/outputs';
-import type { LeadView } from '../../domain/leads/views';
-import { leadIdField, leadPatchSchema, objectBody, trimStrings } from '../../domain/leads/schemas';
+import {
+  addLeadNote,
+  LEAD,
+  leadIdField,
+  leadPatchSchema,
+  type LeadView,
+  objectBody,
+  setLeadStatus,
+  trimStrings,
+  updateLead,
+  type Warning,
+  WARNINGS,
+} from '../../domain/leads';
 import type { RestRoute } from './routes';
 import { restActor } from './routes';
 

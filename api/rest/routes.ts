@@ -9,7 +9,7 @@ import type { Requirement } from '../../domain/kernel/permissions';
 import { execute } from '../../domain/kernel/runner';
 import { validate } from '../../domain/kernel/validate';
 import { allOperations } from '../../domain/registry';
-import { objectBody } from '../../domain/leads/schemas';
+import { objectBody } from '../../domain/leads';
 import type { AppContext, RequestState } from '../context';
 import { requires } from '../middleware/authenticate';
 import { leadPatchRoute } from './lead-patch';

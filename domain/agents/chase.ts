@@ -1,9 +1,7 @@
 import type { Actor } from '../kernel/actor';
 import type { Data } from '../kernel/data';
 import type { OperationContext } from '../kernel/operation';
-import type { Lead } from '../leads/entities';
-import { moveStatus } from '../leads/move-status';
-import { leadsIn } from '../leads/repository/leads';
+import { type Lead, leadsIn, moveStatus } from '../leads';
 
 /**
  * A chase message left for a (locked) lead: follow-up is ACTIVE, and a NEW lead is now CONTACTED

@@ -1,6 +1,5 @@
 import type { OperationContext } from '../kernel/operation';
-import type { Lead } from '../leads/entities';
-import { leadsIn } from '../leads/repository/leads';
+import { type Lead, leadsIn } from '../leads';
 import { agentDraftsIn, agentRunsIn, handoffsIn } from './repository';
 import { readReply } from './templates';
 

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { describe } from '../kernel/json-schema';
-import { LEAD_STATUSES } from '../leads/status-rules';
+import { LEAD_STATUSES } from '../leads';
 import { AGENT_TYPES, REVIEW_LEVELS } from './entities';
 
 /** The caps a workspace may set; a limit above them (or of zero) is refused, naming it. */

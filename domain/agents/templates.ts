@@ -1,5 +1,5 @@
-import { render, valuesFor } from '../campaigns/templates';
-import type { Lead } from '../leads/entities';
+import { render, valuesFor } from '../campaigns';
+import type { Lead } from '../leads';
 
 /**
  * What a follow-up agent writes and how it reads a reply: versioned rules chosen by the service, never a

@@ -1,6 +1,6 @@
 import type { Data } from '../kernel/data';
-import { connectionsIn } from '../connections/repository';
-import { decryptSecret } from '../webhooks/secrets';
+import { connectionsIn } from '../connections';
+import { decryptSecret } from '../webhooks';
 import { calDavClient, type CalDavClient } from './caldav';
 
 /** The workspace's connected CalDAV calendar, ready to talk to, or undefined when none is connected. */

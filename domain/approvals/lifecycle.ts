@@ -7,7 +7,7 @@ import type { Requirement } from '../kernel/permissions';
 import type { Services } from '../kernel/operation';
 import { requestHash } from '../kernel/idempotency';
 import { roleRefusal } from '../kernel/permissions';
-import { membersIn } from '../identity/repository';
+import { membersIn } from '../identity';
 import type { Approval, ApprovalStatus } from './entities';
 import { approvalsIn, type MoveFields } from './repository';
 import { APPROVAL_TTL_DAYS, WITHDRAWN_BY_ASSISTANT, approvalView, type ApprovalView } from './views';

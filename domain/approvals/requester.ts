@@ -1,5 +1,5 @@
 import { refusalReason, type Requirement } from '../kernel/permissions';
-import type { KeyStanding } from '../identity/repository';
+import type { KeyStanding } from '../identity';
 
 /**
  * Why the key that parked a request can no longer ask for it, or undefined while it can: the key live

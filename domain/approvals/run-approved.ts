@@ -2,12 +2,12 @@ import type { Actor } from '../kernel/actor';
 import { writeAudit } from '../kernel/audit';
 import { Data } from '../kernel/data';
 import { effectDigest, gateRefusal } from '../kernel/effect';
+import { parkedOperation } from '../kernel/gate';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
 import { roleRefusal } from '../kernel/permissions';
 import { runOperation } from '../kernel/runner';
-import { keysIn, membersIn } from '../identity/repository';
-import { operationNamed } from '../registry';
+import { keysIn, membersIn } from '../identity';
 import type { RecordedError } from './entities';
 import { requesterRefusal } from './requester';
 import { lock, move } from './lifecycle';
@@ -55,7 +55,7 @@ export async function runApproved(services: Services, approvalId: string): Promi
     },
   };
   try {
-    const op = operationNamed(row.operation);
+    const op = parkedOperation(row.operation);
     if (!op) throw new DomainError('not_found', `The operation ${row.operation} no longer exists.`);
     const demoted = roleRefusal(actor.role, APPROVER_ROLE);
     if (demoted)

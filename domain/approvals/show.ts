@@ -2,7 +2,7 @@ import type { Data } from '../kernel/data';
 import { changedParts } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { AnyOperation } from '../kernel/operation';
-import { keysIn } from '../identity/repository';
+import { keysIn } from '../identity';
 import type { Approval } from './entities';
 import { requesterRefusal } from './requester';
 import { approvalView } from './views';

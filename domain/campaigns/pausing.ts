@@ -1,5 +1,4 @@
-import { deliverabilityOf, type DeliverabilityLimits } from '../identity/deliverability';
-import { workspaceNamed } from '../identity/repository';
+import { type DeliverabilityLimits, deliverabilityOf, workspaceNamed } from '../identity';
 import type { OperationContext } from '../kernel/operation';
 import type { Campaign, PauseReason } from './entities';
 import { campaignsIn, type FeedbackFigures } from './repository';

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { describe } from '../kernel/json-schema';
-import { LEAD_STATUSES } from '../leads/status-rules';
+import { LEAD_STATUSES } from '../leads';
 import { CAMPAIGN_CHANNELS } from './entities';
 import { PLACEHOLDERS, unknownPlaceholders } from './templates';
 

@@ -1,5 +1,5 @@
 import type { Data } from '../kernel/data';
-import type { Feedback } from '../conversations/entities';
+import type { Feedback } from '../conversations';
 import type { Campaign } from './entities';
 
 /** A recipient due for its next step, with what sending needs to know about the lead. */

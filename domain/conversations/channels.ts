@@ -1,9 +1,6 @@
 import * as yup from 'yup';
 import { describe } from '../kernel/json-schema';
 
-/** The channels a lead can write or be written to on. */
-export const CHANNELS = ['email', 'sms', 'whatsapp', 'voice', 'chat', 'form'] as const;
-
 /**
  * The channels a message can be sent to a lead on, and which of the lead's addresses each reaches:
  * email over SMTP; SMS and WhatsApp through the SMS provider (Twilio's Messages API sends both).

@@ -1,8 +1,9 @@
-import { brakeOnFeedback } from '../campaigns/pausing';
+import { campaignFeedback } from './hooks';
 import { notFound } from '../kernel/errors';
 import type { OperationContext } from '../kernel/operation';
-import { suppressAddress, type SuppressionView } from '../leads/suppress';
-import type { Authenticity, Feedback, Message } from './entities';
+import { suppressAddress, type SuppressionView } from '../leads';
+import type { Authenticity } from '../kernel/channels';
+import type { Feedback, Message } from './entities';
 import { messagesIn } from './repository';
 
 /** What a report (a bounce, a complaint) says it is about. */
@@ -49,6 +50,6 @@ export async function takeFeedback(
     reason: feedback === 'complaint' ? 'complaint' : 'bounce',
     source,
   });
-  const braked = msg.campaign_id ? !!(await brakeOnFeedback(ctx, msg.campaign_id)) : false;
+  const braked = msg.campaign_id ? (await campaignFeedback.raise(ctx, msg.campaign_id)).some(Boolean) : false;
   return { suppression, braked };
 }

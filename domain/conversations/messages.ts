@@ -1,11 +1,8 @@
-import { agentReadsReply } from '../agents/handover';
+import { replyReceived } from './hooks';
 import type { OperationContext } from '../kernel/operation';
 import type { Classification } from '../kernel/event-catalogue';
-import { announceIntent, isQualified } from '../leads/intent';
-import { classifyMessage, readIntent, type IntentReading } from '../leads/intent-rules';
+import { announceIntent, type InboundEffect, inboundEffect, isQualified, type Lead, leadsIn } from '../leads';
 import type { Message } from './entities';
-import type { Lead } from '../leads/entities';
-import { leadsIn } from '../leads/repository/leads';
 import { messagesIn, type MessageRecord } from './repository';
 
 /** A message as the conversation tools show it. */
@@ -24,28 +21,6 @@ export type MessageView = Pick<Message, 'id' | 'lead_id' | 'channel' | 'status' 
   direction: 'inbound';
   at: string;
 };
-
-/** What an inbound message does to its lead: it needs attention, and its buying intent may move. */
-export type InboundEffect = {
-  classification: Classification | null;
-  reading: IntentReading | undefined;
-  changes: Pick<Lead, 'needs_attention'> & Partial<Pick<Lead, 'intent' | 'intent_score'>>;
-};
-
-export function inboundEffect(lead: Pick<Lead, 'intent' | 'intent_score'>, body: string): InboundEffect {
-  const classification = classifyMessage(body);
-  const reading = classification
-    ? readIntent(classification, { intent: lead.intent, score: lead.intent_score })
-    : undefined;
-  return {
-    classification,
-    reading,
-    changes: {
-      needs_attention: true,
-      ...(reading && { intent: reading.intent, intent_score: reading.score }),
-    },
-  };
-}
 
 /**
  * Stores an inbound message on a (locked) lead, classified by the intent rules, and marks the lead as
@@ -100,7 +75,7 @@ export async function recordInboundMessageIn(
         classification,
       },
     );
-    await agentReadsReply(ctx, lead, { id: view.id, channel: msg.channel, body: msg.body });
+    await replyReceived.raise(ctx, lead, { id: view.id, channel: msg.channel, body: msg.body });
   }
   return { message: view, lead: { ...lead, ...effect.changes } };
 }

@@ -1,7 +1,6 @@
 import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
-import type { Lead } from '../leads/entities';
-import { suppressionsIn } from '../leads/repository/suppressions';
+import { type Lead, suppressionsIn } from '../leads';
 import { OUTBOUND_CHANNELS, type OutboundChannel } from './channels';
 import type { Message } from './entities';
 import { messagesIn } from './repository';

@@ -1,13 +1,5 @@
-import { integer, nullable, object, oneOf, page, string, uuid, dateTime } from '../kernel/shapes';
-import { CHANNELS } from './channels';
-import { AUTHENTICITIES } from './entities';
-
-/** An inbound email's verdict, as every door shows it. */
-export const AUTHENTICITY = {
-  ...nullable(oneOf(AUTHENTICITIES)),
-  description:
-    "An inbound email's verdict: verified (its sender's domain passed DKIM or SPF aligned with From) or unverified (not proven: it is kept and shown, and changes nothing); null for other channels, outbound messages and mail stored before verdicts were kept.",
-};
+import { integer, object, oneOf, page, string, uuid, dateTime } from '../kernel/shapes';
+import { AUTHENTICITY, CHANNELS } from '../kernel/channels';
 
 /** A message as the conversation tools show it. */
 export const MESSAGE = object(

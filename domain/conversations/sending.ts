@@ -17,25 +17,6 @@ export const SEND_ATTEMPTS = SEND_LADDER_MS.length + 1;
 /** The longest one hand-over to a provider may take. */
 export const SEND_TIMEOUT_MS = 20_000;
 
-/**
- * An outbound message's life: `queued` (written with the change), `sending` (handed to the provider
- * right now), `sent` (the provider accepted it), `retrying` (a transient failure; it waits for its next
- * hand-over), `failed` (a permanent failure or the ladder ran out), `suppressed` (the contact opted out
- * or was blocked before it left), `bounced` (an authenticated bounce report came back: the provider took it, and
- * the receiving side refused it for good).
- * Inbound messages are `received`.
- */
-export const OUTBOUND_STATUSES = [
-  'queued',
-  'sending',
-  'sent',
-  'retrying',
-  'failed',
-  'suppressed',
-  'bounced',
-] as const;
-export type OutboundStatus = (typeof OUTBOUND_STATUSES)[number];
-
 /** What a provider said of one hand-over. */
 export type ProviderResult =
   | { kind: 'sent'; providerMessageId: string }

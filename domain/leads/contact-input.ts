@@ -1,4 +1,4 @@
-import { workspaceNamed } from '../identity/repository';
+import { workspaceNamed } from '../identity';
 import type { Data } from '../kernel/data';
 import { invalid } from '../kernel/errors';
 import { CONTACT_FIELDS, type Contact } from './views';

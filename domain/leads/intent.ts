@@ -1,8 +1,14 @@
 import type { Classification } from '../kernel/event-catalogue';
 import type { OperationContext } from '../kernel/operation';
-import { openOpportunity } from '../sales/opportunities';
 import type { Lead } from './entities';
-import { BUYING, INTENT_RULES_VERSION, type IntentReading } from './intent-rules';
+import { opportunityWanted, type InboundEffect } from './hooks';
+import {
+  BUYING,
+  INTENT_RULES_VERSION,
+  classifyMessage,
+  readIntent,
+  type IntentReading,
+} from './intent-rules';
 import { qualificationCompleteness } from './scoring';
 
 /** A lead that finished qualification as qualified: its status says so, or its grade does. */
@@ -40,5 +46,21 @@ export async function announceIntent(
     },
   );
   if (BUYING.includes(reading.intent) && before.qualified)
-    await openOpportunity(ctx, lead, 'BUYING_INTENT', 'QUALIFIED');
+    await opportunityWanted.raise(ctx, lead, 'BUYING_INTENT');
+}
+
+/** What an inbound message with this body does to the lead: read by the intent rules. */
+export function inboundEffect(lead: Pick<Lead, 'intent' | 'intent_score'>, body: string): InboundEffect {
+  const classification = classifyMessage(body);
+  const reading = classification
+    ? readIntent(classification, { intent: lead.intent, score: lead.intent_score })
+    : undefined;
+  return {
+    classification,
+    reading,
+    changes: {
+      needs_attention: true,
+      ...(reading && { intent: reading.intent, intent_score: reading.score }),
+    },
+  };
 }

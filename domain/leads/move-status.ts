@@ -1,8 +1,8 @@
 import { actorRef } from '../kernel/actor';
 import type { Changes } from '../kernel/data';
 import type { OperationContext } from '../kernel/operation';
-import { closeOpportunity, openOpportunity } from '../sales/opportunities';
 import type { Lead } from './entities';
+import { leadClosed, opportunityWanted } from './hooks';
 import { leadsIn } from './repository/leads';
 import type { LeadStatus } from './status-rules';
 
@@ -26,8 +26,8 @@ export async function moveStatus(
     { lead_id: lead.id, status, previous_status: lead.status, changed_by: actorRef(ctx.actor) },
   );
   // An opportunity follows its lead: opened when the lead is booked, closed when it is won or lost.
-  if (status === 'BOOKED') await openOpportunity(ctx, lead, 'BOOKING', 'BOOKED');
+  if (status === 'BOOKED') await opportunityWanted.raise(ctx, lead, 'BOOKING');
   if (status === 'WON' || status === 'LOST')
-    await closeOpportunity(ctx, lead, status, reason ?? `The lead was marked ${status}.`);
+    await leadClosed.raise(ctx, lead, status, reason ?? `The lead was marked ${status}.`);
   return updated;
 }

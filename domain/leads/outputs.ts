@@ -1,5 +1,4 @@
 import * as yup from 'yup';
-import { CHANNELS } from '../conversations/channels';
 import { toJsonSchema, type JsonSchema } from '../kernel/json-schema';
 import {
   arrayOf,
@@ -13,8 +12,7 @@ import {
   string,
   uuid,
 } from '../kernel/shapes';
-import { OUTBOUND_STATUSES } from '../conversations/sending';
-import { AUTHENTICITY } from '../conversations/outputs';
+import { AUTHENTICITY, CHANNELS, OUTBOUND_STATUSES } from '../kernel/channels';
 import { contactFields, MAX_SOURCE_LENGTH } from './schemas';
 import { LEAD_STATUSES } from './status-rules';
 

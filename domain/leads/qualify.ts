@@ -1,8 +1,7 @@
-import { messagesIn } from '../conversations/repository';
 import type { OperationContext } from '../kernel/operation';
-import { openOpportunity } from '../sales/opportunities';
 import { BUYING } from './intent-rules';
 import type { Lead } from './entities';
+import { anyYes, inboundMessageKnown, opportunityWanted } from './hooks';
 import { leadsIn, type ScoreValues } from './repository/leads';
 import { SCORING_VERSION, scoreLead, type ScoreResult } from './scoring';
 
@@ -43,7 +42,11 @@ export async function qualifyLeadIn(
   hasInbound?: boolean,
 ): Promise<Lead> {
   const data = ctx.data.in(lead.workspace_id);
-  const scoring = scoringOf(lead, hasInbound ?? (await messagesIn(data).hasInbound(lead.id)), trigger);
+  const scoring = scoringOf(
+    lead,
+    hasInbound ?? (await anyYes(inboundMessageKnown.raise(data, lead.id))),
+    trigger,
+  );
   const scored = await leadsIn(data).rescore(lead.id, scoring.row);
   await announceQualification(ctx, scored, scoring, lead.score_grade);
   return scored;
@@ -84,5 +87,5 @@ export async function announceQualification(
   }
   // Qualified with buying intent: a sales opportunity.
   if (s.result === 'QUALIFIED' && lead.intent !== null && BUYING.includes(lead.intent))
-    await openOpportunity(ctx, lead, 'BUYING_INTENT', 'QUALIFIED');
+    await opportunityWanted.raise(ctx, lead, 'BUYING_INTENT');
 }

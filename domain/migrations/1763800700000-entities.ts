@@ -1,5 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { SEARCH_TEXT } from '../leads/entities';
+
+/** leads.search_text's expression as this migration wrote it (a migration is frozen: it imports no area). */
+const SEARCH_TEXT =
+  "lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone, ''))";
 
 /**
  * The tables became TypeORM entities. TypeORM keeps what it cannot read back from PostgreSQL in a

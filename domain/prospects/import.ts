@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, parse, type Info, type InfoRecord } from 'csv-parse';
 import { DomainError } from '../kernel/errors';
 import { EMAIL_PATTERN } from '../kernel/validate';
-import { countryOfTimezone, normaliseEmail, normalisePhone } from '../leads/normalise';
+import { countryOfTimezone, normaliseEmail, normalisePhone } from '../leads';
 import { PROSPECT_FIELDS, type ProspectField, type ProspectList } from './entities';
 import { prospectsIn, type Candidate } from './repository';
 import type { Data } from '../kernel/data';

@@ -1,4 +1,4 @@
-import { countryOfTimezone } from '../leads/normalise';
+import { countryOfTimezone } from '../leads';
 import type { Prospect, Reason } from './entities';
 
 /**

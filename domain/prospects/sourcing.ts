@@ -1,4 +1,4 @@
-import { workspaceNamed } from '../identity/repository';
+import { workspaceNamed } from '../identity';
 import { Data } from '../kernel/data';
 import type { OperationContext, Services } from '../kernel/operation';
 import { notFound } from '../kernel/errors';

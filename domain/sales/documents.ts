@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { instantOf } from '../appointments/time';
+import { instantOf } from '../appointments';
 import type { Interval, Line, Quote } from './entities';
 
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

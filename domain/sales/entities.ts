@@ -1,4 +1,4 @@
-import type { SellerProfile } from '../identity/seller-profile';
+import type { SellerProfile } from '../identity';
 import type { OpportunityStage } from '../kernel/event-catalogue';
 import {
   clockDefault,

@@ -1,6 +1,6 @@
 import type { OperationContext } from '../kernel/operation';
 import type { OpportunityStage } from '../kernel/event-catalogue';
-import type { Lead } from '../leads/entities';
+import type { Lead } from '../leads';
 import type { Opportunity, Payment } from './entities';
 import { opportunitiesIn } from './repository';
 

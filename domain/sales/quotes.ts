@@ -1,11 +1,9 @@
-import { queueMessage } from '../conversations/outbound';
+import { queueMessage } from '../conversations';
 import type { Data } from '../kernel/data';
 import { DomainError, invalid } from '../kernel/errors';
 import type { OperationContext } from '../kernel/operation';
-import { workspaceTimezone } from '../leads/contact-input';
-import type { Lead } from '../leads/entities';
-import { workspaceNamed } from '../identity/repository';
-import { sellerNamed } from '../identity/seller-profile';
+import { type Lead, workspaceTimezone } from '../leads';
+import { sellerNamed, workspaceNamed } from '../identity';
 import type { Quote } from './entities';
 import { dayIn, documentOf, endOfDay, money, newPageToken, sha256 } from './documents';
 import { nextNumber, opportunitiesIn, quotesIn } from './repository';

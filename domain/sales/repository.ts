@@ -1,7 +1,7 @@
 import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
 import type { OpportunityStage } from '../kernel/event-catalogue';
-import { lockLead } from '../leads/repository/leads';
+import { lockLead } from '../leads';
 import {
   InvoiceEntity,
   OpportunityEntity,

@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { ipv6ToBigInt } from '../identity/ip-allowlist';
+import { ipv6ToBigInt } from '../identity';
 
 // Loopback, private, link-local, CGNAT, multicast, documentation and other non-public IPv4 ranges.
 const blockedV4 = new BlockList();

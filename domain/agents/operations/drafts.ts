@@ -1,10 +1,10 @@
 import * as yup from 'yup';
-import { queueMessage } from '../../conversations/outbound';
+import { queueMessage } from '../../conversations';
 import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
-import { lockLead } from '../../leads/repository/leads';
+import { lockLead } from '../../leads';
 import { markChased } from '../chase';
 import type { AgentDraft } from '../entities';
 import { agentDraftsIn } from '../repository';

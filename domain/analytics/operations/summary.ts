@@ -1,12 +1,11 @@
 import * as yup from 'yup';
-import { ACTION_KINDS } from '../../agents/entities';
+import { ACTION_KINDS } from '../../agents';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { integer, nullable, number, object, string } from '../../kernel/shapes';
-import { workspaceTimezone } from '../../leads/contact-input';
-import { LEAD_STATUSES } from '../../leads/status-rules';
+import { LEAD_STATUSES, workspaceTimezone } from '../../leads';
 import { analyticsIn } from '../repository';
 
 const ANALYTICS_READ: Requirement = { scope: 'analytics:read', minRole: 'viewer' };

@@ -3,7 +3,7 @@ import { actorRef } from '../../kernel/actor';
 import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { defineOperation, type BookingDecision } from '../../kernel/operation';
-import { LEADS_WRITE } from '../../leads/requirements';
+import { LEADS_WRITE } from '../../leads';
 import { appointmentsIn } from '../repository';
 import type { AppointmentStatus } from '../rules';
 import { APPOINTMENT, type AppointmentView } from '../views';

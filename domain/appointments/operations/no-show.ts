@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { DomainError, notFound } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { LEADS_WRITE } from '../../leads/requirements';
+import { LEADS_WRITE } from '../../leads';
 import { appointmentsIn } from '../repository';
 import { meetingFields } from '../record';
 import { APPOINTMENT, appointmentView } from '../views';

@@ -3,7 +3,7 @@ import { invalid, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { DEFAULT_PAGE_SIZE } from '../../kernel/validate';
-import { LEADS_READ } from '../../leads/requirements';
+import { LEADS_READ } from '../../leads';
 import { appointmentsIn } from '../repository';
 import { APPOINTMENT_STATUSES } from '../rules';
 import { APPOINTMENT, APPOINTMENT_LIST, appointmentView } from '../views';

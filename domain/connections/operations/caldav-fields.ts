@@ -2,8 +2,7 @@ import * as yup from 'yup';
 import { invalid } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import type { Services } from '../../kernel/operation';
-import { encryptSecret } from '../../webhooks/secrets';
-import { checkTarget } from '../../webhooks/url-policy';
+import { checkTarget, encryptSecret } from '../../webhooks';
 import type { CalendarAccess } from '../repository';
 import type { SystemId } from '../systems';
 

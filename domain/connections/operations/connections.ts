@@ -4,7 +4,7 @@ import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
-import { workspaceNamed } from '../../identity/repository';
+import { workspaceNamed } from '../../identity';
 import type { Connection } from '../entities';
 import { connectionsIn } from '../repository';
 import { displayName, SYSTEM_IDS, systemId } from '../systems';

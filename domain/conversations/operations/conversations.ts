@@ -1,13 +1,12 @@
 import * as yup from 'yup';
-import { handoffsIn } from '../../agents/repository';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
-import { LEADS_READ, LEADS_WRITE } from '../../leads/requirements';
-import { leadsIn, lockLead } from '../../leads/repository/leads';
-import { leadIdField } from '../../leads/schemas';
-import { CHANNELS, OUTBOUND_CHANNELS, messageBody, type OutboundChannel } from '../channels';
+import { leadIdField, LEADS_READ, LEADS_WRITE, leadsIn, lockLead } from '../../leads';
+import { CHANNELS } from '../../kernel/channels';
+import { OUTBOUND_CHANNELS, messageBody, type OutboundChannel } from '../channels';
+import { personReplied } from '../hooks';
 import { messageView } from '../messages';
 import { LEAD_MESSAGE, THREAD, THREADS } from '../outputs';
 import { queueMessage } from '../outbound';
@@ -120,7 +119,7 @@ export const replyToConversation = defineOperation({
     const row = await queueMessage(data, lead, { channel: channel as OutboundChannel, body, subject });
     // The reply answers the lead's waiting messages, and a person's reply picks up any hand-over.
     await leadsIn(data).mark(lead.id, { needs_attention: false });
-    if (ctx.actor.type !== 'agent') await handoffsIn(data).resolveFor(lead.id);
+    if (ctx.actor.type !== 'agent') await personReplied.raise(data, lead.id);
     ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row.id, channel });
     return { ...messageView(row), lead_id: lead.id };
   },

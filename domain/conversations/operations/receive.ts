@@ -2,14 +2,18 @@ import * as yup from 'yup';
 import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { normaliseContact, workspaceTimezone } from '../../leads/contact-input';
-import { leadsIn, lockLead } from '../../leads/repository/leads';
-import { LEADS_WRITE } from '../../leads/requirements';
-import { suppressAddress } from '../../leads/suppress';
+import {
+  LEADS_WRITE,
+  leadsIn,
+  lockLead,
+  normaliseContact,
+  suppressAddress,
+  workspaceTimezone,
+} from '../../leads';
 import { messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
 import { LEAD_MESSAGE } from '../outputs';
-import { AUTHENTICITIES } from '../entities';
+import { AUTHENTICITIES } from '../../kernel/channels';
 import { messagesIn } from '../repository';
 import { isStopWord } from '../sending';
 

@@ -1,10 +1,9 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { LEADS_WRITE } from '../../leads/requirements';
-import { lockLead } from '../../leads/repository/leads';
-import { leadIdField } from '../../leads/schemas';
-import { CHANNELS, messageBody } from '../channels';
+import { leadIdField, LEADS_WRITE, lockLead } from '../../leads';
+import { CHANNELS } from '../../kernel/channels';
+import { messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
 import { LEAD_MESSAGE } from '../outputs';
 

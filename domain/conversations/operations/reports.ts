@@ -1,8 +1,8 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { WRITE } from '../../kernel/operation';
-import { LEADS_WRITE } from '../../leads/requirements';
-import { AUTHENTICITIES } from '../entities';
+import { LEADS_WRITE } from '../../leads';
+import { AUTHENTICITIES } from '../../kernel/channels';
 
 /**
  * What every report operation is: the service itself acting for the inbound route (never a key), in the

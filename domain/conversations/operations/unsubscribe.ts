@@ -3,10 +3,7 @@ import { notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { object, string, uuid, boolean } from '../../kernel/shapes';
-import { lockLead } from '../../leads/repository/leads';
-import { suppressionsIn } from '../../leads/repository/suppressions';
-import { LEADS_WRITE } from '../../leads/requirements';
-import { suppressAddress } from '../../leads/suppress';
+import { LEADS_WRITE, lockLead, suppressAddress, suppressionsIn } from '../../leads';
 import { messagesIn } from '../repository';
 import { unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
 

@@ -1,13 +1,12 @@
 import * as yup from 'yup';
-import { inboundEffect, recordInboundMessageIn } from '../../conversations/messages';
-import { messagesIn } from '../../conversations/repository';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { needsTimezone, normaliseContact, workspaceTimezone } from '../contact-input';
 import type { Lead, Touch } from '../entities';
 import { INTAKE_RESULT } from '../outputs';
-import { isQualified } from '../intent';
+import { anyYes, inboundMessageKnown, intakeMessageArrived, type IntakeMessage } from '../hooks';
+import { inboundEffect, isQualified } from '../intent';
 import { announceQualification, scoringOf } from '../qualify';
 import { leadsIn } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
@@ -146,7 +145,9 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
     return { data: null, outcome: 'SUPPRESSED' };
   }
 
-  const message = intake.message ? { channel: 'form', body: intake.message, isReply: false } : undefined;
+  const message: IntakeMessage | undefined = intake.message
+    ? { channel: 'form', body: intake.message, isReply: false }
+    : undefined;
   let lead: Lead;
   let outcome: IntakeOutcome;
   if (match) {
@@ -173,19 +174,25 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
       // new score, instead of an update for each.
       const effect = message ? inboundEffect(match, message.body) : undefined;
       const values = { ...filled, ...effect?.changes };
-      const hasInbound = !!message || (await messagesIn(ctx.data).hasInbound(match.id));
+      const hasInbound = !!message || (await anyYes(inboundMessageKnown.raise(ctx.data, match.id)));
       const scoring = scoringOf({ ...match, ...values }, hasInbound, 'lead.touched');
       lead = await leads.rescore(match.id, scoring.row, values);
       await touch(lead.id, outcome, changed);
       if (message) {
         const before = { intent: match.intent, qualified: isQualified(match) };
-        await recordInboundMessageIn(ctx, lead, message, { effect: effect!, before });
+        await intakeMessageArrived.raise(ctx, lead, message, { effect: effect!, before });
       }
       await announceQualification(ctx, lead, scoring, match.score_grade);
     } else {
       lead = await leads.fillQuietly(match, filled);
       await touch(lead.id, outcome, changed);
-      if (message) ({ lead } = await recordInboundMessageIn(ctx, lead, message));
+      if (message) {
+        const effect = inboundEffect(lead, message.body);
+        const before = { intent: lead.intent, qualified: isQualified(lead) };
+        await leads.mark(lead.id, effect.changes);
+        lead = { ...lead, ...effect.changes };
+        await intakeMessageArrived.raise(ctx, lead, message, { effect, before });
+      }
     }
   } else {
     // A new lead is written once, with its first touch, its score and what its message does to it.
@@ -223,7 +230,7 @@ export async function recordIntake(ctx: OperationContext, intake: ParsedIntake):
     );
     // A new lead had no intent; its qualification, announced next, decides on an opportunity.
     if (message)
-      await recordInboundMessageIn(ctx, lead, message, {
+      await intakeMessageArrived.raise(ctx, lead, message, {
         effect: effect!,
         before: { intent: null, qualified: false },
       });

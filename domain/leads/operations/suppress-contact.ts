@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { CHANNELS } from '../../conversations/channels';
+import { CHANNELS } from '../../kernel/channels';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { SUPPRESSION } from '../outputs';

@@ -1,4 +1,4 @@
-import type { Message } from '../../conversations/entities';
+import type { Authenticity } from '../../kernel/channels';
 import type { Data } from '../../kernel/data';
 import { bind } from '../../kernel/statements';
 import { LeadEntity, type Lead } from '../entities';
@@ -10,10 +10,19 @@ export const LEAD_COLUMNS = Object.entries(LeadEntity.options.columns)
   .filter(([, column]) => column?.select !== false)
   .map(([name]) => name);
 
-export type RecentMessage = Pick<
-  Message,
-  'id' | 'direction' | 'channel' | 'status' | 'body' | 'at' | 'authenticity'
->;
+/**
+ * A message of the lead's recent activity, read from the conversations area's table in the lead's one
+ * query (GET /leads/{id} answers in one round trip): read here, written only by conversations.
+ */
+export type RecentMessage = {
+  id: string;
+  direction: string;
+  channel: string;
+  status: string;
+  body: string;
+  at: Date;
+  authenticity: Authenticity | null;
+};
 
 export type LeadFilter = {
   status?: LeadStatus;

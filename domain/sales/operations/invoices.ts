@@ -1,11 +1,10 @@
 import * as yup from 'yup';
-import { queueMessage } from '../../conversations/outbound';
+import { queueMessage } from '../../conversations';
 import { DomainError, invalid } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { boolean, object, page } from '../../kernel/shapes';
-import { moveStatus } from '../../leads/move-status';
-import { lockLead } from '../../leads/repository/leads';
+import { lockLead, moveStatus } from '../../leads';
 import { INVOICE_STATUSES, type Invoice } from '../entities';
 import { addDays, endOfDay, money, mrrOf } from '../documents';
 import { closeOpportunity } from '../opportunities';

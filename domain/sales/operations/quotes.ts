@@ -4,7 +4,7 @@ import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { object, page, string } from '../../kernel/shapes';
-import { lockLead } from '../../leads/repository/leads';
+import { lockLead } from '../../leads';
 import type { Interval, Quote } from '../entities';
 import { priced } from '../documents';
 import { openOpportunity } from '../opportunities';

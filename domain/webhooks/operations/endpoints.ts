@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { ownerIdByEmail } from '../../identity/repository';
+import { ownerIdByEmail } from '../../identity';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../kernel/event-catalogue';
 import { DomainError, invalid, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
