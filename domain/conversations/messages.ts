@@ -2,7 +2,7 @@ import { agentReadsReply } from '../agents/handover';
 import type { OperationContext } from '../kernel/operation';
 import type { Classification } from '../kernel/event-catalogue';
 import { announceIntent, isQualified } from '../leads/intent';
-import { classifyMessage, readIntent, type IntentReading } from '../leads/intent-rules';
+import { readIntent, readReply, type IntentReading, type ReplyReading } from '../leads/reply-reading';
 import type { Message } from './entities';
 import type { Lead } from '../leads/entities';
 import { leadsIn } from '../leads/repository/leads';
@@ -25,30 +25,36 @@ export type MessageView = Pick<Message, 'id' | 'lead_id' | 'channel' | 'status' 
   at: string;
 };
 
-/** What an inbound message does to its lead: it needs attention, and its buying intent may move. */
+/**
+ * What an inbound message does to its lead: it needs attention, and its buying intent may move. The
+ * message is read once; qualification and a chasing agent act on the same reading.
+ */
 export type InboundEffect = {
+  reply: ReplyReading | null;
   classification: Classification | null;
-  reading: IntentReading | undefined;
+  intent: IntentReading | undefined;
   changes: Pick<Lead, 'needs_attention'> & Partial<Pick<Lead, 'intent' | 'intent_score'>>;
 };
 
 export function inboundEffect(lead: Pick<Lead, 'intent' | 'intent_score'>, body: string): InboundEffect {
-  const classification = classifyMessage(body);
-  const reading = classification
+  const reply = readReply(body);
+  const classification = reply?.classification ?? null;
+  const intent = classification
     ? readIntent(classification, { intent: lead.intent, score: lead.intent_score })
     : undefined;
   return {
+    reply,
     classification,
-    reading,
+    intent,
     changes: {
       needs_attention: true,
-      ...(reading && { intent: reading.intent, intent_score: reading.score }),
+      ...(intent && { intent: intent.intent, intent_score: intent.score }),
     },
   };
 }
 
 /**
- * Stores an inbound message on a (locked) lead, classified by the intent rules, and marks the lead as
+ * Stores an inbound message on a (locked) lead, read by the reply rules, and marks the lead as
  * needing attention; the classification may move the lead's buying intent (one update of the lead for
  * both). A reply (a lead writing back on a channel) also emits reply.received with the classification,
  * once per stored message. Answers the message and the lead as it now is.
@@ -84,9 +90,9 @@ export async function recordInboundMessageIn(
   const { classification } = effect;
   const view = await storeInbound(ctx, lead, msg, classification);
   if (!applied) await leadsIn(ctx.data.in(lead.workspace_id)).mark(lead.id, effect.changes);
-  if (effect.reading && classification) {
+  if (effect.intent && classification) {
     const before = applied?.before ?? { intent: lead.intent, qualified: isQualified(lead) };
-    await announceIntent(ctx, lead, effect.reading, { id: view.id, classification }, before);
+    await announceIntent(ctx, lead, effect.intent, { id: view.id, classification }, before);
   }
   if (msg.isReply) {
     await ctx.emit(
@@ -100,7 +106,7 @@ export async function recordInboundMessageIn(
         classification,
       },
     );
-    await agentReadsReply(ctx, lead, { id: view.id, channel: msg.channel, body: msg.body });
+    await agentReadsReply(ctx, lead, { id: view.id, channel: msg.channel }, effect.reply);
   }
   return { message: view, lead: { ...lead, ...effect.changes } };
 }

@@ -2,7 +2,7 @@ import type { Classification } from '../kernel/event-catalogue';
 import type { OperationContext } from '../kernel/operation';
 import { openOpportunity } from '../sales/opportunities';
 import type { Lead } from './entities';
-import { BUYING, INTENT_RULES_VERSION, type IntentReading } from './intent-rules';
+import { BUYING, REPLY_RULES_VERSION, type IntentReading } from './reply-reading';
 import { qualificationCompleteness } from './scoring';
 
 /** A lead that finished qualification as qualified: its status says so, or its grade does. */
@@ -36,7 +36,7 @@ export async function announceIntent(
       qualification_completeness: qualificationCompleteness(lead.answers),
       message_id: message.id,
       classification: message.classification,
-      rules_version: INTENT_RULES_VERSION,
+      rules_version: REPLY_RULES_VERSION,
     },
   );
   if (BUYING.includes(reading.intent) && before.qualified)

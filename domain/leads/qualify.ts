@@ -1,7 +1,7 @@
 import { messagesIn } from '../conversations/repository';
 import type { OperationContext } from '../kernel/operation';
 import { openOpportunity } from '../sales/opportunities';
-import { BUYING } from './intent-rules';
+import { BUYING } from './reply-reading';
 import type { Lead } from './entities';
 import { leadsIn, type ScoreValues } from './repository/leads';
 import { SCORING_VERSION, scoreLead, type ScoreResult } from './scoring';
