@@ -1,29 +1,30 @@
 import type { OperationContext } from '../kernel/operation';
-import { type Lead, leadsIn } from '../leads';
+import { type Lead, leadsIn, type ReplyReading } from '../leads';
 import { agentDraftsIn, agentRunsIn, handoffsIn } from './repository';
-import { readReply } from './templates';
 
 /**
- * A follow-up agent reads a reply from a lead it is chasing, in the transaction that stores it. A
- * message that needs a person (a complaint, a request to talk, a question no template answers) is
- * handed over: a handoff, `ai.escalated` and `lead.handover_required`; a "not interested" ends the
- * chase quietly. Either way follow-up stops for the lead and the agent's drafts for it are discarded.
+ * A follow-up agent acts on the reading of a reply from a lead it is chasing (domain/leads/reply-reading.ts,
+ * the reading qualification uses), in the transaction that stores it. A message that needs a person (a
+ * complaint, a request to talk or to book, a question no template answers) is handed over: a handoff,
+ * `ai.escalated` and `lead.handover_required`; a "not interested" or "not now" ends the chase quietly.
+ * Either way follow-up stops for the lead and the agent's drafts for it are discarded.
  */
 export async function agentReadsReply(
   ctx: Pick<OperationContext, 'data' | 'emit'>,
   lead: Lead,
-  message: { id: string; channel: string; body: string },
+  message: { id: string; channel: string },
+  reading: ReplyReading | null,
 ): Promise<void> {
+  if (!reading || (!reading.handover && !reading.declined)) return;
   if (lead.follow_up !== 'ACTIVE') return;
   const data = ctx.data.in(lead.workspace_id);
   const runs = agentRunsIn(data);
   const agentId = await runs.lastChaserOf(lead.id);
   if (!agentId) return;
-  const reading = readReply(message.body);
-  if (reading.kind === 'other') return;
   await leadsIn(data).mark(lead.id, { follow_up: 'STOPPED' });
   await agentDraftsIn(data).discardFor(agentId, lead.id, 'agent: the lead replied');
-  if (reading.kind === 'declined') {
+  const handover = reading.handover;
+  if (!handover) {
     await runs.record({
       agent_id: agentId,
       run_id: null,
@@ -39,8 +40,8 @@ export async function agentReadsReply(
     agent_id: agentId,
     message_id: message.id,
     channel: message.channel,
-    reason: reading.reason,
-    priority: reading.priority,
+    reason: handover.reason,
+    priority: handover.priority,
   });
   await runs.record({
     agent_id: agentId,
@@ -49,21 +50,21 @@ export async function agentReadsReply(
     lead_id: lead.id,
     subject_id: handoff.id,
     message_id: message.id,
-    outcome: `handed to a person: ${reading.reason.replaceAll('_', ' ')} (${reading.priority})`,
+    outcome: `handed to a person: ${handover.reason.replaceAll('_', ' ')} (${handover.priority})`,
   });
   const subject = { type: 'lead' as const, id: lead.id };
   await ctx.emit(lead.workspace_id, 'ai.escalated', subject, {
     handoff_id: handoff.id,
     lead_id: lead.id,
     conversation_id: conversationId(lead.id, message.channel),
-    reason: reading.reason,
-    priority: reading.priority,
+    reason: handover.reason,
+    priority: handover.priority,
   });
   await ctx.emit(lead.workspace_id, 'lead.handover_required', subject, {
     lead_id: lead.id,
-    reason: reading.reason,
+    reason: handover.reason,
     handoff_id: handoff.id,
-    priority: reading.priority,
+    priority: handover.priority,
   });
 }
 

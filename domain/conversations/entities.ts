@@ -34,7 +34,10 @@ export type Message = {
   /** A campaign's send: (campaign, lead, step) is unique, so no step reaches a lead twice. */
   campaign_id: string | null;
   campaign_step: number | null;
-  /** Inbound: what it says, by the intent rules (domain/leads/intent-rules.ts). */
+  /**
+   * Inbound: what it says, by the reply rules (domain/leads/reply-reading.ts). The labels are the same in
+   * every rules version, so the column keeps no version.
+   */
   classification: string | null;
   /**
    * Inbound email: whether its sender is proven (an unverified one is kept and shown, and acts on

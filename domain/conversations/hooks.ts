@@ -1,7 +1,7 @@
 import type { Data } from '../kernel/data';
 import { defineHook } from '../kernel/hooks';
 import type { OperationContext } from '../kernel/operation';
-import type { Lead } from '../leads';
+import type { Lead, ReplyReading } from '../leads';
 
 /*
  * What the conversations area tells the areas above it, in the caller's transaction (wired in
@@ -13,7 +13,7 @@ import type { Lead } from '../leads';
  * it, and may hand the lead over to a person or stop following up.
  */
 export const replyReceived = defineHook<
-  [Pick<OperationContext, 'data' | 'emit'>, Lead, { id: string; channel: string; body: string }]
+  [Pick<OperationContext, 'data' | 'emit'>, Lead, { id: string; channel: string }, ReplyReading | null]
 >('conversation.reply_received');
 
 /** A person (not an agent) replied to a lead: any hand-over waiting on the lead is resolved. */

@@ -1,7 +1,8 @@
 import { replyReceived } from './hooks';
 import type { OperationContext } from '../kernel/operation';
 import type { Classification } from '../kernel/event-catalogue';
-import { announceIntent, type InboundEffect, inboundEffect, isQualified, type Lead, leadsIn } from '../leads';
+import { announceIntent, inboundEffect, isQualified, type Lead, leadsIn } from '../leads';
+import type { InboundEffect } from '../leads';
 import type { Message } from './entities';
 import { messagesIn, type MessageRecord } from './repository';
 
@@ -23,7 +24,7 @@ export type MessageView = Pick<Message, 'id' | 'lead_id' | 'channel' | 'status' 
 };
 
 /**
- * Stores an inbound message on a (locked) lead, classified by the intent rules, and marks the lead as
+ * Stores an inbound message on a (locked) lead, read by the reply rules, and marks the lead as
  * needing attention; the classification may move the lead's buying intent (one update of the lead for
  * both). A reply (a lead writing back on a channel) also emits reply.received with the classification,
  * once per stored message. Answers the message and the lead as it now is.
@@ -59,9 +60,9 @@ export async function recordInboundMessageIn(
   const { classification } = effect;
   const view = await storeInbound(ctx, lead, msg, classification);
   if (!applied) await leadsIn(ctx.data.in(lead.workspace_id)).mark(lead.id, effect.changes);
-  if (effect.reading && classification) {
+  if (effect.intent && classification) {
     const before = applied?.before ?? { intent: lead.intent, qualified: isQualified(lead) };
-    await announceIntent(ctx, lead, effect.reading, { id: view.id, classification }, before);
+    await announceIntent(ctx, lead, effect.intent, { id: view.id, classification }, before);
   }
   if (msg.isReply) {
     await ctx.emit(
@@ -75,7 +76,7 @@ export async function recordInboundMessageIn(
         classification,
       },
     );
-    await replyReceived.raise(ctx, lead, { id: view.id, channel: msg.channel, body: msg.body });
+    await replyReceived.raise(ctx, lead, { id: view.id, channel: msg.channel }, effect.reply);
   }
   return { message: view, lead: { ...lead, ...effect.changes } };
 }

@@ -8,7 +8,7 @@ import {
   uuidKey,
 } from '../kernel/entity';
 import type { Intent } from '../kernel/event-catalogue';
-import { INTENTS } from './intent-rules';
+import { INTENTS } from './reply-reading';
 import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
 export const FOLLOW_UP = ['NOT_STARTED', 'ACTIVE', 'STOPPED'] as const;

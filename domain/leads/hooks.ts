@@ -3,15 +3,19 @@ import type { Classification } from '../kernel/event-catalogue';
 import { defineHook } from '../kernel/hooks';
 import type { OperationContext } from '../kernel/operation';
 import type { Lead } from './entities';
-import type { IntentReading } from './intent-rules';
+import type { IntentReading, ReplyReading } from './reply-reading';
 
 type Ctx = Pick<OperationContext, 'data' | 'emit'>;
 type LeadRef = Pick<Lead, 'id' | 'workspace_id'>;
 
-/** What an inbound message does to its lead: it needs attention, and its buying intent may move. */
+/**
+ * What an inbound message does to its lead: it needs attention, and its buying intent may move. The
+ * message is read once; qualification and a chasing agent act on the same reading.
+ */
 export type InboundEffect = {
+  reply: ReplyReading | null;
   classification: Classification | null;
-  reading: IntentReading | undefined;
+  intent: IntentReading | undefined;
   changes: Pick<Lead, 'needs_attention'> & Partial<Pick<Lead, 'intent' | 'intent_score'>>;
 };
 

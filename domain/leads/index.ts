@@ -57,6 +57,7 @@ export { recordIntake, suppressedError } from './operations/create';
 export type { IntakeResult } from './operations/create';
 export type { Warning } from './operations/set-status';
 export { LEAD, WARNINGS } from './outputs';
+export type { ReplyReading } from './reply-reading';
 export { leadsIn, lockLead } from './repository/leads';
 export { suppressionsIn } from './repository/suppressions';
 export { LEADS_READ, LEADS_WRITE } from './requirements';

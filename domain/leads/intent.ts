@@ -2,13 +2,7 @@ import type { Classification } from '../kernel/event-catalogue';
 import type { OperationContext } from '../kernel/operation';
 import type { Lead } from './entities';
 import { opportunityWanted, type InboundEffect } from './hooks';
-import {
-  BUYING,
-  INTENT_RULES_VERSION,
-  classifyMessage,
-  readIntent,
-  type IntentReading,
-} from './intent-rules';
+import { BUYING, REPLY_RULES_VERSION, readIntent, readReply, type IntentReading } from './reply-reading';
 import { qualificationCompleteness } from './scoring';
 
 /** A lead that finished qualification as qualified: its status says so, or its grade does. */
@@ -42,25 +36,27 @@ export async function announceIntent(
       qualification_completeness: qualificationCompleteness(lead.answers),
       message_id: message.id,
       classification: message.classification,
-      rules_version: INTENT_RULES_VERSION,
+      rules_version: REPLY_RULES_VERSION,
     },
   );
   if (BUYING.includes(reading.intent) && before.qualified)
     await opportunityWanted.raise(ctx, lead, 'BUYING_INTENT');
 }
 
-/** What an inbound message with this body does to the lead: read by the intent rules. */
+/** What an inbound message with this body does to the lead, read once by the reply rules. */
 export function inboundEffect(lead: Pick<Lead, 'intent' | 'intent_score'>, body: string): InboundEffect {
-  const classification = classifyMessage(body);
-  const reading = classification
+  const reply = readReply(body);
+  const classification = reply?.classification ?? null;
+  const intent = classification
     ? readIntent(classification, { intent: lead.intent, score: lead.intent_score })
     : undefined;
   return {
+    reply,
     classification,
-    reading,
+    intent,
     changes: {
       needs_attention: true,
-      ...(reading && { intent: reading.intent, intent_score: reading.score }),
+      ...(intent && { intent: intent.intent, intent_score: intent.score }),
     },
   };
 }

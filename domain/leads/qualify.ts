@@ -1,5 +1,5 @@
 import type { OperationContext } from '../kernel/operation';
-import { BUYING } from './intent-rules';
+import { BUYING } from './reply-reading';
 import type { Lead } from './entities';
 import { anyYes, inboundMessageKnown, opportunityWanted } from './hooks';
 import { leadsIn, type ScoreValues } from './repository/leads';

@@ -80,7 +80,7 @@ describe('opportunities, quotes on their public page, and invoices', () => {
       assert.equal(intent!.data.previous_intent, null);
       assert.equal(intent!.data.next_best_action, 'SEND_QUOTE');
       assert.equal(intent!.data.classification, 'PRICING_QUESTION');
-      assert.equal(intent!.data.rules_version, 'intent-rules-2026-11-v1');
+      assert.equal(intent!.data.rules_version, 'replies-2026-11-v2');
       const [reply] = await events('reply.received', `data->>'lead_id' = $2`, [lead.id]);
       assert.equal(reply!.data.classification, 'PRICING_QUESTION');
       assert.equal((await events('opportunity.created', `data->>'lead_id' = $2`, [lead.id])).length, 0);
