@@ -3,7 +3,7 @@ import { approvalsIn } from '../domain/approvals/repository';
 import { approvalView, type ApprovalView } from '../domain/approvals/views';
 import { Data } from '../domain/kernel/data';
 import { runApproved } from '../domain/approvals/run-approved';
-import { refusalsAsFailures } from '../domain/kernel/failures';
+import { refusalsAsFailures } from '../infra/temporal/failures';
 import type { Decision } from '../domain/kernel/gate';
 import type { Services } from '../domain/kernel/operation';
 import { NO_METRICS, type ActivityMetrics } from './metrics';
