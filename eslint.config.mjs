@@ -8,7 +8,8 @@ const TOOLING_IMPORT = {
 
 /**
  * Layers point one way: doors (api/, admin/) → domain/ (kernel ← areas) ← activities/ ← worker/;
- * workflows/ take activity types and pure rule data only; infra/ is runtime plumbing.
+ * workflows/ take activity types, their contracts and pure rule data only; infra/ is runtime plumbing,
+ * and infra/temporal/ implements the domain's ports to its durable jobs with the Temporal client.
  */
 const layer = (folders, message) => ({
   group: folders.flatMap((f) => [`**/${f}/*`, `**/${f}`]),
@@ -17,10 +18,29 @@ const layer = (folders, message) => ({
 const DOORS = layer(['api', 'admin'], 'The doors call the domain; nothing below them imports a door.');
 const RUNTIME = layer(
   ['worker', 'workflows'],
-  'Only the worker starts workflows; this layer must not import it.',
+  "worker/ and workflows/ are the worker's runtime: only infra/temporal/ (which starts workflows by " +
+    'function) and the worker import them.',
 );
+const TEMPORAL_SDK = {
+  group: ['@temporalio/*'],
+  message:
+    'The domain states what it needs of durable jobs as ports (StartJob, Gate, BookingDesk... in ' +
+    'domain/kernel/); infra/temporal/ implements them with Temporal.',
+};
+/**
+ * The domain files workflow code may import: the contracts it shares with its starters, and rule data
+ * that is pure (no I/O, no imports of its own) and so safe in the workflow sandbox.
+ */
+const WORKFLOW_DOMAIN_IMPORTS = [
+  '**/domain/*/workflow-contract',
+  '**/domain/webhooks/delivery-rules',
+  '**/domain/conversations/sending',
+  '**/domain/kernel/search-attributes',
+  '**/domain/kernel/errors',
+];
 /** What the domain (the core) never imports. */
 const CORE = [
+  TEMPORAL_SDK,
   TOOLING_IMPORT,
   DOORS,
   RUNTIME,
@@ -29,7 +49,7 @@ const CORE = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'eslint.config.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'eslint.config.mjs', '.dependency-cruiser.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -142,6 +162,24 @@ export default tseslint.config(
     },
   },
   {
+    // infra/temporal/ is the Temporal adapter: it implements the domain's ports (reading the area types,
+    // workflow ids and records they name) and starts workflows by function, with their messages.
+    files: ['infra/temporal/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            TOOLING_IMPORT,
+            DOORS,
+            layer(['worker'], 'infra/temporal/ implements ports; the worker wires it, not the other way.'),
+            layer(['activities'], 'Infra is runtime plumbing; it runs no activity.'),
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The doors reach the domain (and infra); never the worker's runtime or dev tooling.
     files: ['api/**/*.ts', 'admin/**/*.ts'],
     rules: {
@@ -166,6 +204,17 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*'], message: 'Workflows must not use Node built-ins; do I/O in activities.' },
+            {
+              group: ['@temporalio/*', '!@temporalio/workflow'],
+              message: 'Workflows use @temporalio/workflow only: they are replayed in the sandbox.',
+            },
+            {
+              // Re-including a file needs its folder re-included first (gitignore's rule): `!**/domain/*/`.
+              group: ['**/domain/**', '!**/domain/*/', ...WORKFLOW_DOMAIN_IMPORTS.map((p) => `!${p}`)],
+              message:
+                'Workflows import only their contracts (domain/<area>/workflow-contract.ts) and the pure ' +
+                'rule data listed in WORKFLOW_DOMAIN_IMPORTS (eslint.config.mjs).',
+            },
             TOOLING_IMPORT,
             DOORS,
             layer(['worker', 'infra'], 'Workflows take activity types and pure rule data only.'),

@@ -1,7 +1,7 @@
 import { operatorActor } from '../domain/kernel/actor';
 import { Data } from '../domain/kernel/data';
 import { DomainError } from '../domain/kernel/errors';
-import { refusalsAsFailures } from '../domain/kernel/failures';
+import { refusalsAsFailures } from '../infra/temporal/failures';
 import type { BookingDecision, Services } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
 import {

@@ -7,7 +7,7 @@ import {
   runApproved,
 } from '../domain/approvals';
 import { Data } from '../domain/kernel/data';
-import { refusalsAsFailures } from '../domain/kernel/failures';
+import { refusalsAsFailures } from '../infra/temporal/failures';
 import type { Decision } from '../domain/kernel/gate';
 import type { Services } from '../domain/kernel/operation';
 import { NO_METRICS, type ActivityMetrics } from './metrics';

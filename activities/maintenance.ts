@@ -3,6 +3,7 @@ import { type Approval, approvalsIn, approvalWorkflowId } from '../domain/approv
 import { appointmentsIn, appointmentWorkflowId } from '../domain/appointments';
 import { writeAudit } from '../domain/kernel/audit';
 import { Data } from '../domain/kernel/data';
+import type { StartJob } from '../domain/kernel/operation';
 import { purgeAuditRows, purgeIdempotencyKeys } from '../domain/kernel/retention';
 import {
   ATTEMPTS_PER_LADDER,
@@ -17,9 +18,9 @@ export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
 export type MaintenanceDeps = {
   db: DataSource;
   startDelivery: StartDelivery;
-  startApproval: (approval: Approval) => Promise<void>;
+  startApproval: StartJob<Approval>;
   /** Starts a booking's workflow (`appointment:<id>`); absent where no booking is ever made. */
-  startAppointment?: (appointmentId: string) => Promise<void>;
+  startAppointment?: StartJob<string>;
   workflowStatus: WorkflowStatusOf;
   /** How long idempotency keys (hours), audit rows and events (days) are kept. */
   retention: { idempotencyHours: number; auditDays: number; eventDays: number };

@@ -113,10 +113,10 @@ function workflowServices(db: DataSource, client: () => Promise<Client>, config:
   let loaded: ReturnType<typeof load> | undefined;
   const load = async () => {
     const [{ approvalGate }, { campaignWaker }, { bookingDesk }, { agentScheduler }] = await Promise.all([
-      import('../domain/approvals/temporal.js'),
-      import('../domain/campaigns/temporal.js'),
-      import('../domain/appointments/temporal.js'),
-      import('../domain/agents/temporal.js'),
+      import('../infra/temporal/approvals.js'),
+      import('../infra/temporal/campaigns.js'),
+      import('../infra/temporal/appointments.js'),
+      import('../infra/temporal/agents.js'),
     ]);
     const queue = config.temporalTaskQueue;
     return {

@@ -1,10 +1,14 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { type AgentScheduler, agentSyncKey, agentUpkeep } from '../domain/agents';
-import { campaignStarter, campaignUpkeep } from '../domain/campaigns';
-import { sourcingStarter, sourcingUpkeep } from '../domain/prospects';
-import { invoiceTimerStarter, quoteTimerStarter, salesUpkeep } from '../domain/sales';
+import { agentSyncKey, agentUpkeep } from '../domain/agents';
+import type { AgentScheduler } from '../infra/temporal/agents';
+import { campaignUpkeep } from '../domain/campaigns';
+import { campaignStarter } from '../infra/temporal/campaigns';
+import { sourcingUpkeep } from '../domain/prospects';
+import { sourcingStarter } from '../infra/temporal/prospects';
+import { salesUpkeep } from '../domain/sales';
+import { invoiceTimerStarter, quoteTimerStarter } from '../infra/temporal/sales';
 import { messageUpkeep } from '../domain/conversations';
 import { Data } from '../domain/kernel/data';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';

@@ -1,7 +1,8 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../domain/kernel/search-attributes';
 import { deliveryWorkflowId, type StartDelivery } from '../domain/webhooks';
+import { startOnce } from '../infra/temporal/start-once';
 import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
 
 /** The endpoint's host (and port), never its path or query, which may carry an integrator's token. */
@@ -21,40 +22,36 @@ function endpointHost(url: string): string {
 export const deliveryStarter =
   (client: Client, taskQueue: string): StartDelivery =>
   async (d, restart) => {
-    try {
-      await client.workflow.start(deliverWebhookWorkflow, {
-        taskQueue,
-        workflowId: deliveryWorkflowId(d.id, d.generation),
-        args: [
-          {
-            deliveryId: d.id,
-            generation: d.generation,
-            firstAttempt: d.attempts + 1,
-            ...(restart && { rung: restart.rung }),
-          },
-        ],
-        workflowIdReusePolicy: restart
-          ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
-          : WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        // Eager start runs the first attempt on this very worker, one round trip less (perf-notes).
-        requestEagerStart: !restart,
-        staticSummary: `${d.event_type} to ${endpointHost(d.endpoint_url)}${restart ? ` (restarted at attempt ${d.attempts + 1})` : ''}`,
-        memo: {
-          delivery_id: d.id,
-          event_id: d.event_id,
-          event_type: d.event_type,
-          endpoint_id: d.endpoint_id,
-          workspace_id: d.workspace_id,
+    await startOnce(client, deliverWebhookWorkflow, {
+      taskQueue,
+      workflowId: deliveryWorkflowId(d.id, d.generation),
+      args: [
+        {
+          deliveryId: d.id,
           generation: d.generation,
-          ...(restart && { restarted_at_rung: restart.rung }),
+          firstAttempt: d.attempts + 1,
+          ...(restart && { rung: restart.rung }),
         },
-        typedSearchAttributes: [
-          { key: WEBHOOK_EVENT_TYPE, value: d.event_type },
-          { key: WEBHOOK_ENDPOINT_ID, value: d.endpoint_id },
-          { key: WORKSPACE_ID, value: d.workspace_id },
-        ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+      ],
+      workflowIdReusePolicy: restart
+        ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+        : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // Eager start runs the first attempt on this very worker, one round trip less (perf-notes).
+      requestEagerStart: !restart,
+      staticSummary: `${d.event_type} to ${endpointHost(d.endpoint_url)}${restart ? ` (restarted at attempt ${d.attempts + 1})` : ''}`,
+      memo: {
+        delivery_id: d.id,
+        event_id: d.event_id,
+        event_type: d.event_type,
+        endpoint_id: d.endpoint_id,
+        workspace_id: d.workspace_id,
+        generation: d.generation,
+        ...(restart && { restarted_at_rung: restart.rung }),
+      },
+      typedSearchAttributes: [
+        { key: WEBHOOK_EVENT_TYPE, value: d.event_type },
+        { key: WEBHOOK_ENDPOINT_ID, value: d.endpoint_id },
+        { key: WORKSPACE_ID, value: d.workspace_id },
+      ],
+    });
   };

@@ -1,7 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { MessageToStart } from '../domain/conversations';
+import type { StartJob } from '../domain/kernel/operation';
 import { WORKSPACE_ID } from '../domain/kernel/search-attributes';
+import { startOnce } from '../infra/temporal/start-once';
 import { sendMessageWorkflow } from '../workflows/send-message';
 
 /** `message:<id>`: one sending workflow per outbound message, so a duplicate start is refused by Temporal. */
@@ -9,19 +11,14 @@ export const messageWorkflowId = (messageId: string) => `message:${messageId}`;
 
 /** Starts an outbound message's workflow, with a memo and summary that say in the Web UI what it sends. */
 export const messageStarter =
-  (client: Client, taskQueue: string) =>
-  async (m: MessageToStart): Promise<void> => {
-    try {
-      await client.workflow.start(sendMessageWorkflow, {
-        taskQueue,
-        workflowId: messageWorkflowId(m.id),
-        args: [{ messageId: m.id }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        staticSummary: `Send ${m.channel} message to lead ${m.lead_id}`,
-        memo: { message_id: m.id, lead_id: m.lead_id, channel: m.channel, workspace_id: m.workspace_id },
-        typedSearchAttributes: [{ key: WORKSPACE_ID, value: m.workspace_id }],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  };
+  (client: Client, taskQueue: string): StartJob<MessageToStart> =>
+  (m) =>
+    startOnce(client, sendMessageWorkflow, {
+      taskQueue,
+      workflowId: messageWorkflowId(m.id),
+      args: [{ messageId: m.id }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Send ${m.channel} message to lead ${m.lead_id}`,
+      memo: { message_id: m.id, lead_id: m.lead_id, channel: m.channel, workspace_id: m.workspace_id },
+      typedSearchAttributes: [{ key: WORKSPACE_ID, value: m.workspace_id }],
+    });

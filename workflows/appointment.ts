@@ -1,8 +1,21 @@
-import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { decideUpdate, statusQuery, type AppointmentInput } from '../domain/appointments/workflow-contract';
+import type {
+  AppointmentAnswer,
+  AppointmentDecision,
+  AppointmentInput,
+} from '../domain/appointments/workflow-contract';
 
-export { decideUpdate, statusQuery };
+/** A person confirms, declines or cancels; the answer is the booking once calendar and record agree. */
+export const decideUpdate = defineUpdate<AppointmentAnswer, [AppointmentDecision]>('decide');
+export const statusQuery = defineQuery<string>('status');
 
 // A calendar that keeps failing (down, wrong password) must not keep the lead waiting: after a few
 // attempts the booking goes to a person instead. Refusals are never retried.

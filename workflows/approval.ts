@@ -1,17 +1,25 @@
-import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { ApprovalView } from '../domain/approvals/views';
 import {
-  decideUpdate,
-  statusQuery,
-  withdrawnSignal,
-  type ApprovalInput,
-} from '../domain/approvals/workflow-contract';
-import type { Decision } from '../domain/kernel/gate';
-import { refusalFailure } from '../domain/kernel/failures';
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ApprovalAnswer, ApprovalDecision, ApprovalInput } from '../domain/approvals/workflow-contract';
 import { APPROVAL_STATUS } from '../domain/kernel/search-attributes';
+import { refusalFailure } from './refusals';
 
-export { decideUpdate, statusQuery, withdrawnSignal };
+/**
+ * A person's decision, as an Update: the approver learns the outcome (EXECUTED with its result,
+ * FAILED with the reason, REJECTED). A decision the validator refuses leaves no trace in the history.
+ */
+export const decideUpdate = defineUpdate<ApprovalAnswer, [ApprovalDecision]>('decide');
+/** The key that parked the request withdrew it (already recorded): stop waiting. */
+export const withdrawnSignal = defineSignal('withdrawn');
+export const statusQuery = defineQuery<string>('status');
 
 // Refusals (a member who is not an admin, a request no longer pending) are not retried; our own faults are.
 const { recordApprovalDecision, runApprovedRequest, expireApprovalRequest, readApprovalRequest } =
@@ -29,11 +37,11 @@ const { recordApprovalDecision, runApprovedRequest, expireApprovalRequest, readA
  * operation runs exactly once, on the approver's authority; undecided, it ends EXPIRED; withdrawn by
  * the key that parked it, it ends CANCELLED. The database decides every race; this only follows it.
  */
-export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalView> {
+export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalAnswer> {
   let status = 'PENDING';
   let deciding = false;
   let withdrawn = false;
-  let outcome: ApprovalView | undefined;
+  let outcome: ApprovalAnswer | undefined;
   const show = (next: string) => {
     status = next;
     upsertSearchAttributes([{ key: APPROVAL_STATUS, value: next }]);
@@ -58,7 +66,7 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalVi
       }
     },
     {
-      validator: (d: Decision) => {
+      validator: (d: ApprovalDecision) => {
         if (d.decision !== 'approve' && d.decision !== 'reject')
           throw refusalFailure('invalid_request', 'The decision must be approve or reject.');
         if (deciding || status !== 'PENDING' || withdrawn)

@@ -2,11 +2,19 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  defineUpdate,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { pauseUpdate, resumeUpdate, type CampaignInput } from '../domain/campaigns/workflow-contract';
+import type { CampaignInput } from '../domain/campaigns/workflow-contract';
+
+/**
+ * The campaign's status changed (it is recorded first; the row is the truth): wake the workflow so it
+ * acts now rather than at its next check. Updates, so the caller knows the workflow heard it.
+ */
+export const pauseUpdate = defineUpdate<void>('pause');
+export const resumeUpdate = defineUpdate<void>('resume');
 
 // A batch heartbeats before each group of hand-overs: a worker that dies mid-batch is noticed in
 // 30 s, and the retried batch fails what was cut off (never sends it again) and goes on.

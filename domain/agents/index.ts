@@ -53,8 +53,9 @@ export {
   AgentRunEntity,
   HandoffEntity,
 } from './entities';
+export type { Agent, Cadence } from './entities';
 export { agentSyncKey, agentUpkeep } from './repository';
 export { beginRun, finishRun, runBatch } from './run';
-export { agentScheduler } from './temporal';
-export type { AgentScheduler } from './temporal';
+export { agentScheduleId, cadenceText } from './views';
+export type { ScheduleState } from './views';
 export type { AgentRunInput } from './workflow-contract';

@@ -2,8 +2,6 @@
  * What an agent's run workflow (`workflows/agent-run.ts`) and those who start it share. Pure
  * definitions, safe inside the workflow sandbox.
  */
-export const AGENT_RUN_WORKFLOW_TYPE = 'agentRunWorkflow';
-
 export type AgentRunInput = {
   agentId: string;
   /** `schedule` for a run its cadence fired; `run_now` for one a person approved. */

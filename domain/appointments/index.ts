@@ -39,7 +39,6 @@ export type { Appointment } from './entities';
 export { recordOutcome } from './record';
 export { appointmentsIn } from './repository';
 export { OPEN } from './rules';
-export { bookingDesk } from './temporal';
 export { instantOf } from './time';
 export { appointmentView, appointmentWorkflowId } from './views';
 export type { AppointmentView } from './views';

@@ -1,15 +1,13 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { BookingDecision } from '../kernel/operation';
 import type { AppointmentView } from './views';
 
 /**
- * What a booking's workflow (`workflows/appointment.ts`) and those who talk to it share. Pure
- * definitions, safe inside the workflow sandbox.
+ * What a booking's workflow (`workflows/appointment.ts`) and those who talk to it share. Types only,
+ * safe inside the workflow sandbox; the workflow defines its messages beside itself.
  */
-export const APPOINTMENT_WORKFLOW_TYPE = 'appointmentWorkflow';
-
 export type AppointmentInput = { appointmentId: string; startsAt: string };
 
-/** A person confirms, declines or cancels; the answer is the booking once calendar and record agree. */
-export const decideUpdate = defineUpdate<AppointmentView, [BookingDecision]>('decide');
-export const statusQuery = defineQuery<string>('status');
+/** A person's confirmation, decline or cancellation, as the workflow's `decide` Update takes it. */
+export type AppointmentDecision = BookingDecision;
+/** The booking once calendar and record agree: the `decide` Update's answer. */
+export type AppointmentAnswer = AppointmentView;

@@ -11,6 +11,14 @@ import type { Gate } from './gate';
 import type { JsonSchema } from './json-schema';
 import type { Requirement } from './permissions';
 
+/**
+ * Starts the durable job that carries `subject` on past the request that made it (a quote's expiry, a
+ * parked request's wait, a campaign's sending), under the id derived from it: a port of the domain,
+ * which Temporal workflows implement in infra/temporal/. A job already started under that id is left
+ * alone, so a relay pass or a retry after a crash may offer the same record again.
+ */
+export type StartJob<T> = (subject: T) => Promise<void>;
+
 /** Cancels Temporal workflows by id after a commit; the rows already say they must not run. */
 export type WorkflowCanceller = (workflowIds: string[]) => Promise<void>;
 
@@ -26,7 +34,7 @@ export type BookingDecision = {
  * reaches it as an Update, which answers once the calendar and the record agree.
  */
 export type BookingDesk = {
-  start: (appointmentId: string) => Promise<void>;
+  start: StartJob<string>;
   decide: (appointmentId: string, decision: BookingDecision) => Promise<unknown>;
 };
 

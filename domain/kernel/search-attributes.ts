@@ -1,4 +1,13 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+/** The value kinds a search attribute may have, as Temporal names them (`SearchAttributeType`). */
+export type SearchAttributeKind =
+  'TEXT' | 'KEYWORD' | 'INT' | 'DOUBLE' | 'BOOL' | 'DATETIME' | 'KEYWORD_LIST';
+
+/**
+ * A search attribute's name and kind: the shape of Temporal's `SearchAttributeKey` (what
+ * `defineSearchAttributeKey` returns), kept as plain data so the domain needs no Temporal import;
+ * infra/temporal/ and the workflows pass these as typed keys.
+ */
+const key = <K extends SearchAttributeKind>(name: string, type: K) => ({ name, type }) as const;
 
 /**
  * Custom search attributes (pure data: workflows import them too), so an operator can filter workflows in the Temporal Web UI
@@ -6,11 +15,11 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  * server's flags are made from this list, deploy/temporal/create-namespace.sh is tested against it, and
  * the worker and the API check at start that the namespace has every one with its type.
  */
-export const WEBHOOK_EVENT_TYPE = defineSearchAttributeKey('WebhookEventType', SearchAttributeType.KEYWORD);
-export const WEBHOOK_ENDPOINT_ID = defineSearchAttributeKey('WebhookEndpointId', SearchAttributeType.KEYWORD);
-export const WORKSPACE_ID = defineSearchAttributeKey('WorkspaceId', SearchAttributeType.KEYWORD);
-export const APPROVAL_OPERATION = defineSearchAttributeKey('ApprovalOperation', SearchAttributeType.KEYWORD);
-export const APPROVAL_STATUS = defineSearchAttributeKey('ApprovalStatus', SearchAttributeType.KEYWORD);
+export const WEBHOOK_EVENT_TYPE = key('WebhookEventType', 'KEYWORD');
+export const WEBHOOK_ENDPOINT_ID = key('WebhookEndpointId', 'KEYWORD');
+export const WORKSPACE_ID = key('WorkspaceId', 'KEYWORD');
+export const APPROVAL_OPERATION = key('ApprovalOperation', 'KEYWORD');
+export const APPROVAL_STATUS = key('ApprovalStatus', 'KEYWORD');
 
 export const SEARCH_ATTRIBUTES = [
   WEBHOOK_EVENT_TYPE,

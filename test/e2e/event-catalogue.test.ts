@@ -9,7 +9,7 @@ import { createAgent } from '../../domain/agents/operations/setup';
 import { bookAppointment } from '../../domain/appointments/operations/book';
 import { confirmAppointment, declineAppointment } from '../../domain/appointments/operations/decide';
 import { markNoShow } from '../../domain/appointments/operations/no-show';
-import { bookingDesk } from '../../domain/appointments/temporal';
+import { bookingDesk } from '../../infra/temporal/appointments';
 import { createCampaign } from '../../domain/campaigns/operations/drafts';
 import { launchCampaign, pauseCampaign } from '../../domain/campaigns/operations/lifecycle';
 import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';

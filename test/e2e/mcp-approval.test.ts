@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { approveApproval } from '../../domain/approvals/operations/approvals';
 import type { ApprovalView } from '../../domain/approvals/views';
-import { approvalGate } from '../../domain/approvals/temporal';
+import { approvalGate } from '../../infra/temporal/approvals';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { revokeApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';

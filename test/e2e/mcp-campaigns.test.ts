@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { approveApproval } from '../../domain/approvals/operations/approvals';
 import type { ApprovalView } from '../../domain/approvals/views';
-import { approvalGate } from '../../domain/approvals/temporal';
+import { approvalGate } from '../../infra/temporal/approvals';
 import { addMember } from '../../domain/identity/operations/members';
 import { waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { approvalGate } from '../../domain/approvals/temporal';
+import { approvalGate } from '../../infra/temporal/approvals';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { createLogger } from '../../infra/logger';
 import { repoRoot } from '../../tooling/paths';

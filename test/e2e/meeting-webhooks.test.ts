@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bookAppointment } from '../../domain/appointments/operations/book';
 import { confirmAppointment, declineAppointment } from '../../domain/appointments/operations/decide';
-import { bookingDesk } from '../../domain/appointments/temporal';
+import { bookingDesk } from '../../infra/temporal/appointments';
 import type { Services } from '../../domain/kernel/operation';
 import { waitFor } from '../../tooling/processes';
 import { asOperator } from '../helpers/fixtures';

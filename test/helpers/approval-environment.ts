@@ -1,7 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { createApprovalActivities } from '../../activities/approval';
-import { approvalGate } from '../../domain/approvals/temporal';
+import { approvalGate } from '../../infra/temporal/approvals';
 import type { Services } from '../../domain/kernel/operation';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { freshDatabase } from './db';

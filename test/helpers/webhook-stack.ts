@@ -8,7 +8,7 @@ import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { loadConfig, type Config } from '../../infra/config';
 import { createLogger, type Logger } from '../../infra/logger';
 import { waitFor } from '../../tooling/processes';
-import { approvalGate } from '../../domain/approvals/temporal';
+import { approvalGate } from '../../infra/temporal/approvals';
 import { workflowCanceller } from '../../infra/temporal-client';
 import { runWorker, type RunningWorker } from '../../worker/run';
 import { testApp } from './api';

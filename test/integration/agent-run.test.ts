@@ -12,7 +12,7 @@ import { discardDraft, listDrafts, sendDraft } from '../../domain/agents/operati
 import { startAgent } from '../../domain/agents/operations/lifecycle';
 import { agentActor } from '../../domain/agents/run';
 import type { Agent } from '../../domain/agents/entities';
-import { AGENT_RUN_WORKFLOW_TYPE, type AgentRunInput } from '../../domain/agents/workflow-contract';
+import type { AgentRunInput } from '../../domain/agents/workflow-contract';
 import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
@@ -27,6 +27,7 @@ import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
+import { agentRunWorkflow } from '../../workflows/agent-run';
 
 const HOUR = 3_600_000;
 const TASK_QUEUE = 'agents-under-test';
@@ -174,7 +175,7 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
     if (slot.getTime() > now) await env.sleep(slot.getTime() - now);
     const input: AgentRunInput = { agentId, trigger: 'schedule' };
     const workflowId = `agent:${agentId}-${slot.toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
-    await env.client.workflow.start(AGENT_RUN_WORKFLOW_TYPE, {
+    await env.client.workflow.start(agentRunWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId,
       args: [input],

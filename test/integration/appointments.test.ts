@@ -12,7 +12,7 @@ import {
 } from '../../domain/appointments/operations/decide';
 import { markNoShow } from '../../domain/appointments/operations/no-show';
 import { getAppointment, listAppointments } from '../../domain/appointments/operations/read';
-import { bookingDesk } from '../../domain/appointments/temporal';
+import { bookingDesk } from '../../infra/temporal/appointments';
 import { appointmentWorkflowId } from '../../domain/appointments/views';
 import { addConnection } from '../../domain/connections/operations/connections';
 import type { Services } from '../../domain/kernel/operation';

@@ -6,9 +6,9 @@ import { createCampaignActivities } from '../../activities/campaign';
 import { smtpProvider, type EmailProvider } from '../../activities/providers/email';
 import { createCampaign, getCampaign, updateCampaign } from '../../domain/campaigns/operations/drafts';
 import { launchCampaign, pauseCampaign, resumeCampaign } from '../../domain/campaigns/operations/lifecycle';
-import { campaignWaker } from '../../domain/campaigns/temporal';
+import { campaignWaker } from '../../infra/temporal/campaigns';
 import { campaignWorkflowId } from '../../domain/campaigns/views';
-import { CAMPAIGN_WORKFLOW_TYPE, type CampaignInput } from '../../domain/campaigns/workflow-contract';
+import type { CampaignInput } from '../../domain/campaigns/workflow-contract';
 import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type * as yup from 'yup';
@@ -20,6 +20,7 @@ import { startSmtpSink } from '../../tooling/smtp-sink';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { waitFor } from '../../tooling/processes';
 import { workflowCode } from '../helpers/workflow-code';
+import { campaignWorkflow } from '../../workflows/campaign';
 
 const HOUR = 3_600_000;
 const ALWAYS = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 0, end_hour: 24 };
@@ -95,7 +96,7 @@ describe('the campaign workflow under time-skipping: steps, window, pause, repli
     const sentTo = () => smtp.received.filter((r) => r.mail.messageId?.includes('@acme.example')).length;
     const result = await worker.runUntil(async () => {
       const input: CampaignInput = { campaignId: c.id, batchesPerRun: opts.batchesPerRun };
-      const handle = await env.client.workflow.start(CAMPAIGN_WORKFLOW_TYPE, {
+      const handle = await env.client.workflow.start(campaignWorkflow, {
         taskQueue,
         workflowId: campaignWorkflowId(c.id),
         args: [input],

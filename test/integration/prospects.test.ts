@@ -9,7 +9,6 @@ import type * as yup from 'yup';
 import { createAgentRunActivities } from '../../activities/agent-run';
 import { createSourcingActivities } from '../../activities/sourcing';
 import { createAgent } from '../../domain/agents/operations/setup';
-import { AGENT_RUN_WORKFLOW_TYPE } from '../../domain/agents/workflow-contract';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import {
@@ -21,12 +20,13 @@ import {
   startProspectSourcing,
 } from '../../domain/prospects/operations/prospects';
 import { PROSPECT_SCORING_VERSION } from '../../domain/prospects/scoring';
-import { SOURCING_WORKFLOW_TYPE } from '../../domain/prospects/temporal';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
+import { agentRunWorkflow } from '../../workflows/agent-run';
+import { sourcingWorkflow } from '../../workflows/sourcing';
 
 const TASK_QUEUE = 'prospects-under-test';
 
@@ -97,7 +97,7 @@ describe('prospects: CSV import, sourcing runs, approval through the intake', ()
   }
   /** Runs a sourcing run's workflow, as the relay starts it, to its end. */
   const source = (runId: string): Promise<{ scored: number; dropped: number }> =>
-    env.client.workflow.execute(SOURCING_WORKFLOW_TYPE, {
+    env.client.workflow.execute(sourcingWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId: `sourcing:${runId}`,
       args: [{ runId }],
@@ -308,7 +308,7 @@ describe('prospects: CSV import, sourcing runs, approval through the intake', ()
       },
       workspaceId,
     );
-    const result = (await env.client.workflow.execute(AGENT_RUN_WORKFLOW_TYPE, {
+    const result = (await env.client.workflow.execute(agentRunWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId: `agent:${agent.id}-now-test`,
       args: [{ agentId: agent.id, trigger: 'run_now' }],

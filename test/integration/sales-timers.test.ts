@@ -9,17 +9,13 @@ import { acceptQuotePage } from '../../domain/sales/operations/quote-page';
 import { issueInvoice, payInvoice } from '../../domain/sales/operations/invoices';
 import { addDays, dayIn } from '../../domain/sales/documents';
 import { invoiceWorkflowId, quoteWorkflowId } from '../../domain/sales/views';
-import {
-  INVOICE_TIMER_WORKFLOW_TYPE,
-  QUOTE_TIMER_WORKFLOW_TYPE,
-  type InvoiceTimerInput,
-  type QuoteTimerInput,
-} from '../../domain/sales/workflow-contract';
+import type { InvoiceTimerInput, QuoteTimerInput } from '../../domain/sales/workflow-contract';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { LINES_TOTAL, draftQuote, leadIn, send, today } from '../helpers/sales';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
+import { invoiceDueWorkflow, quoteExpiryWorkflow } from '../../workflows/sales';
 
 const TASK_QUEUE = 'sales-timers-under-test';
 
@@ -82,7 +78,7 @@ describe('quote expiry and invoice overdue timers, under time-skipping', () => {
     const q = await row('quotes', quoteId);
     const input: QuoteTimerInput = { quoteId, expiresAt: (q.expires_at as Date).toISOString() };
     const startedAt = await env.currentTimeMs();
-    const handle = await env.client.workflow.start(QUOTE_TIMER_WORKFLOW_TYPE, {
+    const handle = await env.client.workflow.start(quoteExpiryWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId: quoteWorkflowId(quoteId),
       args: [input],
@@ -105,7 +101,7 @@ describe('quote expiry and invoice overdue timers, under time-skipping', () => {
     const i = await row('invoices', invoiceId);
     const input: InvoiceTimerInput = { invoiceId, dueAt: (i.due_at as Date).toISOString() };
     const startedAt = await env.currentTimeMs();
-    const handle = await env.client.workflow.start(INVOICE_TIMER_WORKFLOW_TYPE, {
+    const handle = await env.client.workflow.start(invoiceDueWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId: invoiceWorkflowId(invoiceId),
       args: [input],

@@ -25,10 +25,18 @@ const CASES: { file: string; from: string; rule: RegExp }[] = [
     from: '../../infra/config',
     rule: /infra\/ is runtime plumbing/,
   },
-  { file: 'infra/zz-layer-fixture.ts', from: '../workflows/approval', rule: /must not import it/ },
-  { file: 'infra/zz-layer-fixture.ts', from: '../worker/relay', rule: /must not import it/ },
+  { file: 'domain/leads/zz-layer-fixture.ts', from: '@temporalio/client', rule: /as ports/ },
+  { file: 'domain/kernel/zz-layer-fixture.ts', from: '@temporalio/common', rule: /as ports/ },
+  { file: 'domain/leads/zz-layer-fixture.ts', from: '../../workflows/approval', rule: /worker's runtime/ },
+  { file: 'infra/zz-layer-fixture.ts', from: '../workflows/approval', rule: /only infra\/temporal\// },
+  { file: 'infra/zz-layer-fixture.ts', from: '../worker/relay', rule: /only infra\/temporal\// },
   { file: 'infra/zz-layer-fixture.ts', from: '../domain/leads/views', rule: /never area logic/ },
-  { file: 'activities/zz-layer-fixture.ts', from: '../worker/start-delivery', rule: /must not import it/ },
+  { file: 'infra/temporal/zz-layer-fixture.ts', from: '../../worker/relay', rule: /the worker wires it/ },
+  {
+    file: 'activities/zz-layer-fixture.ts',
+    from: '../worker/start-delivery',
+    rule: /only infra\/temporal\//,
+  },
   {
     file: 'admin/zz-layer-fixture.ts',
     from: '../tooling/dev-stack',
@@ -39,6 +47,13 @@ const CASES: { file: string; from: string; rule: RegExp }[] = [
     from: '../infra/config',
     rule: /activity types and pure rule data/,
   },
+  { file: 'workflows/zz-layer-fixture.ts', from: '../domain/sales/views', rule: /only their contracts/ },
+  {
+    file: 'workflows/zz-layer-fixture.ts',
+    from: '../domain/leads/repository/leads',
+    rule: /only their contracts/,
+  },
+  { file: 'workflows/zz-layer-fixture.ts', from: '@temporalio/client', rule: /@temporalio\/workflow only/ },
 ];
 
 describe('the layer rules', () => {
@@ -63,10 +78,15 @@ describe('the layer rules', () => {
     });
   }
 
-  it('lets the kernel import itself, and infra name kernel types', async () => {
+  it('lets the kernel import itself, infra name kernel types, and workflows their contracts', async () => {
     for (const [file, from] of [
       ['domain/kernel/zz-layer-fixture.ts', './errors'],
       ['infra/zz-layer-fixture.ts', '../domain/kernel/operation'],
+      ['infra/temporal/zz-layer-fixture.ts', '../../workflows/approval'],
+      ['infra/temporal/zz-layer-fixture.ts', '../../domain/approvals/views'],
+      ['workflows/zz-layer-fixture.ts', '../domain/sales/workflow-contract'],
+      ['workflows/zz-layer-fixture.ts', '../domain/webhooks/delivery-rules'],
+      ['workflows/zz-layer-fixture.ts', '@temporalio/workflow'],
     ] as const) {
       const target = path.join(repoRoot(), file);
       writeFileSync(target, `export * from '${from}';\n`);

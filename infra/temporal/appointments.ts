@@ -1,18 +1,13 @@
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { Data } from '../kernel/data';
-import { DomainError, notFound } from '../kernel/errors';
-import { refusalOf } from '../kernel/failures';
-import type { BookingDesk } from '../kernel/operation';
-import { appointmentsIn } from './repository';
-import { appointmentWorkflowId } from './views';
-import { APPOINTMENT_WORKFLOW_TYPE, decideUpdate, type AppointmentInput } from './workflow-contract';
+import { appointmentsIn, appointmentWorkflowId } from '../../domain/appointments';
+import { Data } from '../../domain/kernel/data';
+import { DomainError, notFound } from '../../domain/kernel/errors';
+import type { BookingDesk } from '../../domain/kernel/operation';
+import { appointmentWorkflow, decideUpdate } from '../../workflows/appointment';
+import { refusalOf } from './failures';
+import { startOnce } from './start-once';
 
 const DONE = { confirm: 'confirmed', decline: 'declined', cancel: 'cancelled' } as const;
 
@@ -27,28 +22,22 @@ export function bookingDesk(db: DataSource, temporal: () => Promise<Client>, tas
     start: async (appointmentId) => {
       const row = await read(appointmentId);
       if (!row) return;
-      const input: AppointmentInput = { appointmentId, startsAt: row.starts_at.toISOString() };
-      try {
-        await (
-          await temporal()
-        ).workflow.start(APPOINTMENT_WORKFLOW_TYPE, {
-          taskQueue,
-          workflowId: appointmentWorkflowId(appointmentId),
-          args: [input],
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          staticSummary: `Booking "${row.title}" at ${input.startsAt}: checks the calendar, then waits for its start`,
-          memo: {
-            appointment_id: row.id,
-            workspace_id: row.workspace_id,
-            lead_id: row.lead_id,
-            starts_at: input.startsAt,
-            ends_at: row.ends_at.toISOString(),
-            provider: row.provider,
-          },
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      const startsAt = row.starts_at.toISOString();
+      await startOnce(await temporal(), appointmentWorkflow, {
+        taskQueue,
+        workflowId: appointmentWorkflowId(appointmentId),
+        args: [{ appointmentId, startsAt }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `Booking "${row.title}" at ${startsAt}: checks the calendar, then waits for its start`,
+        memo: {
+          appointment_id: row.id,
+          workspace_id: row.workspace_id,
+          lead_id: row.lead_id,
+          starts_at: startsAt,
+          ends_at: row.ends_at.toISOString(),
+          provider: row.provider,
+        },
+      });
     },
     decide: async (appointmentId, decision) => {
       try {

@@ -1,24 +1,13 @@
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { refusalOf } from '../kernel/failures';
-import type { Decision, Gate } from '../kernel/gate';
-import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../kernel/search-attributes';
-import { approvalStatus, parkRequest } from './lifecycle';
-import type { Approval } from './entities';
-import { approvalWorkflowId, type ApprovalView } from './views';
-import { requireMove } from './rules';
-import {
-  APPROVAL_WORKFLOW_TYPE,
-  decideUpdate,
-  withdrawnSignal,
-  type ApprovalInput,
-} from './workflow-contract';
+import { type Approval, approvalStatus, type ApprovalView, approvalWorkflowId, parkRequest, requireMove } from '../../domain/approvals';
+import type { Decision, Gate } from '../../domain/kernel/gate';
+import type { StartJob } from '../../domain/kernel/operation';
+import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import { approvalWorkflow, decideUpdate, withdrawnSignal } from '../../workflows/approval';
+import { refusalOf } from './failures';
+import { startOnce } from './start-once';
 
 /**
  * Starts a parked request's workflow, `approval:<id>`, with what an operator filters on in the Web UI
@@ -26,38 +15,34 @@ import {
  * Temporal and ignored here: the same request asked again.
  */
 export const approvalStarter =
-  (client: Client, taskQueue: string) =>
-  async (approval: Approval): Promise<void> => {
-    const input: ApprovalInput = {
-      approvalId: approval.id,
-      // What is left of the wait: a request started late (by the reconciler) still expires on time.
-      waitMs: Math.max(0, approval.expires_at.getTime() - Date.now()),
-    };
-    try {
-      await client.workflow.start(APPROVAL_WORKFLOW_TYPE, {
-        taskQueue,
-        workflowId: approvalWorkflowId(approval.id),
-        args: [input],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        staticSummary: approval.summary,
-        memo: {
-          approval_id: approval.id,
-          workspace_id: approval.workspace_id,
-          operation: approval.operation,
-          summary: approval.summary,
-          requested_by_key: approval.requested_by_key,
-          requested_by_user: approval.requested_by_user,
+  (client: Client, taskQueue: string): StartJob<Approval> =>
+  (approval) =>
+    startOnce(client, approvalWorkflow, {
+      taskQueue,
+      workflowId: approvalWorkflowId(approval.id),
+      args: [
+        {
+          approvalId: approval.id,
+          // What is left of the wait: a request started late (by the reconciler) still expires on time.
+          waitMs: Math.max(0, approval.expires_at.getTime() - Date.now()),
         },
-        typedSearchAttributes: [
-          { key: WORKSPACE_ID, value: approval.workspace_id },
-          { key: APPROVAL_OPERATION, value: approval.operation },
-          { key: APPROVAL_STATUS, value: 'PENDING' },
-        ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  };
+      ],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: approval.summary,
+      memo: {
+        approval_id: approval.id,
+        workspace_id: approval.workspace_id,
+        operation: approval.operation,
+        summary: approval.summary,
+        requested_by_key: approval.requested_by_key,
+        requested_by_user: approval.requested_by_user,
+      },
+      typedSearchAttributes: [
+        { key: WORKSPACE_ID, value: approval.workspace_id },
+        { key: APPROVAL_OPERATION, value: approval.operation },
+        { key: APPROVAL_STATUS, value: 'PENDING' },
+      ],
+    });
 
 /**
  * Sends a person's decision to the request's workflow as an Update and answers how the request ended:

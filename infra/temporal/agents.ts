@@ -1,15 +1,15 @@
 import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
-  WorkflowExecutionAlreadyStartedError,
   type Client,
+  type ScheduleOptionsStartWorkflowAction,
   type ScheduleSpec,
 } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { WORKSPACE_ID } from '../kernel/search-attributes';
-import type { Agent, Cadence } from './entities';
-import { agentScheduleId, cadenceText, type ScheduleState } from './views';
-import { AGENT_RUN_WORKFLOW_TYPE, type AgentRunInput } from './workflow-contract';
+import { type Agent, agentScheduleId, type Cadence, cadenceText, type ScheduleState } from '../../domain/agents';
+import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import { agentRunWorkflow } from '../../workflows/agent-run';
+import { startOnce } from './start-once';
 
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
@@ -39,13 +39,16 @@ export type AgentScheduler = {
 
 /** The agents' schedules on Temporal: `agent:<id>`, each firing `agentRunWorkflow` at its cadence. */
 export const agentScheduler = (client: () => Promise<Client>, taskQueue: string): AgentScheduler => {
-  const action = (a: Agent, timezone: string) => ({
-    type: 'startWorkflow' as const,
-    workflowType: AGENT_RUN_WORKFLOW_TYPE,
+  const action = (
+    a: Agent,
+    timezone: string,
+  ): ScheduleOptionsStartWorkflowAction<typeof agentRunWorkflow> => ({
+    type: 'startWorkflow',
+    workflowType: agentRunWorkflow,
     taskQueue,
     // Temporal appends the run's time: agent:<id>-2026-11-24T08:00:00Z.
     workflowId: agentScheduleId(a.id),
-    args: [{ agentId: a.id, trigger: 'schedule' } satisfies AgentRunInput],
+    args: [{ agentId: a.id, trigger: 'schedule' }],
     memo: { agent_id: a.id, workspace_id: a.workspace_id, name: a.name, type: a.type },
     typedSearchAttributes: [{ key: WORKSPACE_ID, value: a.workspace_id }],
     staticSummary: `Agent "${a.name}" (${a.type}): ${a.cadence ? cadenceText(a.cadence) : ''} ${timezone}, review level ${a.review_level}`,
@@ -53,21 +56,15 @@ export const agentScheduler = (client: () => Promise<Client>, taskQueue: string)
 
   const startRunNow = async (a: Agent) => {
     const at = a.run_requested_at!.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    try {
-      await (
-        await client()
-      ).workflow.start(AGENT_RUN_WORKFLOW_TYPE, {
-        taskQueue,
-        workflowId: `${agentScheduleId(a.id)}-now-${at}`,
-        args: [{ agentId: a.id, trigger: 'run_now' } satisfies AgentRunInput],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        memo: { agent_id: a.id, workspace_id: a.workspace_id, name: a.name, type: a.type },
-        typedSearchAttributes: [{ key: WORKSPACE_ID, value: a.workspace_id }],
-        staticSummary: `Agent "${a.name}" (${a.type}): a run a person asked for now`,
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    await startOnce(await client(), agentRunWorkflow, {
+      taskQueue,
+      workflowId: `${agentScheduleId(a.id)}-now-${at}`,
+      args: [{ agentId: a.id, trigger: 'run_now' }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      memo: { agent_id: a.id, workspace_id: a.workspace_id, name: a.name, type: a.type },
+      typedSearchAttributes: [{ key: WORKSPACE_ID, value: a.workspace_id }],
+      staticSummary: `Agent "${a.name}" (${a.type}): a run a person asked for now`,
+    });
   };
 
   const sync = async (a: Agent, timezone: string) => {

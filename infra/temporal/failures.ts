@@ -1,29 +1,15 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { DomainError, type ErrorCode } from './errors';
-
-/** The failure type a refusal travels under through Temporal (activities, workflows, Updates). */
-const REFUSAL = 'DomainError';
-
-type Carried = { code: ErrorCode; details?: Record<string, unknown>; auditReason?: string };
-
-/**
- * A refusal as a Temporal failure that is not retried and keeps its code, so whoever waits on the
- * workflow (an admin deciding through an Update) gets the same refusal the domain made.
- */
-export const refusalFailure = (code: ErrorCode, message: string, details?: Record<string, unknown>) =>
-  ApplicationFailure.create({
-    type: REFUSAL,
-    message,
-    nonRetryable: true,
-    details: [{ code, details } satisfies Carried],
-  });
+import { DomainError } from '../../domain/kernel/errors';
+import { REFUSAL, type CarriedRefusal } from '../../workflows/refusals';
 
 const asFailure = (err: DomainError) =>
   ApplicationFailure.create({
     type: REFUSAL,
     message: err.message,
     nonRetryable: true,
-    details: [{ code: err.code, details: err.details, auditReason: err.auditReason } satisfies Carried],
+    details: [
+      { code: err.code, details: err.details, auditReason: err.auditReason } satisfies CarriedRefusal,
+    ],
   });
 
 /** Runs an activity's work: a refusal becomes a failure that keeps its code; our own faults are retried. */
@@ -40,7 +26,7 @@ export async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> 
 export function refusalOf(err: unknown): DomainError | undefined {
   for (let e: unknown = err; e instanceof Error; e = e.cause) {
     if (e instanceof ApplicationFailure && e.type === REFUSAL) {
-      const carried = (e.details?.[0] ?? {}) as Partial<Carried>;
+      const carried = (e.details?.[0] ?? {}) as Partial<CarriedRefusal>;
       return new DomainError(
         carried.code ?? 'conflict',
         e.message,
