@@ -80,55 +80,110 @@ const DKIM_MIN_BITS = 1024;
 const booleanString = (name: string) =>
   yup.string().oneOf(['true', 'false'], `${name} must be "true" or "false"`).default('false');
 
-const schema = yup.object({
+/**
+ * Every variable, each with what it means (`description`) and, where the default is not simply the
+ * schema's own, the default as an operator sees it (`shown`); docs/reference/configuration.md is
+ * generated from these (`npx tsx scripts/docs.ts`).
+ */
+export const configSchema = yup.object({
   NODE_ENV: yup
     .string()
     .oneOf(['development', 'test', 'production'], 'NODE_ENV must be development, test or production')
-    .default('production'),
-  HOST: yup.string().optional(),
+    .default('production')
+    .meta({
+      description: 'The runtime environment.',
+      shown: '`production` (`npm run dev`: `development`; tests: `test`)',
+    }),
+  HOST: yup.string().optional().meta({
+    description: 'API bind address.',
+    shown: '`127.0.0.1` in development and test, `0.0.0.0` in production',
+  }),
   PORT: yup
     .number()
     .typeError('PORT must be a number')
     .integer('PORT must be an integer')
     .min(0, 'PORT must be between 0 and 65535')
     .max(65535, 'PORT must be between 0 and 65535')
-    .default(3000),
-  METRICS_PORT: intSetting('METRICS_PORT', 0, 65535, undefined),
-  WORKER_METRICS_PORT: intSetting('WORKER_METRICS_PORT', 0, 65535, undefined),
+    .default(3000)
+    .meta({ description: 'API port.' }),
+  METRICS_PORT: intSetting('METRICS_PORT', 0, 65535, undefined).meta({
+    description:
+      'Where the API serves Prometheus metrics (`/metrics`, on `HOST`), apart from the API (docs/observability.md).',
+    shown: '`9464` (tests: `0`, a free port)',
+  }),
+  WORKER_METRICS_PORT: intSetting('WORKER_METRICS_PORT', 0, 65535, undefined).meta({
+    description: "Where the worker serves its metrics and the Temporal SDK's (docs/observability.md).",
+    shown: '`9465` (tests: `0`, a free port)',
+  }),
   DATABASE_URL: yup
     .string()
     .required('DATABASE_URL is required (postgres://user:password@host:port/database)')
-    .matches(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://'),
+    .matches(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
+    .meta({
+      description: '`postgres://user:pass@host:port/db`.',
+      shown: 'required (`npm run dev`: embedded PostgreSQL)',
+    }),
   TEMPORAL_ADDRESS: yup
     .string()
     .required('TEMPORAL_ADDRESS is required (host:port of the Temporal frontend)')
-    .matches(/^[^\s:/]+:\d+$/, 'TEMPORAL_ADDRESS must be host:port'),
-  TEMPORAL_NAMESPACE: yup.string().default('default'),
-  TEMPORAL_TASK_QUEUE: yup.string().default('lead-service'),
-  SECRETS_KEY: yup.string().optional(),
-  TRUST_PROXY: booleanString('TRUST_PROXY'),
+    .matches(/^[^\s:/]+:\d+$/, 'TEMPORAL_ADDRESS must be host:port')
+    .meta({
+      description: '`host:port` of the Temporal frontend.',
+      shown: 'required (`npm run dev`: the dev server)',
+    }),
+  TEMPORAL_NAMESPACE: yup
+    .string()
+    .default('default')
+    .meta({ description: 'The Temporal namespace workflows run in.' }),
+  TEMPORAL_TASK_QUEUE: yup
+    .string()
+    .default('lead-service')
+    .meta({ description: 'The task queue the worker polls; the maintenance schedules are named after it.' }),
+  SECRETS_KEY: yup.string().optional().meta({
+    description:
+      "32 bytes, base64 (`openssl rand -base64 32`); encrypts webhook signing secrets (and CalDAV passwords) at rest and keys unsubscribe links' HMAC.",
+    shown: 'required in production; a fixed dev key in development and test',
+  }),
+  TRUST_PROXY: booleanString('TRUST_PROXY').meta({
+    description: 'Trust `X-Forwarded-For` for the client address (IP allowlists, audit).',
+  }),
   TRUST_PROXY_HOPS: yup
     .number()
     .typeError('TRUST_PROXY_HOPS must be a number')
     .integer('TRUST_PROXY_HOPS must be an integer')
     .min(1, 'TRUST_PROXY_HOPS must be between 1 and 10')
     .max(10, 'TRUST_PROXY_HOPS must be between 1 and 10')
-    .optional(),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS'),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION'),
+    .optional()
+    .meta({
+      description:
+        'How many proxies in front append to `X-Forwarded-For`; the client address is the entry the outermost one appended. Setting it implies `TRUST_PROXY`.',
+      shown: '`1` when `TRUST_PROXY=true`',
+    }),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString('WEBHOOK_ALLOW_PRIVATE_TARGETS').meta({
+    description: 'Allow `http://` and private/loopback webhook (and CalDAV) targets.',
+    shown: '`false` (`npm run dev`: `true`)',
+  }),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: booleanString(
+    'WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION',
+  ).meta({
+    description:
+      'Required as well for `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` in production (refused otherwise; logged loudly when forced).',
+  }),
   DB_POOL_SIZE: yup
     .number()
     .typeError('DB_POOL_SIZE must be a number')
     .integer('DB_POOL_SIZE must be an integer')
     .min(1, 'DB_POOL_SIZE must be between 1 and 200')
     .max(200, 'DB_POOL_SIZE must be between 1 and 200')
-    .default(20),
+    .default(20)
+    .meta({ description: 'PostgreSQL connections per process.' }),
   RATE_LIMIT_PER_MINUTE: yup
     .number()
     .typeError('RATE_LIMIT_PER_MINUTE must be a number')
     .integer('RATE_LIMIT_PER_MINUTE must be an integer')
     .min(1, 'RATE_LIMIT_PER_MINUTE must be at least 1')
-    .default(300),
+    .default(300)
+    .meta({ description: 'Requests a minute per key.' }),
   MCP_ALLOWED_ORIGINS: yup
     .string()
     .default('')
@@ -141,59 +196,151 @@ const schema = yup.object({
           .map((o) => o.trim())
           .filter(Boolean)
           .every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
-    ),
-  WEBHOOK_ENDPOINT_CONCURRENCY: intSetting('WEBHOOK_ENDPOINT_CONCURRENCY', 1, 100, 10),
-  WORKER_ATTEMPT_SLOTS: intSetting('WORKER_ATTEMPT_SLOTS', 1, WORKFLOW_TASK_SLOTS, 50),
-  REQUEST_TIMEOUT_MS: intSetting('REQUEST_TIMEOUT_MS', 1_000, 120_000, 10_000),
-  DB_CONNECT_TIMEOUT_MS: intSetting('DB_CONNECT_TIMEOUT_MS', 100, 60_000, 5_000),
-  DB_STATEMENT_TIMEOUT_MS: intSetting('DB_STATEMENT_TIMEOUT_MS', 100, 600_000, 8_000),
-  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: intSetting('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 100, 600_000, 10_000),
-  AUDIT_QUEUE_LIMIT: intSetting('AUDIT_QUEUE_LIMIT', 10, 1_000_000, 5_000),
-  REFUSED_PER_MINUTE: intSetting('REFUSED_PER_MINUTE', 1, 1_000_000, 60),
-  QUOTE_PAGE_PER_MINUTE: intSetting('QUOTE_PAGE_PER_MINUTE', 1, 1_000_000, 30),
-  UNSUBSCRIBE_PER_MINUTE: intSetting('UNSUBSCRIBE_PER_MINUTE', 1, 1_000_000, 30),
-  HOOKS_PER_MINUTE: intSetting('HOOKS_PER_MINUTE', 1, 1_000_000, 1_200),
-  IDEMPOTENCY_RETENTION_HOURS: intSetting('IDEMPOTENCY_RETENTION_HOURS', 24, 24 * 365, 48),
-  AUDIT_RETENTION_DAYS: intSetting('AUDIT_RETENTION_DAYS', 1, 3_650, 365),
-  EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30),
-  MAINTENANCE_SCHEDULES: booleanString('MAINTENANCE_SCHEDULES').default('true'),
+    )
+    .meta({
+      description:
+        'Comma-separated browser origins (besides loopback) the assistant endpoint accepts; others get 403.',
+      shown: 'empty',
+    }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: intSetting('WEBHOOK_ENDPOINT_CONCURRENCY', 1, 100, 10).meta({
+    description:
+      'Attempts one worker makes to one endpoint at once; more wait in their workflow (1 s doubling to 1 min).',
+  }),
+  WORKER_ATTEMPT_SLOTS: intSetting('WORKER_ATTEMPT_SLOTS', 1, WORKFLOW_TASK_SLOTS, 50).meta({
+    description: 'Attempts one worker runs at once (at most its workflow task slots).',
+  }),
+  REQUEST_TIMEOUT_MS: intSetting('REQUEST_TIMEOUT_MS', 1_000, 120_000, 10_000).meta({
+    description:
+      'A request not answered by then gets `503 unavailable` with its `request_id` (the work may still finish).',
+  }),
+  DB_CONNECT_TIMEOUT_MS: intSetting('DB_CONNECT_TIMEOUT_MS', 100, 60_000, 5_000).meta({
+    description: 'Connecting to PostgreSQL, and waiting for a pooled connection.',
+  }),
+  DB_STATEMENT_TIMEOUT_MS: intSetting('DB_STATEMENT_TIMEOUT_MS', 100, 600_000, 8_000).meta({
+    description: 'PostgreSQL `statement_timeout` (the client gives up one second later).',
+  }),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: intSetting(
+    'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+    100,
+    600_000,
+    10_000,
+  ).meta({ description: 'PostgreSQL `idle_in_transaction_session_timeout`.' }),
+  AUDIT_QUEUE_LIMIT: intSetting('AUDIT_QUEUE_LIMIT', 10, 1_000_000, 5_000).meta({
+    description: 'Audit rows waiting to be written; while it is full new requests get `503 unavailable`.',
+  }),
+  REFUSED_PER_MINUTE: intSetting('REFUSED_PER_MINUTE', 1, 1_000_000, 60).meta({
+    description:
+      'Refused requests (bad, unknown, revoked key; address outside the allowlist) per client address (IPv6: per /64) a minute, per API process; then `429` before any key lookup.',
+  }),
+  QUOTE_PAGE_PER_MINUTE: intSetting('QUOTE_PAGE_PER_MINUTE', 1, 1_000_000, 30).meta({
+    description:
+      'Requests a minute per client address (IPv6: per /64) on the public quote pages, shared by every API process (counted in PostgreSQL); then a `429` page.',
+  }),
+  UNSUBSCRIBE_PER_MINUTE: intSetting('UNSUBSCRIBE_PER_MINUTE', 1, 1_000_000, 30).meta({
+    description: 'The same for unsubscribe links (`/u/...`).',
+  }),
+  HOOKS_PER_MINUTE: intSetting('HOOKS_PER_MINUTE', 1, 1_000_000, 1_200).meta({
+    description:
+      'Provider webhooks (SMS, inbound email) per workspace a minute, counted once their signature or secret holds; then `429` with `Retry-After` (providers retry). Failed proofs count per client address against `REFUSED_PER_MINUTE`.',
+  }),
+  IDEMPOTENCY_RETENTION_HOURS: intSetting('IDEMPOTENCY_RETENTION_HOURS', 24, 24 * 365, 48).meta({
+    description: 'Idempotency records kept (at least 24, the replay window).',
+  }),
+  AUDIT_RETENTION_DAYS: intSetting('AUDIT_RETENTION_DAYS', 1, 3_650, 365).meta({
+    description: 'Audit rows kept.',
+  }),
+  EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30).meta({
+    description: 'Events (with their deliveries and attempts) kept; never one still being delivered.',
+  }),
+  MAINTENANCE_SCHEDULES: booleanString('MAINTENANCE_SCHEDULES').default('true').meta({
+    description:
+      'The worker creates the reconcile and retention schedules (off in tests that run many workers).',
+  }),
   LOG_LEVEL: yup
     .string()
     .oneOf(['debug', 'info', 'warn', 'error'], 'LOG_LEVEL must be debug, info, warn or error')
-    .default('info'),
-  WORKFLOW_BUNDLE: yup.string().optional(),
+    .default('info')
+    .meta({
+      description: 'The lowest level written; `debug` adds a line per API request (docs/observability.md).',
+    }),
+  WORKFLOW_BUNDLE: yup.string().optional().meta({
+    description:
+      'A workflow bundle built ahead (`node dist/worker/bundle-workflows.js <file>`); the image builds one, so its worker starts without webpack; `npm test` builds one per run.',
+    shown: 'unset (bundled at start)',
+  }),
   PUBLIC_URL: yup
     .string()
     .matches(/^https?:\/\/[^\s]+$/, 'PUBLIC_URL must be an http(s) URL')
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        'Where people and providers reach the API: unsubscribe and quote links are built on it, and Twilio signs the webhook URL it calls.',
+      shown: '`http://localhost:<PORT>`',
+    }),
   SMTP_URL: yup
     .string()
     .matches(/^smtps?:\/\/[^\s]+$/, 'SMTP_URL must start with smtp:// or smtps://')
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        'Outbound email: `smtp://user:pass@host:587` or `smtps://...:465`; unset, email messages fail visibly ("no SMTP server is configured").',
+      shown: 'unset (`npm run dev`: MailDev)',
+    }),
   MAIL_FROM: yup
     .string()
     .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'MAIL_FROM must be an email address')
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        "The sender address; the display name is the workspace's; its domain ends every Message-ID.",
+      shown: '`no-reply@localhost.localdomain` (`npm run dev`: `hello@leads.localhost`)',
+    }),
   DKIM_SELECTOR: yup
     .string()
     .matches(DNS_LABEL, 'DKIM_SELECTOR must be a DNS label: letters, digits and inner hyphens, at most 63')
-    .optional(),
-  DKIM_PRIVATE_KEY_FILE: yup.string().optional(),
+    .optional()
+    .meta({
+      description:
+        "The DKIM key's selector, a DNS label; with `DKIM_PRIVATE_KEY_FILE` every email is signed (docs/email-sending.md).",
+      shown: 'unset (`npm run dev`: `dev`)',
+    }),
+  DKIM_PRIVATE_KEY_FILE: yup.string().optional().meta({
+    description: 'PEM RSA private key, 2048 bits recommended (1024 at least); read and checked at start.',
+    shown: 'unset (`npm run dev`: `.data/dkim/dev.pem`, made once)',
+  }),
   DKIM_DOMAIN: yup
     .string()
     .lowercase()
     .matches(DOMAIN_NAME, 'DKIM_DOMAIN must be a domain name such as example.com')
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        "The signing domain `d=`: `MAIL_FROM`'s domain or a parent of it (DMARC relaxed alignment).",
+      shown: "`MAIL_FROM`'s domain",
+    }),
   SMS_API_URL: yup
     .string()
     .matches(/^https?:\/\/[^\s]+$/, 'SMS_API_URL must be an http(s) URL')
-    .optional(),
-  SMS_ACCOUNT_SID: yup.string().optional(),
-  SMS_AUTH_TOKEN: yup.string().optional(),
+    .optional()
+    .meta({
+      description: "The SMS provider (Twilio's Messages API, or one shaped like it).",
+      shown: '`https://api.twilio.com`',
+    }),
+  SMS_ACCOUNT_SID: yup.string().optional().meta({
+    description: 'The provider account; `SMS_ACCOUNT_SID`, `SMS_AUTH_TOKEN` and `SMS_FROM` together or none.',
+    shown: 'unset (`npm run dev`: a local provider)',
+  }),
+  SMS_AUTH_TOKEN: yup.string().optional().meta({
+    description: "The provider account's token; it also verifies inbound webhooks (`X-Twilio-Signature`).",
+    shown: 'unset (`npm run dev`: a local provider)',
+  }),
   SMS_FROM: yup
     .string()
     .matches(/^\+[1-9][0-9]{6,14}$/, 'SMS_FROM must be a number in E.164 form (+15551234567)')
-    .optional(),
+    .optional()
+    .meta({
+      description: 'The sending number, E.164 (`+15551234567`); WhatsApp sends from `whatsapp:<SMS_FROM>`.',
+    }),
 });
 
 /** An integer setting within [min, max], with its default; the message names the variable. */
@@ -286,9 +433,9 @@ function readPrivateKey(file: string, problems: string[]): KeyObject | undefined
 /** Reads and validates the environment; throws ConfigError naming every bad or missing variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const input = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
-  let parsed: yup.InferType<typeof schema>;
+  let parsed: yup.InferType<typeof configSchema>;
   try {
-    parsed = schema.validateSync(input, { abortEarly: false, stripUnknown: true });
+    parsed = configSchema.validateSync(input, { abortEarly: false, stripUnknown: true });
   } catch (err) {
     if (err instanceof yup.ValidationError) throw new ConfigError(err.errors);
     throw err;

@@ -7,7 +7,7 @@ import { repoRoot } from './paths';
 
 /**
  * The one Temporal server version this project runs, everywhere: docker-compose's images, `npm run
- * cluster` and the README say the same (a unit test holds them to it). The UI is the release the
+ * cluster` and docs/deploying.md say the same (a unit test holds them to it). The UI is the release the
  * Temporal CLI of the same server line serves.
  */
 export const TEMPORAL_SERVER_VERSION = '1.32.2';

@@ -35,7 +35,7 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
   after(() => t.drop());
 
   /**
-   * The CLI's entry under tsx; the first call goes through `npm run -s admin`, as the README says. It
+   * The CLI's entry under tsx; the first call goes through `npm run -s admin`, as docs/admin-cli.md says. It
    * talks to the run's Temporal on a task queue of its own that no worker polls (a command that cancels
    * a workflow gets its answer at once, where an unreachable server costs the SDK's 10 s connect).
    */

@@ -17,7 +17,7 @@ describe('admin CLI help (npm run -s admin -- ... --help)', () => {
   };
 
   it('--help lists every group with its commands and their titles', () => {
-    // As the README's command, through npm; the other calls run the same entry without npm.
+    // As docs/admin-cli.md's command, through npm; the other calls run the same entry without npm.
     const out = helps(runAdmin(env, ['--help'], { via: 'npm' }));
     assert.match(out, /^usage: npm run -s admin -- <group> <command> \[--flags\]$/m);
     assert.match(out, /^quote$/m);

@@ -18,8 +18,8 @@ const adminEntry = () => {
 /**
  * Runs the admin CLI from the repository root, with `env` over the test's environment (a variable set
  * to undefined is left out): its exit code, stdout, and stderr without npm's warnings or the launcher's
- * notes (a rebuild of dist/ when a source changed, maybe mid-run). `via: 'npm'` runs it exactly as the
- * README tells an operator to (`npm run -s admin -- ...`); otherwise the same entry file that script
+ * notes (a rebuild of dist/ when a source changed, maybe mid-run). `via: 'npm'` runs it exactly as
+ * docs/admin-cli.md tells an operator to (`npm run -s admin -- ...`); otherwise the same entry file that script
  * names runs in this Node directly, without npm's start-up (the suite makes about 70 calls, twice in CI).
  */
 export function runAdmin(env: NodeJS.ProcessEnv, args: string[], opts: { via?: 'npm' } = {}) {

@@ -18,7 +18,7 @@ import { historyShardCount } from '../../tooling/temporal-cluster';
 const read = (file: string) => readFileSync(path.join(repoRoot(), file), 'utf8');
 
 describe('one Temporal engine, declared once', () => {
-  it('docker-compose, the README and npm run cluster pin the same server and UI versions', () => {
+  it('docker-compose, docs/deploying.md and npm run cluster pin the same server and UI versions', () => {
     const compose = read('docker-compose.yml');
     const servers = [...compose.matchAll(/TEMPORAL_VERSION:-([\d.]+)\}/g)].map((m) => m[1]);
     assert.deepEqual(servers, [TEMPORAL_SERVER_VERSION, TEMPORAL_SERVER_VERSION, TEMPORAL_SERVER_VERSION]);
@@ -26,13 +26,13 @@ describe('one Temporal engine, declared once', () => {
       [...compose.matchAll(/TEMPORAL_UI_VERSION:-([\d.]+)\}/g)].map((m) => m[1]),
       [TEMPORAL_UI_VERSION],
     );
-    const readme = read('README.md');
+    const doc = read('docs/deploying.md');
     assert.ok(
-      readme.includes(`Temporal server ${TEMPORAL_SERVER_VERSION}`),
-      'the README names the server version',
+      doc.includes(`Temporal server ${TEMPORAL_SERVER_VERSION}`),
+      'docs/deploying.md names the server version',
     );
-    assert.ok(readme.includes(`UI ${TEMPORAL_UI_VERSION}`), 'the README names the UI version');
-    assert.ok(readme.includes(`GOTOOLCHAIN=${DEFAULT_GOTOOLCHAIN}`), 'the README names the Go toolchain');
+    assert.ok(doc.includes(`UI ${TEMPORAL_UI_VERSION}`), 'docs/deploying.md names the UI version');
+    assert.ok(doc.includes(`GOTOOLCHAIN=${DEFAULT_GOTOOLCHAIN}`), 'docs/deploying.md names the Go toolchain');
   });
 
   it('create-namespace.sh registers exactly the search attributes the code declares, with their types', () => {
