@@ -4,11 +4,11 @@ import { operatorActor } from '../kernel/actor';
 import { runOperation } from '../kernel/runner';
 import { workspaceNamed } from '../identity';
 import { suppressContact } from '../leads';
-import type { ProviderResult } from '../conversations';
+import { campaignMessagesIn, type CampaignSend, type ProviderResult } from '../conversations';
 import { checkDeliverability } from './operations/lifecycle';
 import { campaignsIn } from './repository';
 import type { Campaign, CampaignStatus } from './entities';
-import { campaignSendsIn, type CampaignSend } from './sends';
+import { campaignSendsIn } from './sends';
 import { render, valuesFor } from './templates';
 import { startOfLocalDay, untilWindowOpens } from './window';
 
@@ -60,14 +60,15 @@ export async function sendBatch(
     const data = all.in(c.workspace_id);
     const repo = campaignsIn(data);
     const sends = campaignSendsIn(data);
+    const messages = campaignMessagesIn(data);
     if (c.workflow_started_at === null) await repo.change(c.id, { workflow_started_at: now });
-    await sends.failInterrupted(c.id);
+    await messages.failInterrupted(c.id);
     if (c.status !== 'RUNNING') return { kind: 'stop' as const, status: c.status };
     const workspace = await workspaceNamed(data, c.workspace_id);
     const tz = workspace?.timezone ?? 'UTC';
     const closedFor = untilWindowOpens(c.send_window, now, tz);
     if (closedFor > 0) return { kind: 'wait' as const, ms: closedFor };
-    const room = c.daily_cap - (await sends.sentSince(c.id, startOfLocalDay(now, tz)));
+    const room = c.daily_cap - (await messages.sentSince(c.id, startOfLocalDay(now, tz)));
     if (room <= 0) {
       const tomorrow = new Date(startOfLocalDay(now, tz).getTime() + DAY_MS + 3_600_000);
       const ms = tomorrow.getTime() - now.getTime() + untilWindowOpens(c.send_window, tomorrow, tz);
@@ -75,7 +76,7 @@ export async function sendBatch(
     }
     const name = workspace?.name ?? '';
     // What a crashed batch wrote but never handed over goes first (those recipients moved on already).
-    const leftovers = await sends.leftovers(c.id);
+    const leftovers = await messages.leftovers(c.id);
     if (leftovers.length > 0)
       return { kind: 'go' as const, campaign: c, toSend: leftovers, skipped: 0, fromName: name };
     const due = await sends.due(c, Math.min(opts.batchSize, room), now);
@@ -102,7 +103,7 @@ export async function sendBatch(
         error: r.blocked ? `The contact ${r.blocked}; it was not sent.` : null,
       };
     });
-    const written = await sends.write(c, rows, now);
+    const written = await messages.write(c, rows, now);
     await sends.leave(c.id, [
       ...leavers,
       ...staying.filter((r) => r.blocked).map((r) => ({ lead_id: r.lead_id, reason: r.blocked! })),
@@ -122,7 +123,7 @@ export async function sendBatch(
 
   const { campaign: c, toSend, fromName } = phaseOne;
   const data = new Data(db.manager, c.workspace_id);
-  const sends = campaignSendsIn(data);
+  const messages = campaignMessagesIn(data);
   const outcomes: { id: string; status: string; error: string | null; provider_id: string | null }[] = [];
   const putBack: string[] = [];
   const bounced: { id: string; to: string; block: 'bounce' | 'invalid_number'; error: string }[] = [];
@@ -133,7 +134,7 @@ export async function sendBatch(
       putBack.push(...toSend.slice(i).map((s) => s.id));
       break;
     }
-    await sends.markSending(group.map((s) => s.id));
+    await messages.markSending(group.map((s) => s.id));
     const results = await Promise.all(
       group.map((s) => deps.send(c.channel, { ...s, leadId: s.lead_id, fromName })),
     );
@@ -154,11 +155,16 @@ export async function sendBatch(
         });
     });
     // Recorded group by group: a crash later leaves only the group in hand to fail visibly.
-    await sends.settle(settled);
+    await messages.settle(settled);
     outcomes.push(...settled);
     await blockDead(deps.services, c, bounced.splice(0));
   }
-  await sends.putBack(c.id, putBack, new Date(now.getTime() + RETRY_TRANSIENT_MS));
+  // The unsent rows go and their recipients are due again, together: a crash between would lose them.
+  await db.transaction(async (m) => {
+    const inTx = new Data(m, c.workspace_id);
+    const withdrawn = await campaignMessagesIn(inTx).withdrawUnsent(putBack);
+    await campaignSendsIn(inTx).dueAgain(c.id, withdrawn, new Date(now.getTime() + RETRY_TRANSIENT_MS));
+  });
   const sent = outcomes.filter((o) => o.status === 'sent').length;
   return { state: 'sent', sent, failed: toSend.length - sent - putBack.length, skipped: phaseOne.skipped };
 }
@@ -185,7 +191,7 @@ async function blockDead(
         workspaceId: c.workspace_id,
         auditDetails: { campaign_id: c.id, message_id: b.id },
         alsoInTransaction: async (m) => {
-          await campaignSendsIn(new Data(m, c.workspace_id)).settle([
+          await campaignMessagesIn(new Data(m, c.workspace_id)).settle([
             {
               id: b.id,
               status: 'failed',

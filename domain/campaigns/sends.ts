@@ -1,5 +1,4 @@
 import type { Data } from '../kernel/data';
-import type { Feedback } from '../conversations';
 import type { Campaign } from './entities';
 
 /** A recipient due for its next step, with what sending needs to know about the lead. */
@@ -16,66 +15,17 @@ export type DueRecipient = {
   blocked: string | null;
 };
 
-/** A campaign message about to leave: its row is written (`queued`) before the provider is called. */
-export type CampaignSend = {
-  lead_id: string;
-  step: number;
-  to: string;
-  subject: string | null;
-  body: string;
-};
-
-export const INTERRUPTED_SEND =
-  'interrupted: the worker stopped while this batch was with the provider, so it may or may not have left; it is not sent again, so it is never sent twice';
-
 /**
  * Times come from the caller (the campaign workflow's clock), never the database's, so a campaign's
  * delays, window and cap are the workflow's own: replayable, and testable with time skipped.
  *
- * The campaign engine's rows, across one campaign: recipients due, the send rows keyed by
- * (campaign, lead, step), and their outcomes. SQL throughout: each statement handles a whole batch
+ * The campaign engine's recipients, across one campaign: who is due (read with the lead's details, its
+ * replies and its suppressions in one statement: a read, never a write, of those areas' tables), who
+ * leaves, who moves on. The send rows are the conversations area's messages
+ * (`campaignMessagesIn`). SQL throughout: each statement handles a whole batch
  * (hundreds of rows) in one round trip, which is what lets a campaign approach a bare SMTP loop.
  */
 export const campaignSendsIn = (data: Data) => ({
-  /**
-   * Sends a crashed batch left `sending` (a killed worker had handed them over): failed, visibly, never
-   * sent again. Only one batch of a campaign runs at a time (its workflow runs them in turn), so none is
-   * in flight now. (Rows it left `queued` were never handed over: the next batch sends them.)
-   */
-  failInterrupted: (campaignId: string) =>
-    data.sql(
-      `UPDATE messages SET status = 'failed', error = $2
-        WHERE campaign_id = $1 AND status = 'sending'`,
-      [campaignId, INTERRUPTED_SEND],
-    ),
-
-  /** Rows a crashed batch wrote but never handed over, to send now (their recipients already moved on). */
-  leftovers: (campaignId: string): Promise<(CampaignSend & { id: string })[]> =>
-    data.sql(
-      `SELECT id, lead_id, campaign_step AS step, to_address AS to, subject, body FROM messages
-        WHERE campaign_id = $1 AND status = 'queued' ORDER BY at, id`,
-      [campaignId],
-    ),
-
-  /**
-   * The group about to be handed over, marked `sending` and committed first: a crash from here on
-   * leaves exactly these rows as the ones that may have left.
-   */
-  markSending: (ids: string[]) =>
-    data.sql(`UPDATE messages SET status = 'sending' WHERE id = ANY($1::uuid[]) AND status = 'queued'`, [
-      ids,
-    ]),
-
-  /** Messages the campaign handed over since an instant (its daily cap counts them). */
-  sentSince: async (campaignId: string, since: Date): Promise<number> =>
-    (
-      await data.sql<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM messages
-          WHERE campaign_id = $1 AND status <> 'suppressed' AND at >= $2`,
-        [campaignId, since],
-      )
-    )[0]!.n,
-
   /**
    * Recipients due now, in audience order, locked for this batch, with the lead's details, whether it
    * left the sequence (replied since launch, booked or closed, archived) and whether its address is
@@ -115,43 +65,6 @@ export const campaignSendsIn = (data: Data) => ({
         ),
 
   /**
-   * Writes the batch's send rows (`queued`, or `suppressed` for a blocked address), before anything
-   * leaves. A row that exists already (a batch retried after a crash) is not written again and is not
-   * answered: that (campaign, lead, step) is never sent twice. Answers the ids of the rows written.
-   */
-  write: async (
-    c: Campaign,
-    sends: (CampaignSend & { status: 'queued' | 'suppressed'; error: string | null })[],
-    now: Date,
-  ): Promise<Map<string, string>> => {
-    if (sends.length === 0) return new Map();
-    const rows = await data.sql<{ id: string; lead_id: string }[]>(
-      `INSERT INTO messages (workspace_id, lead_id, channel, direction, status, body, to_address, subject,
-                             error, marketing, at, started_at, campaign_id, campaign_step)
-       SELECT $1, v.lead_id, $2, 'outbound', v.status, v.body, v.to_address, v.subject, v.error, true,
-              $11, $11, $3, v.step
-         FROM unnest($4::uuid[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-              AS v(lead_id, step, to_address, subject, body, status, error)
-       ON CONFLICT (campaign_id, lead_id, campaign_step) WHERE campaign_id IS NOT NULL DO NOTHING
-       RETURNING id, lead_id`,
-      [
-        c.workspace_id,
-        c.channel,
-        c.id,
-        sends.map((s) => s.lead_id),
-        sends.map((s) => s.step),
-        sends.map((s) => s.to),
-        sends.map((s) => s.subject),
-        sends.map((s) => s.body),
-        sends.map((s) => s.status),
-        sends.map((s) => s.error),
-        now,
-      ],
-    );
-    return new Map(rows.map((r) => [r.lead_id, r.id]));
-  },
-
-  /**
    * Moves the batch's recipients on: the next step falls due after its delay; after the last, DONE.
    * SQL: one UPDATE from the batch's values.
    */
@@ -171,54 +84,18 @@ export const campaignSendsIn = (data: Data) => ({
   },
 
   /**
-   * Puts back sends that never left (the campaign was paused mid-batch, or the provider refused them
-   * for now): their rows go and their recipients are due again at `dueAt`, at the same step.
+   * Puts recipients back at the step whose send never left (the campaign was paused mid-batch, or the
+   * provider refused it for now): due again at `dueAt`.
    */
-  putBack: async (campaignId: string, messageIds: string[], dueAt: Date) => {
-    if (messageIds.length === 0) return;
+  dueAgain: async (campaignId: string, withdrawn: { lead_id: string; step: number }[], dueAt: Date) => {
+    if (withdrawn.length === 0) return;
     await data.sql(
-      `WITH gone AS (
-         DELETE FROM messages WHERE id = ANY($2::uuid[]) AND status IN ('queued', 'sending')
-         RETURNING lead_id, campaign_step)
-       UPDATE campaign_recipients r SET status = 'ACTIVE', next_step = g.campaign_step, due_at = $3
-         FROM gone g WHERE r.campaign_id = $1 AND r.lead_id = g.lead_id`,
-      [campaignId, messageIds, dueAt],
+      `UPDATE campaign_recipients r SET status = 'ACTIVE', next_step = v.step, due_at = $4
+         FROM unnest($2::uuid[], $3::int[]) AS v(lead_id, step)
+        WHERE r.campaign_id = $1 AND r.lead_id = v.lead_id`,
+      [campaignId, withdrawn.map((w) => w.lead_id), withdrawn.map((w) => w.step), dueAt],
     );
   },
-
-  /**
-   * Records the provider's answers for the batch, and a refusal that was a hard bounce. A bounce
-   * report that came back before this (the message was still `sending`) keeps it `bounced`.
-   * SQL: one UPDATE from the batch's values.
-   */
-  settle: (
-    outcomes: {
-      id: string;
-      status: string;
-      error: string | null;
-      provider_id: string | null;
-      feedback?: Feedback;
-    }[],
-  ) =>
-    outcomes.length === 0
-      ? Promise.resolve()
-      : data.sql(
-          `UPDATE messages m SET status = CASE WHEN m.status = 'bounced' THEN m.status ELSE v.status END,
-                  error = CASE WHEN m.status = 'bounced' THEN m.error ELSE v.error END,
-                  provider_message_id = v.provider_id,
-                  sent_at = CASE WHEN v.status = 'sent' THEN clock_timestamp() END,
-                  feedback = coalesce(m.feedback, v.feedback)
-             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
-                  AS v(id, status, error, provider_id, feedback)
-            WHERE m.id = v.id`,
-          [
-            outcomes.map((o) => o.id),
-            outcomes.map((o) => o.status),
-            outcomes.map((o) => o.error),
-            outcomes.map((o) => o.provider_id),
-            outcomes.map((o) => o.feedback ?? null),
-          ],
-        ),
 
   /** When the next recipient falls due, or null when none is left. */
   nextDue: async (campaignId: string): Promise<Date | null> =>
