@@ -17,8 +17,14 @@ export function singleValued(query: Record<string, string | string[] | undefined
   return out;
 }
 
+/** The types a parameter may take: its `type`, or its anyOf branches' (a nullable one is written so). */
 const typesOf = (schema: JsonSchema | undefined): unknown[] =>
-  schema === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
+  schema === undefined
+    ? []
+    : [
+        schema.type,
+        ...(Array.isArray(schema.anyOf) ? schema.anyOf.map((b: JsonSchema) => b.type) : []),
+      ].flat();
 
 /**
  * A query string read into the JSON types the operation's input names: `true`/`false` for a boolean,

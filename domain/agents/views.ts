@@ -1,5 +1,5 @@
 import {
-  anyJson,
+  accepted,
   arrayOf,
   boolean,
   dateTime,
@@ -24,6 +24,7 @@ import {
   type AgentRun,
   type Cadence,
 } from './entities';
+import { cadenceField, limitsField, sourcesField } from './schemas';
 
 /** `agent:<id>`: the agent's Temporal Schedule; its runs are `agent:<id>-<time>`. */
 export const agentScheduleId = (agentId: string) => `agent:${agentId}`;
@@ -69,9 +70,10 @@ export const AGENT = object(
     name: string(),
     type: oneOf(AGENT_TYPES),
     status: oneOf(AGENT_STATUSES),
-    cadence: nullable(anyJson),
-    sources: anyJson,
-    limits: anyJson,
+    cadence: nullable(accepted(cadenceField)),
+    sources: accepted(sourcesField),
+    // Stored with the defaults filled in (create merges them; configure changes one at a time).
+    limits: accepted(limitsField, { complete: true }),
     review_level: oneOf(REVIEW_LEVELS),
     template_version: string(),
     schedule_id: string(),

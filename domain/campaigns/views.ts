@@ -1,5 +1,5 @@
 import {
-  anyJson,
+  accepted,
   arrayOf,
   dateTime,
   integer,
@@ -12,6 +12,7 @@ import {
 } from '../kernel/shapes';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, PAUSE_REASONS, type Campaign } from './entities';
 import type { StepFigures } from './repository';
+import { audienceField, stepsField, windowField } from './schemas';
 
 /** `campaign:<id>`: the campaign's one workflow, as the Web UI lists it. */
 export const campaignWorkflowId = (campaignId: string) => `campaign:${campaignId}`;
@@ -45,9 +46,10 @@ export const CAMPAIGN = object(
     name: string(),
     channel: oneOf(CAMPAIGN_CHANNELS),
     status: oneOf(CAMPAIGN_STATUSES),
-    audience: anyJson,
-    steps: arrayOf(anyJson),
-    window: anyJson,
+    // Stored as accepted: a JSON caller's strict input leaves out what it did not give.
+    audience: accepted(audienceField),
+    steps: accepted(stepsField),
+    window: accepted(windowField),
     daily_cap: integer(),
     audience_size: nullable(integer()),
     created_at: dateTime,

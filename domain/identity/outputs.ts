@@ -1,7 +1,6 @@
 import { ROLES, SCOPES } from '../kernel/permissions';
 import { WORKSPACE_STATUSES } from './entities';
 import {
-  anyJson,
   arrayOf,
   boolean,
   dateTime,
@@ -9,6 +8,7 @@ import {
   nullable,
   object,
   oneOf,
+  openObject,
   string,
   uuid,
 } from '../kernel/shapes';
@@ -93,7 +93,9 @@ export const AUDIT_ROWS = arrayOf(
     actor_user_id: nullable(uuid),
     request_id: nullable(string()),
     client_ip: nullable(string()),
-    details: anyJson,
+    details: nullable(
+      openObject('What else the call recorded: ids it touched, the refusal it met, who it acted for.'),
+    ),
   }),
   { title: 'AuditRows' },
 );

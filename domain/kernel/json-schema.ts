@@ -61,19 +61,31 @@ function convert(schema: yup.AnySchema, path: string): JsonSchema {
   const tests = schema.tests.flatMap((t) => (t.OPTIONS ? [t.OPTIONS] : []));
   // notOneOf([null]) refuses null even on a nullable schema.
   const nullable = d.nullable && !d.notOneOf.includes(null);
-  const [type, rules] = typeAndRules(schema, d, tests, nullable, path);
+  const [types, rules] = typeAndRules(schema, d, tests, path);
   const description: unknown = d.meta?.description;
   const def: unknown = schema.spec.default;
   const extra: unknown = d.meta?.jsonSchema;
-  return {
+  // Extensions (`x-mcp-header`) annotate the field, so they stay beside its description; rules describe a value.
+  const [marks, extraRules] = partition(isRecord(extra) ? extra : {}, (key) => key.startsWith('x-'));
+  const annotations: JsonSchema = {
     ...(d.label ? { title: d.label } : {}),
     ...(typeof description === 'string' ? { description } : {}),
-    ...(type !== undefined ? { type: nullable ? [type, 'null'].flat() : type } : {}),
-    ...rules,
-    ...enumRules(d, nullable, path),
-    ...(def !== undefined && typeof def !== 'function' ? { default: def } : {}),
-    ...(isRecord(extra) ? extra : {}),
   };
+  const trailer: JsonSchema = {
+    ...(def !== undefined && typeof def !== 'function' ? { default: def } : {}),
+    ...marks,
+  };
+  const own = { ...rules, ...enumRules(d, path), ...extraRules };
+  // One `type` per schema: a type union (`["string", "null"]`) is legal JSON Schema, but clients that map
+  // tool schemas onto a one-type dialect (Gemini's OpenAPI subset) drop or refuse it, so it is spelt as
+  // anyOf, one branch per type, with null a branch of its own.
+  const single = types.length <= 1;
+  const branches: JsonSchema[] = [
+    ...(single ? [{ ...(types[0] ? { type: types[0] } : {}), ...own }] : types.map((type) => ({ type }))),
+    ...(nullable ? [{ type: 'null' }] : []),
+  ];
+  if (branches.length === 1) return { ...annotations, ...branches[0], ...trailer };
+  return { ...annotations, anyOf: branches, ...(single ? {} : own), ...trailer };
 }
 
 type Test = yup.TestConfig;
@@ -82,26 +94,25 @@ function typeAndRules(
   schema: yup.AnySchema,
   d: yup.SchemaDescription,
   tests: Test[],
-  nullable: boolean,
   path: string,
-): [string | string[] | undefined, JsonSchema] {
+): [string[], JsonSchema] {
   switch (d.type) {
     case 'string':
-      return ['string', stringRules(tests, path)];
+      return [['string'], stringRules(tests, path)];
     case 'number':
-      if (!tests.some((t) => t.name === 'integer')) return ['number', numberRules(tests, path)];
-      return ['integer', withIntegerFormat(numberRules(tests, path))];
+      if (!tests.some((t) => t.name === 'integer')) return [['number'], numberRules(tests, path)];
+      return [['integer'], withIntegerFormat(numberRules(tests, path))];
     case 'boolean':
-      return ['boolean', {}];
+      return [['boolean'], {}];
     case 'date':
       // JSON carries dates as text; the API parses them.
-      return ['string', { format: 'date-time' }];
+      return [['string'], { format: 'date-time' }];
     case 'object':
-      return ['object', objectRules(schema as yup.AnyObjectSchema, tests, path)];
+      return [['object'], objectRules(schema as yup.AnyObjectSchema, tests, path)];
     case 'array':
-      return ['array', arrayRules(schema as yup.ArraySchema<unknown[], yup.AnyObject>, tests, path)];
+      return [['array'], arrayRules(schema as yup.ArraySchema<unknown[], yup.AnyObject>, tests, path)];
     case 'mixed':
-      return [mixedType(d, nullable), {}];
+      return [mixedTypes(d), {}];
     default:
       throw new Error(
         `toJsonSchema: ${at(path)} is a ${d.type} schema, which JSON Schema generation does not support`,
@@ -109,30 +120,32 @@ function typeAndRules(
   }
 }
 
-function enumRules(d: yup.SchemaDescription, nullable: boolean, path: string): JsonSchema {
-  const out: JsonSchema = {};
+/** The listed and refused values but null, which nullable alone decides (its own `{ type: "null" }` branch). */
+function enumRules(d: yup.SchemaDescription, path: string): JsonSchema {
+  const own: JsonSchema = {};
   if ([...d.oneOf, ...d.notOneOf].some(isRefDescription)) {
     throw new Error(
       `toJsonSchema: ${at(path)} lists a ref among its values, which JSON Schema cannot express`,
     );
   }
   const refused = d.notOneOf.filter((v) => v != null);
-  if (refused.length > 0) out.not = { enum: refused };
-  // Absent values pass oneOf anyway: null is decided by nullable alone.
+  if (refused.length > 0) own.not = { enum: refused };
+  // Absent values pass oneOf anyway.
+  const values = d.oneOf.filter((v) => v != null);
   if (d.oneOf.length > 0) {
-    const values = [...d.oneOf.filter((v) => v != null), ...(nullable ? [null] : [])];
-    if (values.length === 0) out.not = {};
-    else if (values.length === 1) out.const = values[0];
-    else out.enum = values;
+    if (values.length === 0) own.not = {};
+    else if (values.length === 1) own.const = values[0];
+    else own.enum = values;
   }
-  return out;
+  return own;
 }
 
-function mixedType(d: yup.SchemaDescription, nullable: boolean): string | string[] | undefined {
+/** mixed(): the one type its listed values share, or none; any type but null when it lists nothing. */
+function mixedTypes(d: yup.SchemaDescription): string[] {
   const kinds = new Set(d.oneOf.filter((v) => v != null).map((v) => typeof v));
   const [kind] = kinds;
-  if (kinds.size === 1 && (kind === 'string' || kind === 'number' || kind === 'boolean')) return kind;
-  return d.oneOf.length === 0 && !nullable ? ANY_BUT_NULL : undefined;
+  if (kinds.size === 1 && (kind === 'string' || kind === 'number' || kind === 'boolean')) return [kind];
+  return d.oneOf.length === 0 ? ANY_BUT_NULL : [];
 }
 
 function stringRules(tests: Test[], path: string): JsonSchema {
@@ -299,6 +312,11 @@ export function withIntegerFormat(schema: JsonSchema): JsonSchema {
 
 /** The largest value of a PostgreSQL `integer` column (and of OpenAPI's int32). */
 export const INT32_MAX = INT32.max;
+
+const partition = (o: JsonSchema, pick: (key: string) => boolean): [JsonSchema, JsonSchema] => [
+  Object.fromEntries(Object.entries(o).filter(([k]) => pick(k))),
+  Object.fromEntries(Object.entries(o).filter(([k]) => !pick(k))),
+];
 
 const prune = (o: JsonSchema): JsonSchema =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));

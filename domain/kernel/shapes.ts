@@ -1,4 +1,5 @@
-import { withIntegerFormat, type JsonSchema } from './json-schema';
+import type * as yup from 'yup';
+import { toJsonSchema, withIntegerFormat, type JsonSchema } from './json-schema';
 
 /**
  * Builders for output schemas (JSON Schema 2020-12). Objects are closed: an answer carries exactly what
@@ -14,10 +15,20 @@ export const uuid = string({ format: 'uuid', maxLength: 36 });
 /** As `Date.prototype.toISOString` writes it: 24 characters, 27 for a year past 9999. */
 export const dateTime = string({ format: 'date-time', maxLength: 27 });
 export const oneOf = (values: readonly (string | number)[]): JsonSchema => ({ enum: [...values] });
-export const nullable = (s: JsonSchema): JsonSchema =>
-  typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
-/** Any JSON value the operation passes through as it is (an event payload, a recorded outcome). */
-export const anyJson: JsonSchema = {};
+/**
+ * The value or null, as two branches rather than a type union (`["string", "null"]`), which clients that
+ * read one `type` per schema refuse (json-schema.ts). The description stays on the field; a title stays
+ * on the shape it names.
+ */
+export const nullable = (s: JsonSchema): JsonSchema => {
+  const { description, ...value } = s;
+  return { ...(description === undefined ? {} : { description }), anyOf: [value, { type: 'null' }] };
+};
+/**
+ * An object whose members the service does not choose (a JSON Schema it publishes, the details an audit
+ * row carries): its type is known, its members are the record's own. Say which in the description.
+ */
+export const openObject = (description: string): JsonSchema => ({ type: 'object', description });
 
 export const object = (
   properties: Record<string, JsonSchema>,
@@ -35,6 +46,31 @@ export const arrayOf = (items: JsonSchema, extra: JsonSchema = {}): JsonSchema =
   items,
   ...extra,
 });
+
+/**
+ * An output field that shows what an input field accepted, stored as it came: its shape is the input's own
+ * yup schema, so it is declared once. `complete` when the service fills every member in before storing it
+ * (defaults merged), so every member is there. Defaults are the input's business and are left out.
+ */
+export const accepted = (field: yup.AnySchema, opts: { complete?: boolean } = {}): JsonSchema => {
+  const shape = withoutDefaults(toJsonSchema(field)) as JsonSchema;
+  return opts.complete ? { ...shape, required: Object.keys(shape.properties ?? {}) } : shape;
+};
+
+/** A schema without its `default` keywords (a property named `default` stays). */
+const withoutDefaults = (s: unknown): unknown => {
+  if (Array.isArray(s)) return s.map(withoutDefaults);
+  if (typeof s !== 'object' || s === null) return s;
+  const entries: [string, unknown][] = Object.entries(s).filter(([k]) => k !== 'default');
+  return Object.fromEntries(
+    entries.map(([k, v]) => [
+      k,
+      k === 'properties' && typeof v === 'object' && v !== null
+        ? Object.fromEntries(Object.entries(v).map(([name, p]) => [name, withoutDefaults(p)]))
+        : withoutDefaults(v),
+    ]),
+  );
+};
 
 /** A page of records: `{ data: [item], count }`, plus whatever else the list names. */
 export const page = (

@@ -171,7 +171,9 @@ export const intakeSchema = strictObject(
           jsonSchema: {
             maxProperties: 50,
             propertyNames: { maxLength: 100 },
-            additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 1000 },
+            additionalProperties: {
+              anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }],
+            },
           },
         }),
       'Qualification answers, for example {"timeline": "now", "budget": 5000}: at most 50, each a string, number or boolean.',

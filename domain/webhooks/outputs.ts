@@ -1,15 +1,4 @@
-import {
-  anyJson,
-  arrayOf,
-  dateTime,
-  integer,
-  nullable,
-  object,
-  oneOf,
-  page,
-  string,
-  uuid,
-} from '../kernel/shapes';
+import { arrayOf, dateTime, integer, nullable, object, oneOf, page, string, uuid } from '../kernel/shapes';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../kernel/event-catalogue';
 import { INT32_MAX } from '../kernel/json-schema';
 import { ERROR_CLASSES } from './delivery-rules';
@@ -123,7 +112,12 @@ export const NOTIFICATIONS = arrayOf(
     user_id: nullable(uuid),
     kind: string(),
     message: string(),
-    data: anyJson,
+    // The one notice there is (record-attempt.ts): an endpoint disabled after deliveries kept failing.
+    data: object({
+      endpoint_id: uuid,
+      reason: string({ maxLength: 500 }),
+      cancelled_deliveries: integer({ minimum: 0 }),
+    }),
     created_at: dateTime,
   }),
   { title: 'Notifications' },

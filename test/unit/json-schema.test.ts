@@ -124,10 +124,14 @@ describe('numbers, booleans and dates', () => {
 });
 
 describe('mixed, oneOf and nullable', () => {
-  it('gives mixed no type when it takes null, and every type but null when it does not', () => {
-    assert.deepEqual(toJsonSchema(yup.mixed().nullable()), {});
-    assert.deepEqual(toJsonSchema(yup.mixed()), { type: ['string', 'number', 'boolean', 'object', 'array'] });
+  it('gives mixed every type but null, and null too when nullable, one anyOf branch each', () => {
+    const types = ['string', 'number', 'boolean', 'object', 'array'];
+    assert.deepEqual(toJsonSchema(yup.mixed()), { anyOf: types.map((type) => ({ type })) });
+    assert.deepEqual(toJsonSchema(yup.mixed().nullable()), {
+      anyOf: [...types, 'null'].map((type) => ({ type })),
+    });
     assertSameVerdicts(yup.mixed(), [null, 1, 'a', true, {}, []]);
+    assertSameVerdicts(yup.mixed().nullable(), [null, 1, 'a', true, {}, []]);
   });
 
   it('derives the type of mixed from its values when they share one', () => {
@@ -144,16 +148,21 @@ describe('mixed, oneOf and nullable', () => {
     assert.deepEqual(toJsonSchema(yup.boolean().oneOf([true])), { type: 'boolean', const: true });
   });
 
-  it('adds null to the type and to the enum when nullable', () => {
-    assert.deepEqual(toJsonSchema(yup.string().nullable()), { type: ['string', 'null'] });
-    assert.deepEqual(toJsonSchema(yup.string().oneOf(['a', 'b']).nullable()), {
-      type: ['string', 'null'],
-      enum: ['a', 'b', null],
+  it('adds a null branch beside the typed one when nullable, never a type union', () => {
+    assert.deepEqual(toJsonSchema(yup.string().nullable()), {
+      anyOf: [{ type: 'string' }, { type: 'null' }],
+    });
+    assert.deepEqual(toJsonSchema(described(yup.string().max(5).oneOf(['a', 'b']).nullable(), 'A or B.')), {
+      description: 'A or B.',
+      anyOf: [{ type: 'string', maxLength: 5, enum: ['a', 'b'] }, { type: 'null' }],
     });
     assert.deepEqual(toJsonSchema(yup.string().oneOf(['a']).nullable()), {
-      type: ['string', 'null'],
-      enum: ['a', null],
+      anyOf: [{ type: 'string', const: 'a' }, { type: 'null' }],
     });
+    assert.deepEqual(toJsonSchema(yup.mixed().oneOf(['a', 1]).nullable()), {
+      anyOf: [{ enum: ['a', 1] }, { type: 'null' }],
+    });
+    assertSameVerdicts(yup.mixed().oneOf(['a', 1]).nullable(), ['a', 1, null, 'b']);
     assertSameVerdicts(yup.string().oneOf(['a', 'b']).nullable(), ['a', 'c', null, 1]);
     assertSameVerdicts(yup.string().oneOf(['a', 'b', null as unknown as string]), ['a', null]);
   });
@@ -203,9 +212,14 @@ describe('objects and arrays', () => {
       properties: {
         tags: { type: 'array', items: { type: 'string', maxLength: 20 }, minItems: 1, maxItems: 5 },
         owner: {
-          type: ['object', 'null'],
-          properties: { id: { type: 'string', format: 'uuid', maxLength: 36, minLength: 1 } },
-          required: ['id'],
+          anyOf: [
+            {
+              type: 'object',
+              properties: { id: { type: 'string', format: 'uuid', maxLength: 36, minLength: 1 } },
+              required: ['id'],
+            },
+            { type: 'null' },
+          ],
         },
       },
     });
@@ -243,6 +257,17 @@ describe('annotations and the escape hatch', () => {
       .meta({ jsonSchema: { anyOf: [{ required: ['email'] }, { required: ['phone'] }] } });
     assert.deepEqual(toJsonSchema(schema).anyOf, [{ required: ['email'] }, { required: ['phone'] }]);
     assertSameVerdicts(schema, [{ email: 'a' }, { phone: '1' }, {}]);
+  });
+
+  it("puts the escape hatch's rules in the typed branch of a nullable field, and extensions beside it", () => {
+    const schema = yup
+      .string()
+      .nullable()
+      .meta({ jsonSchema: { format: 'date-time', 'x-mcp-header': 'When' } });
+    assert.deepEqual(toJsonSchema(schema), {
+      anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }],
+      'x-mcp-header': 'When',
+    });
   });
 
   it('describe() keeps other meta keys and leaves the original schema as it was', () => {
@@ -351,6 +376,9 @@ describe("the repository's lead schemas", () => {
       }),
     );
   const properties = (json: JsonSchema) => json.properties as Record<string, JsonSchema>;
+  /** A nullable field's limits are on its typed branch (the other is `{ type: 'null' }`). */
+  const valueOf = (field: JsonSchema | undefined) =>
+    (field?.anyOf as JsonSchema[] | undefined)?.find((b) => b.type !== 'null') ?? field;
 
   for (const [name, schema] of [
     ['intake', intakeSchema],
@@ -364,7 +392,7 @@ describe("the repository's lead schemas", () => {
       const limits = maxLengths(schema);
       assert.ok(Object.keys(limits).length > 0);
       for (const [key, max] of Object.entries(limits))
-        assert.equal(properties(json)[key]?.maxLength, max, key);
+        assert.equal(valueOf(properties(json)[key])?.maxLength, max, key);
     });
   }
 

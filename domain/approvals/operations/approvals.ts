@@ -3,7 +3,18 @@ import { notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation, type OperationContext } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
-import { anyJson, arrayOf, dateTime, nullable, object, oneOf, page, string, uuid } from '../../kernel/shapes';
+import {
+  arrayOf,
+  dateTime,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  openObject,
+  page,
+  string,
+  uuid,
+} from '../../kernel/shapes';
 import { emailSchema, pageSize } from '../../kernel/validate';
 import { parkedOperation } from '../../kernel/gate';
 import { withdrawApproval } from '../lifecycle';
@@ -24,14 +35,35 @@ const APPROVAL_FIELDS = {
   status: oneOf(APPROVAL_STATUSES),
   operation: string(),
   summary: string(),
-  // What the call will do, taken as it parked: `bound` (what must be the same when it runs),
-  // `counted` (the audience size then) and `digest`; null for requests parked before snapshots.
-  effect: anyJson,
+  // What the call will do, taken as it parked (kernel/effect.ts); null for requests parked before snapshots.
+  effect: nullable(
+    object(
+      {
+        bound: openObject(
+          "The named parts that must be the same when the approved call runs, as they stood (a campaign's steps and audience, an agent's review_level and limits).",
+        ),
+        counted: {
+          type: 'object',
+          additionalProperties: integer({ minimum: 0 }),
+          description: "What was counted as it parked, shown but not bound (the audience's size then).",
+        },
+        shown: openObject('What the approver also reads that follows from the input and the bound parts.'),
+        digest: string({
+          pattern: '^[0-9a-f]{64}$',
+          maxLength: 64,
+          description: 'SHA-256 of the bound parts.',
+        }),
+      },
+      { optional: ['counted', 'shown'] },
+    ),
+  ),
   requested_by: object({ key_id: uuid, user_id: uuid }),
   decided_by: nullable(uuid),
   decided_at: nullable(dateTime),
   reason: nullable(string()),
-  outcome: anyJson,
+  outcome: nullable(
+    openObject("What the approved call answered (EXECUTED): the operation's own answer; null until then."),
+  ),
   error: nullable(
     object(
       {

@@ -2,12 +2,16 @@ import * as yup from 'yup';
 import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../kernel/event-catalogue';
 import { EVENT_SCHEMAS } from '../../kernel/event-validation';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
-import { anyJson, arrayOf, integer, object, oneOf, string } from '../../kernel/shapes';
+import { arrayOf, integer, object, oneOf, openObject, string } from '../../kernel/shapes';
 
 const TYPES = [...EVENT_TYPES, TEST_EVENT_TYPE] as EventType[];
 
 const EVENT_TYPE = object(
-  { name: oneOf(TYPES), description: string({ maxLength: 500 }), schema: anyJson },
+  {
+    name: oneOf(TYPES),
+    description: string({ maxLength: 500 }),
+    schema: openObject('The JSON Schema (2020-12) of its data.'),
+  },
   { title: 'EventType' },
 );
 
@@ -26,7 +30,7 @@ export const listEventTypes = defineOperation({
     {
       data: arrayOf(EVENT_TYPE, { maxItems: TYPES.length }),
       count: integer({ minimum: 0, maximum: TYPES.length }),
-      envelope: anyJson,
+      envelope: openObject('The JSON Schema (2020-12) of the envelope every delivery shares.'),
     },
     { title: 'EventTypeList' },
   ),
