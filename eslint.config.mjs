@@ -49,7 +49,16 @@ const CORE = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'eslint.config.mjs', '.dependency-cruiser.cjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      '.tools/**',
+      'eslint.config.mjs',
+      '.dependency-cruiser.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -10,7 +10,7 @@ import { Data } from '../domain/kernel/data';
 import { refusalsAsFailures } from '../infra/temporal/failures';
 import type { Decision } from '../domain/kernel/gate';
 import type { Services } from '../domain/kernel/operation';
-import { NO_METRICS, type ActivityMetrics } from './metrics';
+import { NO_METRICS, type ActivityMetrics } from './activity-metrics';
 
 /**
  * The approval gate's I/O: a decision, the approved run, the expiry. Built from the same services as

@@ -18,7 +18,7 @@ import {
 } from '../domain/webhooks';
 import { endpointSlots } from './endpoint-slots';
 import type { HttpPost } from './http-post';
-import { NO_METRICS, type ActivityMetrics } from './metrics';
+import { NO_METRICS, type ActivityMetrics } from './activity-metrics';
 
 export type DeliveryDeps = {
   db: DataSource;

@@ -7,7 +7,7 @@ import { DomainError } from '../domain/kernel/errors';
 import type { Services, WorkflowCanceller } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
 import { loadConfig, type Config } from '../infra/config';
-import { envWithDevStack } from '../infra/dev-stack';
+import { envWithDevStack } from '../infra/stack-file';
 import { parseArgv } from './args';
 
 /** The operator CLI: JSON on stdout (help as text); one line on stderr and exit 1 on any error. */

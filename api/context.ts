@@ -3,7 +3,7 @@ import type { ParameterizedContext } from 'koa';
 import type { RateCount } from '../domain/identity';
 import type { AuditDoor, AuditOutcome } from '../domain/kernel/audit';
 import type { ErrorCode } from '../domain/kernel/errors';
-import type { DatabaseErrorKind } from '../infra/metrics';
+import type { DatabaseErrorKind } from '../infra/prometheus';
 import type { Principal } from '../domain/kernel/permissions';
 import type { Logger } from '../infra/logger';
 

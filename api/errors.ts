@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { DomainError, type ErrorCode } from '../domain/kernel/errors';
-import type { DatabaseErrorKind } from '../infra/metrics';
+import type { DatabaseErrorKind } from '../infra/prometheus';
 
 /** The body could not be read as JSON at all (or not as UTF-8): REST says invalid_request; JSON-RPC, a parse error. */
 export class BodyParseError extends DomainError {

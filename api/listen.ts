@@ -9,7 +9,7 @@ import { agentScheduler } from '../infra/temporal/agents';
 import { bookingDesk } from '../infra/temporal/appointments';
 import { connectClient } from '../infra/temporal-client';
 import { closeServer, listening } from '../infra/listen';
-import { metricsRegistry, serveMetrics } from '../infra/metrics';
+import { metricsRegistry, serveMetrics } from '../infra/prometheus';
 
 export type RunningApi = {
   url: string;

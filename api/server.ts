@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { createAuditWriter } from './audit-writer';
-import { httpMetrics } from './metrics';
+import { httpMetrics } from './http-metrics';
 import type { RequestState } from './context';
 import { audit } from './middleware/audit';
 import { deadline } from './middleware/deadline';

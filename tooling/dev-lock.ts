@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { stackFile, type DevStack } from '../infra/dev-stack';
+import { stackFile, type DevStack } from '../infra/stack-file';
 import type { Stops } from './cleanup';
 import { freePort, isAlive } from './processes';
 

@@ -18,8 +18,8 @@ import { deliveryStarter } from './start-delivery';
 import { outboxSources, startRelay } from './relay';
 import { agentScheduler } from '../infra/temporal/agents';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
-import { metricsRegistry, serveMetrics } from '../infra/metrics';
-import { workerMetrics } from './metrics';
+import { metricsRegistry, serveMetrics } from '../infra/prometheus';
+import { workerMetrics } from './worker-metrics';
 import { sdkMetricsText } from './runtime';
 
 export type RunningWorker = {

@@ -1,7 +1,12 @@
 import { isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ProviderResult, AttemptOutcome } from '../domain/conversations/sending';
-import { SEND_ATTEMPTS, SEND_LADDER_MS, SEND_TIMEOUT_MS } from '../domain/conversations/sending';
+import {
+  SEND_ATTEMPTS,
+  SEND_LADDER_MS,
+  SEND_TIMEOUT_MS,
+  type ProviderResult,
+  type AttemptOutcome,
+} from '../domain/conversations/sending';
 
 export type SendMessageInput = {
   messageId: string;

@@ -1,3 +1,10 @@
+/*
+ * Two call paths, one behaviour. `direct.ts` answers the hot path (a well-formed current-revision
+ * `tools/call`) without building an SDK server per request; everything else (initialize, lists, older
+ * revisions, tasks, anything unusual) goes through the official SDK's server (`server.ts`). Both run the
+ * tool through `callTool` in server.ts, so a change to what a tool does goes there; a change to what is
+ * accepted on the wire goes in both, and test/integration/mcp-direct.test.ts holds them to the same answers.
+ */
 import { createMcpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { keyActor } from '../../domain/kernel/actor';

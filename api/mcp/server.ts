@@ -14,7 +14,7 @@ import type { Parked } from '../../domain/kernel/gate';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
-import type { DatabaseErrorKind } from '../../infra/metrics';
+import type { DatabaseErrorKind } from '../../infra/prometheus';
 import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { DATABASE_UNAVAILABLE } from '../unavailable';
 import { RPC } from './errors';

@@ -16,8 +16,7 @@ import {
   type Warning,
   WARNINGS,
 } from '../../domain/leads';
-import type { RestRoute } from './routes';
-import { restActor } from './routes';
+import { restActor, type RestRoute } from './routes';
 
 /** The steps of a PATCH, in the order they apply: details, then status, then a note. */
 const STEPS = [updateLead, setLeadStatus, addLeadNote] as const;

@@ -1,6 +1,5 @@
-import type { Fault } from './fault';
+import { expect, histogram, type Fault } from './fault';
 import { within } from '../lib/within';
-import { expect, histogram } from './fault';
 
 // A few intakes into the armed run, so the crash lands amid steady traffic.
 const CRASH_AFTER_COMMIT = 5;

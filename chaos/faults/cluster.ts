@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_DOWN_SECONDS } from '../lib/settings';
-import type { Fault } from './fault';
-import { expect, histogram } from './fault';
+import { expect, histogram, type Fault } from './fault';
 import { cutAttemptsResent, killWorkerHolding } from './kill-holding';
 
 /**

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '../../tooling/processes';
 import { API_DEADLINE_MS, DEADLINE_SLACK_MS } from '../lib/settings';
-import type { Fault } from './fault';
-import { expect, histogram, spreadByStatus } from './fault';
+import { expect, histogram, spreadByStatus, type Fault } from './fault';
 
 /**
  * PostgreSQL frozen: SIGSTOP to the postmaster and every backend (a stalled disk or VM looks like

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Fault } from './fault';
-import { expect, histogram, spreadByStatus } from './fault';
+import { expect, histogram, spreadByStatus, type Fault } from './fault';
 
 /**
  * PostgreSQL's postmaster killed with SIGKILL (its backends follow), left down for a while under

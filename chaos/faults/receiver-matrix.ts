@@ -4,9 +4,8 @@ import { waitFor } from '../../tooling/processes';
 import type { Check } from '../lib/invariants';
 import { REDIRECT_TARGET, type Expectation } from '../lib/matrix-cases';
 import type { MatrixEndpoint } from '../lib/stack';
-import type { Fault, FaultContext } from './fault';
+import { expect, type Fault, type FaultContext } from './fault';
 import { within } from '../lib/within';
-import { expect } from './fault';
 
 type Attempt = {
   number: number;

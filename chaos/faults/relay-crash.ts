@@ -1,6 +1,5 @@
-import type { Fault, FaultContext } from './fault';
+import { expect, type Fault, type FaultContext } from './fault';
 import { within } from '../lib/within';
-import { expect } from './fault';
 
 const CODES = { 'before-start': 86, 'before-mark': 87 } as const;
 

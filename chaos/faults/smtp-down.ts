@@ -5,8 +5,7 @@ import { waitFor } from '../../tooling/processes';
 import type { Check } from '../lib/invariants';
 import { launchCampaign } from '../lib/campaigns';
 import type { ChaosStack } from '../lib/stack';
-import type { Fault } from './fault';
-import { expect } from './fault';
+import { expect, type Fault } from './fault';
 
 /** Replies queued right as the server goes down, so the outage catches some whatever the steady rate. */
 const BURST = 3;

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '../../tooling/processes';
-import type { Fault } from './fault';
-import { expect } from './fault';
+import { expect, type Fault } from './fault';
 
 /**
  * The Temporal server stopped under load and restarted on the same port and data (the dev server's

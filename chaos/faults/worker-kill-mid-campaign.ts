@@ -2,8 +2,7 @@ import { waitFor } from '../../tooling/processes';
 import { launchCampaign } from '../lib/campaigns';
 import type { Check } from '../lib/invariants';
 import type { ChaosStack } from '../lib/stack';
-import type { Fault } from './fault';
-import { expect } from './fault';
+import { expect, type Fault } from './fault';
 import { killWorkerHolding } from './kill-holding';
 import { cutMessagesFailedVisibly, idOf } from './worker-kill-mid-send';
 

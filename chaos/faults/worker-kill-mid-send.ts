@@ -2,8 +2,7 @@ import { waitFor } from '../../tooling/processes';
 import type { Check } from '../lib/invariants';
 import { INTERRUPTED } from '../lib/outbound';
 import type { ChaosStack } from '../lib/stack';
-import type { Fault } from './fault';
-import { expect } from './fault';
+import { expect, type Fault } from './fault';
 import { killWorkerHolding } from './kill-holding';
 
 // Hand-overs to wait for before the kill (nodemailer's pool holds up to 5 connections).

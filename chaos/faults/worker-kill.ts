@@ -1,5 +1,4 @@
-import type { Fault } from './fault';
-import { expect } from './fault';
+import { expect, type Fault } from './fault';
 import { cutAttemptsResent, killWorkerHolding } from './kill-holding';
 
 // Held requests to wait for before the kill; the cap per endpoint is 10 attempts in flight.

@@ -1,8 +1,7 @@
 import { replyReceived } from './hooks';
 import type { OperationContext } from '../kernel/operation';
 import type { Classification } from '../kernel/event-catalogue';
-import { announceIntent, inboundEffect, isQualified, type Lead, leadsIn } from '../leads';
-import type { InboundEffect } from '../leads';
+import { announceIntent, inboundEffect, isQualified, leadsIn, type Lead, type InboundEffect } from '../leads';
 import type { Message } from './entities';
 import { messagesIn, type MessageRecord } from './repository';
 

@@ -59,10 +59,23 @@ export { authenticateKey, bearerToken } from './authenticate';
 export type { KeyLookup, RateCount } from './authenticate';
 export { deliverabilityOf } from './deliverability';
 export type { DeliverabilityLimits } from './deliverability';
-export { ApiKeyEntity, MembershipEntity, RateLimitWindowEntity, UserEntity, WorkspaceEntity } from './entities';
+export {
+  ApiKeyEntity,
+  MembershipEntity,
+  RateLimitWindowEntity,
+  UserEntity,
+  WorkspaceEntity,
+} from './entities';
 export { inboundEmailSecretValid } from './inbound-email';
 export { ipv6ToBigInt, normaliseIp } from './ip-allowlist';
-export { dropOldWindows, keysIn, membersIn, ownerIdByEmail, presentedKeys, workspaceNamed } from './repository';
+export {
+  dropOldWindows,
+  keysIn,
+  membersIn,
+  ownerIdByEmail,
+  presentedKeys,
+  workspaceNamed,
+} from './repository';
 export type { KeyStanding } from './repository';
 export { sellerNamed } from './seller-profile';
 export type { SellerProfile } from './seller-profile';

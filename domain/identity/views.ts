@@ -1,5 +1,104 @@
-import type { Role } from '../kernel/permissions';
-import type { ApiKey, Workspace } from './entities';
+import { ROLES, SCOPES, type Role } from '../kernel/permissions';
+import { WORKSPACE_STATUSES, type ApiKey, type Workspace } from './entities';
+import {
+  arrayOf,
+  boolean,
+  dateTime,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  openObject,
+  string,
+  uuid,
+} from '../kernel/shapes';
+
+/** A workspace's or a key's name, and a workspace's industry: the database checks the names too. */
+export const MAX_NAME_LENGTH = 200;
+/** IANA zone names run to 32 characters (America/Argentina/ComodRivadavia). */
+export const MAX_TIMEZONE_LENGTH = 64;
+
+export const WORKSPACE = object(
+  {
+    id: uuid,
+    name: string(),
+    timezone: string(),
+    industry: string(),
+    status: string(),
+    created_at: dateTime,
+  },
+  { title: 'Workspace' },
+);
+
+/** What `workspace.get` (GET /me) shows: why a key's call is allowed or refused. */
+export const ME = object(
+  {
+    workspace: object({
+      id: uuid,
+      name: string({ maxLength: MAX_NAME_LENGTH }),
+      timezone: string({ maxLength: MAX_TIMEZONE_LENGTH }),
+      industry: string({ maxLength: MAX_NAME_LENGTH }),
+      status: oneOf(WORKSPACE_STATUSES),
+    }),
+    key: nullable(
+      object({
+        name: string({ maxLength: MAX_NAME_LENGTH }),
+        environment: oneOf(['live']),
+        // A key's scopes are kept without repeats.
+        scopes: arrayOf(oneOf(SCOPES), { maxItems: SCOPES.length }),
+      }),
+    ),
+    acting_as: object({ role: nullable(oneOf(ROLES)) }),
+  },
+  { title: 'Me' },
+);
+
+export const MEMBERSHIP = object(
+  { workspace_id: uuid, user_id: uuid, email: string(), role: oneOf(ROLES), removed: boolean },
+  { title: 'Membership', optional: ['removed'] },
+);
+
+/** A key record: never the key or its fingerprint, except `key` once, at creation. */
+export const API_KEY = object(
+  {
+    id: uuid,
+    workspace_id: uuid,
+    name: string(),
+    environment: string(),
+    prefix: string(),
+    owner_user_id: uuid,
+    owner_email: string(),
+    scopes: arrayOf(oneOf(SCOPES)),
+    allowed_cidrs: arrayOf(string()),
+    expires_at: dateTime,
+    revoked_at: nullable(dateTime),
+    created_at: dateTime,
+    key: string({ description: 'The key itself, shown this once.' }),
+  },
+  { title: 'ApiKey', optional: ['owner_email', 'key'] },
+);
+
+export const AUDIT_ROWS = arrayOf(
+  object({
+    id: string(),
+    at: dateTime,
+    door: oneOf(['rest', 'mcp', 'admin', 'activity']),
+    action: string(),
+    outcome: oneOf(['allowed', 'refused', 'failed', 'parked']),
+    reason: nullable(string()),
+    status: nullable(integer()),
+    workspace_id: nullable(uuid),
+    key_id: nullable(uuid),
+    key_prefix: nullable(string()),
+    actor_user_id: nullable(uuid),
+    request_id: nullable(string()),
+    client_ip: nullable(string()),
+    details: nullable(
+      openObject('What else the call recorded: ids it touched, the refusal it met, who it acted for.'),
+    ),
+  }),
+  { title: 'AuditRows' },
+);
 
 export const workspaceView = (w: Workspace) => ({
   id: w.id,

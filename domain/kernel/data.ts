@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
-import type {
-  EntityManager,
-  EntitySchema,
-  FindOptionsOrder,
-  FindOptionsSelect,
-  FindOptionsWhere,
-  ObjectLiteral,
-  Repository,
+import {
+  FindOperator,
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  type EntityManager,
+  type EntitySchema,
+  type FindOptionsOrder,
+  type FindOptionsSelect,
+  type FindOptionsWhere,
+  type ObjectLiteral,
+  type Repository,
 } from 'typeorm';
 import type { Pool, PoolClient } from 'pg';
-import { FindOperator, QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import {

@@ -56,7 +56,7 @@ export { countryOfTimezone, normaliseEmail, normalisePhone } from './normalise';
 export { recordIntake, suppressedError } from './operations/create';
 export type { IntakeResult } from './operations/create';
 export type { Warning } from './operations/set-status';
-export { LEAD, WARNINGS } from './outputs';
+export { LEAD, WARNINGS } from './views';
 export type { ReplyReading } from './reply-reading';
 export { leadsIn, lockLead } from './repository/leads';
 export { suppressionsIn } from './repository/suppressions';

@@ -1,6 +1,129 @@
-import type { Notification } from './entities';
+import { arrayOf, dateTime, integer, nullable, object, oneOf, page, string, uuid } from '../kernel/shapes';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../kernel/event-catalogue';
+import { INT32_MAX } from '../kernel/json-schema';
+import { ERROR_CLASSES } from './delivery-rules';
+import { DELIVERY_STATUSES, ENDPOINT_STATUSES, type Notification } from './entities';
 import type { ListedDelivery } from './repository/deliveries';
 import type { EndpointRecord } from './repository/endpoints';
+
+const eventId = string({ pattern: '^evt_[0-9a-f]{32}$', maxLength: 36 });
+const eventType = oneOf([...EVENT_TYPES, TEST_EVENT_TYPE]);
+const httpStatus = nullable(integer({ minimum: 100, maximum: 599 }));
+
+/** What every webhook body is: `{ id, type, created_at, data }`. */
+const ENVELOPE = object(
+  { id: eventId, type: eventType, created_at: dateTime, data: { type: 'object' } },
+  { title: 'Envelope' },
+);
+
+/** The operator sees a delivery's latest attempts, this many at most (each resend adds up to 7). */
+export const ATTEMPT_LOG_LENGTH = 100;
+
+/** The spec's delivery record: never the endpoint URL or secret. */
+const DELIVERY_FIELDS = {
+  id: uuid,
+  event_id: eventId,
+  type: eventType,
+  status: oneOf(DELIVERY_STATUSES),
+  // Every attempt of every resend, counted in an integer column.
+  attempts: integer({ minimum: 0, maximum: INT32_MAX }),
+  response_status: httpStatus,
+  next_attempt_at: nullable(dateTime),
+  delivered_at: nullable(dateTime),
+  created_at: dateTime,
+  payload: ENVELOPE,
+  payload_redacted: {
+    const: true,
+    description: "Present when the key lacks leads:read: the payload's lead contact fields were left out.",
+  },
+};
+
+/** For the operator, each record also names its endpoint and every attempt made. */
+const OPERATOR_FIELDS = {
+  endpoint_id: uuid,
+  attempt_log: arrayOf(
+    object({
+      number: integer({ minimum: 1, maximum: INT32_MAX }),
+      at: dateTime,
+      duration_ms: integer({ minimum: 0, maximum: INT32_MAX }),
+      response_status: httpStatus,
+      error_class: nullable(
+        string({ pattern: `^(${ERROR_CLASSES.join('|')}|http_[0-9]{3})$`, maxLength: 32 }),
+      ),
+    }),
+    { maxItems: ATTEMPT_LOG_LENGTH, description: `The latest ${ATTEMPT_LOG_LENGTH} attempts, oldest first.` },
+  ),
+};
+
+export const DELIVERY = object(DELIVERY_FIELDS, {
+  title: 'Delivery',
+  optional: ['payload_redacted'],
+});
+
+export const DELIVERY_LIST = page(
+  object(
+    { ...DELIVERY_FIELDS, ...OPERATOR_FIELDS },
+    { optional: ['payload_redacted', ...Object.keys(OPERATOR_FIELDS)] },
+  ),
+  { title: 'DeliveryList', max: 100 },
+);
+
+export const ENDPOINT = object(
+  {
+    id: uuid,
+    workspace_id: uuid,
+    url: string(),
+    events: arrayOf(string()),
+    owner_user_id: nullable(uuid),
+    status: oneOf(ENDPOINT_STATUSES),
+    disabled_reason: nullable(string()),
+    consecutive_failures: integer({ minimum: 0 }),
+    created_at: dateTime,
+    updated_at: dateTime,
+    secret: string({ description: 'The signing secret (whsec_...), shown this once.' }),
+    cancelled_deliveries: integer({ minimum: 0 }),
+  },
+  { title: 'Endpoint', optional: ['secret', 'cancelled_deliveries'] },
+);
+
+export const QUEUED_DELIVERY = object(
+  {
+    id: uuid,
+    event_id: string(),
+    type: string(),
+    endpoint_id: uuid,
+    status: oneOf(DELIVERY_STATUSES),
+    created_at: dateTime,
+  },
+  { title: 'QueuedDelivery' },
+);
+
+export const RESENT = object(
+  { id: uuid, status: oneOf(['PENDING']), generation: integer({ minimum: 1 }) },
+  { title: 'Resent' },
+);
+
+export const RECOVERED = object(
+  { endpoint_id: uuid, since: dateTime, requeued: integer({ minimum: 0 }), delivery_ids: arrayOf(uuid) },
+  { title: 'Recovered' },
+);
+
+export const NOTIFICATIONS = arrayOf(
+  object({
+    id: uuid,
+    user_id: nullable(uuid),
+    kind: string(),
+    message: string(),
+    // The one notice there is (record-attempt.ts): an endpoint disabled after deliveries kept failing.
+    data: object({
+      endpoint_id: uuid,
+      reason: string({ maxLength: 500 }),
+      cancelled_deliveries: integer({ minimum: 0 }),
+    }),
+    created_at: dateTime,
+  }),
+  { title: 'Notifications' },
+);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

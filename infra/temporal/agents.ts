@@ -6,7 +6,13 @@ import {
   type ScheduleSpec,
 } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { type Agent, agentScheduleId, type Cadence, cadenceText, type ScheduleState } from '../../domain/agents';
+import {
+  type Agent,
+  agentScheduleId,
+  type Cadence,
+  cadenceText,
+  type ScheduleState,
+} from '../../domain/agents';
 import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { agentRunWorkflow } from '../../workflows/agent-run';
 import { startOnce } from './start-once';

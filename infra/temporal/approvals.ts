@@ -1,7 +1,14 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { type Approval, approvalStatus, type ApprovalView, approvalWorkflowId, parkRequest, requireMove } from '../../domain/approvals';
+import {
+  type Approval,
+  approvalStatus,
+  type ApprovalView,
+  approvalWorkflowId,
+  parkRequest,
+  requireMove,
+} from '../../domain/approvals';
 import type { Decision, Gate } from '../../domain/kernel/gate';
 import type { StartJob } from '../../domain/kernel/operation';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';

@@ -7,9 +7,9 @@ import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { parse } from 'yaml';
 import { createAuditWriter } from '../../api/audit-writer';
-import { httpMetrics } from '../../api/metrics';
+import { httpMetrics } from '../../api/http-metrics';
 import { repoRoot } from '../../tooling/paths';
-import { workerMetrics } from '../../worker/metrics';
+import { workerMetrics } from '../../worker/worker-metrics';
 
 type Rule = {
   alert?: string;

@@ -8,7 +8,7 @@ import { CHANNELS } from '../../kernel/channels';
 import { OUTBOUND_CHANNELS, messageBody, type OutboundChannel } from '../channels';
 import { personReplied } from '../hooks';
 import { messageView } from '../messages';
-import { LEAD_MESSAGE, THREAD, THREADS } from '../outputs';
+import { LEAD_MESSAGE, THREAD, THREADS } from '../views';
 import { queueMessage } from '../outbound';
 import { messagesIn } from '../repository';
 

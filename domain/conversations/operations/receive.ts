@@ -12,7 +12,7 @@ import {
 } from '../../leads';
 import { messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
-import { LEAD_MESSAGE } from '../outputs';
+import { LEAD_MESSAGE } from '../views';
 import { AUTHENTICITIES } from '../../kernel/channels';
 import { messagesIn } from '../repository';
 import { isStopWord } from '../sending';

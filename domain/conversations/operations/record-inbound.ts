@@ -5,7 +5,7 @@ import { leadIdField, LEADS_WRITE, lockLead } from '../../leads';
 import { CHANNELS } from '../../kernel/channels';
 import { messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
-import { LEAD_MESSAGE } from '../outputs';
+import { LEAD_MESSAGE } from '../views';
 
 /** A lead's reply arriving on a channel, as a channel provider reports it. */
 export const recordInboundMessage = defineOperation({

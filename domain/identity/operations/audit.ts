@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
-import { AUDIT_ROWS } from '../outputs';
+import { AUDIT_ROWS } from '../views';
 import { auditOf } from '../repository';
 
 /** Audit rows of a workspace, newest first, including the real reason for each refusal. */

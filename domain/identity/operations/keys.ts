@@ -8,10 +8,8 @@ import { emailSchema } from '../../kernel/validate';
 import { normaliseCidr, parseCidr } from '../ip-allowlist';
 import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
 import { arrayOf } from '../../kernel/shapes';
-import { API_KEY, MAX_NAME_LENGTH } from '../outputs';
-import { keysIn } from '../repository';
-import { apiKeyView } from '../views';
-import { ownerIdByEmail } from '../repository';
+import { API_KEY, MAX_NAME_LENGTH, apiKeyView } from '../views';
+import { keysIn, ownerIdByEmail } from '../repository';
 
 /** Keys are made in the application's settings (here, the operator door); no key mints keys. */
 const MANAGE_KEYS: Requirement = { scope: 'business:write', minRole: 'admin' };

@@ -5,9 +5,8 @@ import { DomainError, notFound } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { ROLES, type Requirement, type Role } from '../../kernel/permissions';
 import { emailSchema } from '../../kernel/validate';
-import { MEMBERSHIP } from '../outputs';
+import { MEMBERSHIP, membershipView } from '../views';
 import { membersIn } from '../repository';
-import { membershipView } from '../views';
 
 /** People and their roles are managed in the application's settings (here, the operator door). */
 const MANAGE_MEMBERS: Requirement = { scope: 'business:write', minRole: 'admin' };

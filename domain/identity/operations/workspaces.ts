@@ -6,7 +6,7 @@ import { integer, nullable, number, object, string, uuid } from '../../kernel/sh
 import { EMAIL_PATTERN, maxChars } from '../../kernel/validate';
 import { DELIVERABILITY_BOUNDS, deliverabilityOf, type DeliverabilityLimits } from '../deliverability';
 import { inboundEmailSecretHash, newInboundEmailSecret } from '../inbound-email';
-import { MAX_NAME_LENGTH, MAX_TIMEZONE_LENGTH, ME, WORKSPACE } from '../outputs';
+import { MAX_NAME_LENGTH, MAX_TIMEZONE_LENGTH, ME, WORKSPACE, workspaceView } from '../views';
 import { workspacesIn } from '../repository';
 import {
   MAX_ADDRESS_LINES,
@@ -21,7 +21,6 @@ import {
   sellerProfileOf,
   type SellerProfile,
 } from '../seller-profile';
-import { workspaceView } from '../views';
 
 const isTimeZone = (tz: string) => {
   try {

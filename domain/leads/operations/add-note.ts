@@ -1,10 +1,9 @@
 import * as yup from 'yup';
 import { actorUserId } from '../../kernel/actor';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { NOTE_RESULT } from '../outputs';
+import { NOTE_RESULT, leadView } from '../views';
 import { leadsIn, lockLead } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
-import { leadView } from '../views';
 import { leadIdField, noteField } from '../schemas';
 
 /** Adds a note (1 to 2,000 characters) to a lead. */

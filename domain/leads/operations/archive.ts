@@ -1,8 +1,7 @@
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { LEAD } from '../outputs';
+import { LEAD, leadView } from '../views';
 import { leadsIn, lockLead } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
-import { leadView } from '../views';
 import { byLeadId } from '../schemas';
 
 /** Archives a lead: still readable by id, left out of search, and its addresses free for a new lead. */

@@ -4,13 +4,12 @@ import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { needsTimezone, normaliseContact, workspaceTimezone } from '../contact-input';
 import type { Lead, Touch } from '../entities';
-import { INTAKE_RESULT } from '../outputs';
+import { INTAKE_RESULT, CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
 import { anyYes, inboundMessageKnown, intakeMessageArrived, type IntakeMessage } from '../hooks';
 import { inboundEffect, isQualified } from '../intent';
-import { announceQualification, scoringOf } from '../qualify';
+import { announceQualification, scoringOf } from '../rescore';
 import { leadsIn } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
-import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
 
 export type IntakeOutcome = Touch['outcome'];

@@ -1,9 +1,8 @@
 import { notFound } from '../../kernel/errors';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { LEADS_READ } from '../requirements';
-import { LEAD_WITH_ACTIVITY } from '../outputs';
+import { LEAD_WITH_ACTIVITY, leadView } from '../views';
 import { leadReadsIn } from '../repository/reads';
-import { leadView } from '../views';
 import { byLeadId } from '../schemas';
 
 const RECENT_ACTIVITY_LIMIT = 20;

@@ -1,9 +1,8 @@
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { LEAD } from '../outputs';
-import { qualifyLeadIn } from '../qualify';
+import { LEAD, leadView } from '../views';
+import { qualifyLeadIn } from '../rescore';
 import { lockLead } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
-import { leadView } from '../views';
 import { byLeadId } from '../schemas';
 
 /** Re-qualifies a lead on demand (for example after its answers changed). */

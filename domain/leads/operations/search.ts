@@ -4,9 +4,8 @@ import { EMAIL_PATTERN } from '../../kernel/validate';
 import { LEADS_READ } from '../requirements';
 import { workspaceTimezone } from '../contact-input';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../normalise';
-import { LEAD_LIST } from '../outputs';
+import { LEAD_LIST, leadView } from '../views';
 import { leadReadsIn, type LeadFilter } from '../repository/reads';
-import { leadView } from '../views';
 import { searchParamsSchema } from '../schemas';
 
 /**

@@ -2,10 +2,9 @@ import * as yup from 'yup';
 import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../requirements';
-import { STATUS_RESULT } from '../outputs';
+import { STATUS_RESULT, leadView } from '../views';
 import { moveStatus } from '../move-status';
 import { lockLead } from '../repository/leads';
-import { leadView } from '../views';
 import { leadIdField, statusField } from '../schemas';
 import { canMove, CLOSED, type LeadStatus } from '../status-rules';
 

@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { CHANNELS } from '../../kernel/channels';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { SUPPRESSION } from '../outputs';
+import { SUPPRESSION } from '../views';
 import { LEADS_WRITE } from '../requirements';
 import { SUPPRESSION_REASONS, suppressAddress } from '../suppress';
 

@@ -3,9 +3,8 @@ import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { normaliseContact, workspaceTimezone } from '../contact-input';
 import { LEADS_WRITE } from '../requirements';
-import { LEAD } from '../outputs';
+import { LEAD, CONTACT_FIELDS, leadView, type Contact } from '../views';
 import { leadsIn, lockLead } from '../repository/leads';
-import { CONTACT_FIELDS, leadView, type Contact } from '../views';
 import { contactFields, leadIdField } from '../schemas';
 
 /**

@@ -8,7 +8,7 @@ import { lockLead, moveStatus } from '../../leads';
 import { INVOICE_STATUSES, type Invoice } from '../entities';
 import { addDays, endOfDay, money, mrrOf } from '../documents';
 import { closeOpportunity } from '../opportunities';
-import { notPast, todayIn } from '../quotes';
+import { notPast, todayIn } from '../quote-lifecycle';
 import { invoicesIn, nextNumber, quotesIn, lockedWithLead } from '../repository';
 import { SALES_READ, SALES_WRITE } from '../requirements';
 import { dayField, idField } from '../schemas';

@@ -8,7 +8,14 @@ import { sellerNamed, workspaceNamed } from '../../identity';
 import { type Lead, lockLead } from '../../leads';
 import { QUOTE_STATUSES, type Quote } from '../entities';
 import { TOKEN_PATTERN, dayIn, sha256 } from '../documents';
-import { CONSENT_TEXT, acceptQuote, closedBecause, declineQuote, expireIfDue, markViewed } from '../quotes';
+import {
+  CONSENT_TEXT,
+  acceptQuote,
+  closedBecause,
+  declineQuote,
+  expireIfDue,
+  markViewed,
+} from '../quote-lifecycle';
 import { quoteByTokenHash, quotesIn } from '../repository';
 import { SALES_WRITE } from '../requirements';
 import { idField } from '../schemas';

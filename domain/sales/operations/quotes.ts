@@ -8,7 +8,7 @@ import { lockLead } from '../../leads';
 import type { Interval, Quote } from '../entities';
 import { priced } from '../documents';
 import { openOpportunity } from '../opportunities';
-import { sendQuote, notPast, todayIn } from '../quotes';
+import { sendQuote, notPast, todayIn } from '../quote-lifecycle';
 import { quotesIn, lockedWithLead } from '../repository';
 import { SALES_READ, SALES_WRITE } from '../requirements';
 import { currencyField, dayField, idField, intervalField, jsonFlag, linesField } from '../schemas';

@@ -6,11 +6,18 @@ import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { pageSize } from '../../kernel/validate';
 import { DELIVERY_STATUSES } from '../entities';
-import { ATTEMPT_LOG_LENGTH, DELIVERY_LIST, NOTIFICATIONS, RECOVERED, RESENT } from '../outputs';
+import {
+  ATTEMPT_LOG_LENGTH,
+  DELIVERY_LIST,
+  NOTIFICATIONS,
+  RECOVERED,
+  RESENT,
+  deliveryView,
+  notificationView,
+} from '../views';
 import { deliveriesIn } from '../repository/deliveries';
 import { endpointsIn } from '../repository/endpoints';
 import { notificationsIn } from '../repository/notifications';
-import { deliveryView, notificationView } from '../views';
 
 const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
 /** Endpoints are managed in the application's settings (here, the operator door); a key would need this. */

@@ -15,13 +15,12 @@ import { arrayOf } from '../../kernel/shapes';
 import { emailSchema } from '../../kernel/validate';
 import type { Changes } from '../../kernel/data';
 import type { Endpoint } from '../entities';
-import { ENDPOINT, QUEUED_DELIVERY } from '../outputs';
+import { ENDPOINT, QUEUED_DELIVERY, endpointView } from '../views';
 import { deliveriesIn } from '../repository/deliveries';
 import { endpointsIn, type EndpointRecord } from '../repository/endpoints';
 import { encryptSecret, generateSigningSecret } from '../secrets';
 import { checkTarget } from '../url-policy';
 import { ATTEMPT_TIMEOUT_MS } from '../delivery-rules';
-import { endpointView } from '../views';
 import { MANAGE_ENDPOINTS } from './deliveries';
 
 const events = describe(

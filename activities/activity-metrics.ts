@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from './deliver';
 
 /**
- * What the activities report for the worker's metrics (worker/metrics.ts counts them). Only ids-free
+ * What the activities report for the worker's metrics (worker/worker-metrics.ts counts them). Only ids-free
  * values: an outcome, a status, a duration; never an endpoint, a lead or an address.
  */
 export type ActivityMetrics = {

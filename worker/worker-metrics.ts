@@ -1,10 +1,10 @@
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import type { ActivityMetrics } from '../activities/metrics';
+import type { ActivityMetrics } from '../activities/activity-metrics';
 import type { EmailProvider } from '../activities/providers/email';
 import type { SmsProvider } from '../activities/providers/sms';
 import type { ProviderResult } from '../domain/conversations';
-import { databaseMetrics, seriesIn } from '../infra/metrics';
+import { databaseMetrics, seriesIn } from '../infra/prometheus';
 
 /** Seconds; an attempt's deadline is 15 s (ATTEMPT_TIMEOUT_MS). */
 const ATTEMPT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];

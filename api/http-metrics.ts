@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { databaseMetrics, seriesIn } from '../infra/metrics';
+import { databaseMetrics, seriesIn } from '../infra/prometheus';
 import type { AuditWriter } from './audit-writer';
 import type { AppContext, RequestState } from './context';
 import { MCP_PATH } from './mcp/route';
