@@ -16,7 +16,6 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
-import { quotePageRouter } from './public/quotes';
 import { publicLimits } from './public/limits';
 import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
@@ -124,7 +123,6 @@ export function buildApp({
     .use(errors())
     .use(openApiRoute())
     .use(publicDoor.routes())
-    .use(quotePageRouter(services, limits).routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())

@@ -72,6 +72,7 @@ import type { AnyOperation } from './kernel/operation';
 import { addLeadNote } from './leads/operations/add-note';
 import { archiveLead } from './leads/operations/archive';
 import { createLead } from './leads/operations/create';
+import { editLead } from './leads/operations/edit';
 import { getLead } from './leads/operations/get';
 import { qualifyLead } from './leads/operations/qualify';
 import { searchLeads } from './leads/operations/search';
@@ -116,6 +117,7 @@ export const operations = {
   getLead,
   createLead,
   updateLead,
+  editLead,
   setLeadStatus,
   addLeadNote,
   archiveLead,

@@ -5,7 +5,7 @@ import type { ApprovalView } from '../../domain/approvals/views';
 import { taskOf, taskOfParked, type TaskState } from '../../domain/approvals/tasks';
 import type { Actor } from '../../domain/kernel/actor';
 import { DomainError, type ErrorCode } from '../../domain/kernel/errors';
-import type { Parked } from '../../domain/kernel/gate';
+import { gateInstructions, type Parked } from '../../domain/kernel/gate';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
@@ -14,6 +14,8 @@ import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { DATABASE_UNAVAILABLE } from '../unavailable';
 import { RPC } from './errors';
 import { inNaming, operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
+
+const GATE_INSTRUCTIONS = gateInstructions(TOOL_OPERATIONS.filter((op) => op.gated).map((op) => op.name));
 
 /** The tasks extension (SEP-2663): a gated call answers a task whose life is its approval request's. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -185,10 +187,7 @@ export function buildMcpServer(
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, ...(era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
     supportedProtocolVersions: [...supportedProtocolVersions],
-    instructions: inNaming(
-      'Tools act in one workspace with this API key. Gated tools (connection.disconnect) do nothing at once: they park a request that an admin of the workspace must approve. Follow it with approval.get, withdraw it with approval.cancel; a client that declares the tasks extension gets a task to poll instead.',
-      naming,
-    ),
+    instructions: inNaming(`Tools act in one workspace with this API key. ${GATE_INSTRUCTIONS}`, naming),
   });
 
   server.setRequestHandler('tools/list', () => ({ tools: offered.map((op) => toolOf(op, naming) as Tool) }));

@@ -11,6 +11,7 @@ import { recordInboundMessageIn } from '../messages';
 import { LEAD_MESSAGE } from '../outputs';
 import { AUTHENTICITIES } from '../entities';
 import { messagesIn } from '../repository';
+import { EMAIL_HOOK, SMS_HOOK } from '../provider-hooks';
 import { isStopWord } from '../sending';
 
 const INBOUND = ['email', 'sms', 'whatsapp'] as const;
@@ -55,7 +56,7 @@ export const receiveMessage = defineOperation({
     authentication: describe(yup.string().max(500), "The checks behind an email's verdict, in words."),
   }),
   output: LEAD_MESSAGE,
-  doors: { public: { route: 'POST /hooks/sms/:workspaceId, POST /hooks/email/:workspaceId' } },
+  doors: { public: [SMS_HOOK, EMAIL_HOOK] },
   summary: (i) => `Receive a ${i.channel} message`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

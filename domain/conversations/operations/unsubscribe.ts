@@ -8,7 +8,7 @@ import { suppressionsIn } from '../../leads/repository/suppressions';
 import { LEADS_WRITE } from '../../leads/requirements';
 import { suppressAddress } from '../../leads/suppress';
 import { messagesIn } from '../repository';
-import { unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
+import { UNSUBSCRIBE_PATH, unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
 
 /**
  * A person's one-click unsubscribe from an email's link (RFC 8058): no API key, the link's token is
@@ -32,7 +32,19 @@ export const unsubscribeByLink = defineOperation({
     token: describe(yup.string().trim().required('token is required'), "The link's token."),
   }),
   output: object({ lead_id: uuid, channel: string(), unsubscribed: boolean, already: boolean }),
-  doors: { public: { route: 'GET and POST /u/:token' } },
+  doors: {
+    public: [
+      // RFC 8058: GET shows the question and changes nothing (mail scanners follow links); the mail
+      // client POSTs `List-Unsubscribe=One-Click`, and the page's button posts the same.
+      {
+        method: 'get',
+        path: `${UNSUBSCRIBE_PATH}/:token`,
+        family: 'unsubscribe',
+        action: 'unsubscribe.page',
+      },
+      { method: 'post', path: `${UNSUBSCRIBE_PATH}/:token`, family: 'unsubscribe' },
+    ],
+  },
   summary: () => 'Unsubscribe through an email link',
   run: async (ctx, { token }) => {
     if (!ctx.services.secretsKey) throw new Error('unsubscribe links need SECRETS_KEY at this door');

@@ -13,6 +13,7 @@ import { leadsIn } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
 import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
+import { AREA } from '../area';
 
 export type IntakeOutcome = Touch['outcome'];
 /** The answer (`{ data, outcome }`); a suppressed contact has no lead to show, and is a refusal. */
@@ -50,6 +51,7 @@ export const createLead = defineOperation({
       method: 'post',
       path: '/leads',
       operationId: 'createLead',
+      area: AREA,
       status: (out: IntakeResult) => (out.outcome === 'CREATED' ? 201 : 200),
       answers: {
         201: 'A new lead was created.',

@@ -5,6 +5,7 @@ import { LEAD_WITH_ACTIVITY } from '../outputs';
 import { leadReadsIn } from '../repository/reads';
 import { leadView } from '../views';
 import { byLeadId } from '../schemas';
+import { AREA } from '../area';
 
 const RECENT_ACTIVITY_LIMIT = 20;
 const ACTIVITY_BODY_LIMIT = 500;
@@ -26,6 +27,7 @@ export const getLead = defineOperation({
       method: 'get',
       path: '/leads/:id',
       operationId: 'getLead',
+      area: AREA,
       params: { id: 'leadId' },
       answers: { 404: 'No such lead in this workspace.' },
     },

@@ -10,7 +10,15 @@ import type { Lead } from '../../leads/entities';
 import { lockLead } from '../../leads/repository/leads';
 import { QUOTE_STATUSES, type Quote } from '../entities';
 import { TOKEN_PATTERN, dayIn, sha256 } from '../documents';
-import { CONSENT_TEXT, acceptQuote, closedBecause, declineQuote, expireIfDue, markViewed } from '../quotes';
+import {
+  CONSENT_TEXT,
+  QUOTE_PAGE_PATH,
+  acceptQuote,
+  closedBecause,
+  declineQuote,
+  expireIfDue,
+  markViewed,
+} from '../quotes';
 import { quoteByTokenHash, quotesIn } from '../repository';
 import { SALES_WRITE } from '../requirements';
 import { idField } from '../schemas';
@@ -148,7 +156,7 @@ export const viewQuotePage = defineOperation({
     ...clientFields,
   }),
   output: PAGE,
-  doors: { public: { route: 'GET /quotes/:token' } },
+  doors: { public: [{ method: 'get', path: `${QUOTE_PAGE_PATH}/:token`, family: 'quote_page' }] },
   summary: () => "Open a quote's page",
   run: async (ctx, i) => {
     const { quote, lead, data } = await byToken(ctx, i.token);
@@ -202,7 +210,9 @@ export const acceptQuotePage = defineOperation({
     ...clientFields,
   }),
   output: PAGE,
-  doors: { public: { route: 'POST /quotes/:token/accept' } },
+  doors: {
+    public: [{ method: 'post', path: `${QUOTE_PAGE_PATH}/:token/accept`, family: 'quote_page' }],
+  },
   summary: () => 'Accept a quote',
   run: async (ctx, i) => {
     const { quote, lead, data } = await byToken(ctx, i.token);
@@ -232,7 +242,9 @@ export const declineQuotePage = defineOperation({
   ...WRITE,
   input: yup.object({ token: tokenField, ...clientFields }),
   output: PAGE,
-  doors: { public: { route: 'POST /quotes/:token/decline' } },
+  doors: {
+    public: [{ method: 'post', path: `${QUOTE_PAGE_PATH}/:token/decline`, family: 'quote_page' }],
+  },
   summary: () => 'Decline a quote',
   run: async (ctx, i) => {
     const { quote, lead, data } = await byToken(ctx, i.token);
