@@ -13,7 +13,7 @@ import type { StartDelivery } from '../domain/webhooks/start-delivery';
 import { deliveryWorkflowId } from '../domain/webhooks/workflow-ids';
 
 /** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
-export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
+type WorkflowStatusOf = (workflowId: string) => Promise<string>;
 
 export type MaintenanceDeps = {
   db: DataSource;

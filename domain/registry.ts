@@ -98,7 +98,7 @@ import {
 } from './webhooks/operations/endpoints';
 
 /** Every operation, by area; each door looks them up here by name. */
-export const operations = {
+const operations = {
   // identity
   createWorkspace,
   getWorkspace,

@@ -2,8 +2,6 @@ import { allHandlersFinished, condition, proxyActivities, setHandler } from '@te
 import type { Activities } from '../activities';
 import { decideUpdate, statusQuery, type AppointmentInput } from '../domain/appointments/workflow-contract';
 
-export { decideUpdate, statusQuery };
-
 // A calendar that keeps failing (down, wrong password) must not keep the lead waiting: after a few
 // attempts the booking goes to a person instead. Refusals are never retried.
 const calendar = proxyActivities<Activities>({

@@ -11,8 +11,6 @@ import type { Decision } from '../domain/kernel/gate';
 import { refusalFailure } from '../domain/kernel/failures';
 import { APPROVAL_STATUS } from '../domain/kernel/search-attributes';
 
-export { decideUpdate, statusQuery, withdrawnSignal };
-
 // Refusals (a member who is not an admin, a request no longer pending) are not retried; our own faults are.
 const { recordApprovalDecision, runApprovedRequest, expireApprovalRequest, readApprovalRequest } =
   proxyActivities<Activities>({

@@ -1,7 +1,7 @@
 import type { ProviderResult } from '../../domain/conversations/sending';
 import { SEND_TIMEOUT_MS } from '../../domain/conversations/sending';
 
-export type Sms = { to: string; body: string; whatsapp: boolean };
+type Sms = { to: string; body: string; whatsapp: boolean };
 
 export type SmsProvider = { send: (sms: Sms) => Promise<ProviderResult> };
 

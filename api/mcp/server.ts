@@ -18,7 +18,7 @@ import { inNaming, operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } 
 const GATE_INSTRUCTIONS = gateInstructions(TOOL_OPERATIONS.filter((op) => op.gated).map((op) => op.name));
 
 /** The tasks extension (SEP-2663): a gated call answers a task whose life is its approval request's. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What one MCP request learned, for its audit row (and the refusal's code and a database error, for metrics). */
 export type McpCall = {

@@ -42,7 +42,7 @@ export type ToolDefinition = {
 };
 
 /** What a gated tool answers: what the operation answers once approved, or that it was parked. */
-export const outputSchemaOf = (op: AnyOperation): JsonSchema =>
+const outputSchemaOf = (op: AnyOperation): JsonSchema =>
   op.gated ? { type: 'object', anyOf: [PARKED, op.output] } : op.output;
 
 const tools = new Map<string, ToolDefinition>();

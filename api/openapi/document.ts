@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonSchema } from '../../domain/kernel/json-schema';
 import { EVENT_SCHEMAS } from '../../domain/kernel/event-validation';
+import { IDEMPOTENCY_KEY } from '../../domain/kernel/idempotency';
 import type { Requirement } from '../../domain/kernel/permissions';
 import { IDEMPOTENCY_HEADER, restRoutes, type RestRoute } from '../rest/routes';
 import { integer, string } from '../../domain/kernel/shapes';
@@ -145,7 +146,12 @@ function operationOf(route: RestRoute, components: Components, routes: RestRoute
             in: 'header',
             required: true,
             description: 'The first response is replayed for 24 hours for the same key and body.',
-            schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: IDEMPOTENCY_KEY.maxLength,
+              pattern: IDEMPOTENCY_KEY.pattern.source,
+            },
           },
         ]
       : []),

@@ -14,7 +14,7 @@ import { unsubscribeFamily } from './unsubscribe';
 export type DeclaredPublicRoute = PublicRoute & { action: string };
 
 /** Every route without an API key, as the registered operations declare them (a route shared by several once). */
-export function publicRoutes(): DeclaredPublicRoute[] {
+function publicRoutes(): DeclaredPublicRoute[] {
   const byKey = new Map<string, DeclaredPublicRoute>();
   for (const op of allOperations())
     for (const route of op.doors.public ?? []) {

@@ -12,6 +12,7 @@ import {
   type Services,
 } from '../../domain/kernel/operation';
 import type { Requirement } from '../../domain/kernel/permissions';
+import { isIdempotencyKey } from '../../domain/kernel/idempotency';
 import { execute } from '../../domain/kernel/runner';
 import { validate } from '../../domain/kernel/validate';
 import { allOperations } from '../../domain/registry';
@@ -52,19 +53,19 @@ export type RestRoute = {
 };
 
 /** The key behind the request, acting through the REST door. */
-export const restActor = (ctx: AppContext) =>
+const restActor = (ctx: AppContext) =>
   keyActor(ctx.state.principal!, {
     door: 'rest',
     requestId: ctx.state.requestId,
     clientIp: ctx.state.clientIp,
   });
 
-export function idempotencyKey(key: string | undefined): string {
+function idempotencyKey(key: string | undefined): string {
   if (!key)
     throw new DomainError('invalid_request', `The ${IDEMPOTENCY_HEADER} header is required.`, {
       field: IDEMPOTENCY_HEADER,
     });
-  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key))
+  if (!isIdempotencyKey(key))
     throw new DomainError(
       'invalid_request',
       `${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters.`,

@@ -4,14 +4,14 @@ import { LEAD_STATUSES } from '../leads/status-rules';
 import { AGENT_TYPES, REVIEW_LEVELS } from './entities';
 
 /** The caps a workspace may set; a limit above them (or of zero) is refused, naming it. */
-export const LIMIT_CAPS = { per_run: 200, per_day: 1_000, per_lead_per_week: 3 } as const;
+const LIMIT_CAPS = { per_run: 200, per_day: 1_000, per_lead_per_week: 3 } as const;
 export const DEFAULT_LIMITS = { per_run: 25, per_day: 100, per_lead_per_week: 1 } as const;
 
 /**
  * What no surface accepts for an agent: agents write from the service's versioned templates, never
  * from a model, prompt or budget the workspace chooses. Named here so the refusal says why.
  */
-export const FORBIDDEN_SETTINGS = [
+const FORBIDDEN_SETTINGS = [
   'model',
   'temperature',
   'top_p',
@@ -49,7 +49,7 @@ const TIME = /^([01][0-9]|2[0-3]):([0-5][0-9])$/;
  * A weekly cadence: days and a time of day, in the workspace's time zone. With at least one day it
  * fires every week, so a cadence that never fires cannot be written.
  */
-export const cadenceField = describe(
+const cadenceField = describe(
   yup
     .object({
       days: describe(
@@ -86,7 +86,7 @@ export const cadenceField = describe(
 const names = (what: string) =>
   yup.array().of(yup.string().trim().min(1).max(200, `${what} are at most 200 characters`).required());
 
-export const sourcesField = describe(
+const sourcesField = describe(
   yup
     .object({
       lead_statuses: describe(
@@ -106,7 +106,7 @@ export const sourcesField = describe(
   'Where it finds its work: lead statuses and sources (follow-up), or prospect lists (prospecting).',
 );
 
-export const limitsField = describe(
+const limitsField = describe(
   yup
     .object({
       per_run: limit('per_run', 'Messages (or proposals) in one run'),

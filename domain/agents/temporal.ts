@@ -14,7 +14,7 @@ import { AGENT_RUN_WORKFLOW_TYPE, type AgentRunInput } from './workflow-contract
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
 /** The cadence as Temporal's calendar, in the workspace's zone (Temporal handles daylight saving). */
-export function scheduleSpec(c: Cadence, timezone: string): ScheduleSpec {
+function scheduleSpec(c: Cadence, timezone: string): ScheduleSpec {
   const [hour, minute] = c.time.split(':').map(Number) as [number, number];
   return {
     calendars: [

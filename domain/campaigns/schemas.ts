@@ -49,7 +49,7 @@ const step = yup.object({
   ),
 });
 
-export const stepsField = describe(
+const stepsField = describe(
   yup
     .array()
     .of(step)
@@ -58,7 +58,7 @@ export const stepsField = describe(
   'The messages, in order; each waits delay_hours after the previous one.',
 );
 
-export const audienceField = describe(
+const audienceField = describe(
   yup
     .object({
       statuses: describe(
@@ -83,7 +83,7 @@ export const audienceField = describe(
   'Which leads it reaches, fixed when it launches; every part given must match. Leads without an address on the channel are left out.',
 );
 
-export const windowField = describe(
+const windowField = describe(
   yup
     .object({
       weekdays: describe(

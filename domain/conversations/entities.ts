@@ -1,11 +1,11 @@
 import { clockDefault, entity, inWorkspace, oneOfCheck, references, uuidKey } from '../kernel/entity';
 
-export const DIRECTIONS = ['inbound', 'outbound'] as const;
+const DIRECTIONS = ['inbound', 'outbound'] as const;
 /** An inbound email's verdict: `verified` when its From domain passed DKIM or SPF aligned with it. */
 export const AUTHENTICITIES = ['verified', 'unverified'] as const;
 export type Authenticity = (typeof AUTHENTICITIES)[number];
 /** What the recipient's side reported of an email we sent, authenticated. */
-export const FEEDBACKS = ['hard_bounce', 'complaint'] as const;
+const FEEDBACKS = ['hard_bounce', 'complaint'] as const;
 export type Feedback = (typeof FEEDBACKS)[number];
 
 export type Message = {

@@ -10,7 +10,7 @@ export const AUTHENTICITY = {
 };
 
 /** A message as the conversation tools show it. */
-export const MESSAGE = object(
+const MESSAGE = object(
   {
     id: uuid,
     channel: oneOf(CHANNELS),

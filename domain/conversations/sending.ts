@@ -34,7 +34,6 @@ export const OUTBOUND_STATUSES = [
   'suppressed',
   'bounced',
 ] as const;
-export type OutboundStatus = (typeof OUTBOUND_STATUSES)[number];
 
 /** What a provider said of one hand-over. */
 export type ProviderResult =
@@ -54,7 +53,7 @@ export type AttemptOutcome = 'sent' | 'retry' | 'failed' | 'suppressed';
  * Words an inbound SMS opts out with, alone on the message, in any case (the carriers' and Twilio's
  * list; CTIA's guidelines).
  */
-export const SMS_STOP_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'REVOKE'];
+const SMS_STOP_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'REVOKE'];
 
 export const isStopWord = (body: string) =>
   SMS_STOP_WORDS.includes(

@@ -83,7 +83,7 @@ export type Services = {
  *   "not found"); the operator reaches any, and the operation learns the workspace from the record;
  * - `none`: outside any workspace (creating one); the operator door only.
  */
-export type Reach = 'workspace' | 'record' | 'none';
+type Reach = 'workspace' | 'record' | 'none';
 
 /** What an operation sees while it runs: the transaction, the actor, and how to record effects. */
 export type OperationContext = {
@@ -188,7 +188,7 @@ export type PublicRoute = {
 };
 
 /** Which doors offer an operation. The activity that runs an approved request runs any gated one. */
-export type Doors<O> = {
+type Doors<O> = {
   rest?: RestBinding<O>;
   /** Offered to the assistant as a tool named after the operation. */
   mcp?: true;

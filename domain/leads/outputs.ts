@@ -43,7 +43,7 @@ export const LEAD = object(
 
 export const LEAD_LIST = page(LEAD, { title: 'LeadList', max: 50 });
 
-export const ACTIVITY_ITEM = object(
+const ACTIVITY_ITEM = object(
   {
     type: oneOf(['message']),
     id: uuid,
@@ -70,7 +70,7 @@ export const INTAKE_RESULT = object(
 
 const WARNING_CODES = ['status_unchanged', 'follow_up_stopped'];
 
-export const WARNING = object(
+const WARNING = object(
   { code: oneOf(WARNING_CODES), message: string({ maxLength: 200 }) },
   { title: 'Warning' },
 );

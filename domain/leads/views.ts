@@ -1,7 +1,7 @@
 import type { Lead } from './entities';
 
 export const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'postcode'] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
+type ContactField = (typeof CONTACT_FIELDS)[number];
 export type Contact = Partial<Pick<Lead, ContactField>>;
 
 /** The lead as every door shows it. */

@@ -23,8 +23,7 @@ export async function agentOf(data: Data, id: string, opts: { lock?: boolean } =
 }
 
 /** "the follow-up agent "Chaser"", for a person reading what they approve. */
-export const agentNamed = (a: Pick<Agent, 'type' | 'name'>) =>
-  `the ${a.type.replace('_', '-')} agent "${a.name}"`;
+const agentNamed = (a: Pick<Agent, 'type' | 'name'>) => `the ${a.type.replace('_', '-')} agent "${a.name}"`;
 
 /** `agentNamed`, from the call's effect when it has one, else from the record (or its id). */
 export async function described(i: { agentId: string }, look?: Data, effect?: Effect): Promise<string> {

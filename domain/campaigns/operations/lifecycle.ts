@@ -54,9 +54,9 @@ async function campaignEffect(
  * definition are not a change of it, but a person approved a size, so the run refuses an audience more
  * than 10% (and more than 5 people) larger than the size counted when the request parked.
  */
-export const AUDIENCE_GROWTH = { ratio: 0.1, people: 5 } as const;
+const AUDIENCE_GROWTH = { ratio: 0.1, people: 5 } as const;
 
-export const audienceAllowed = (approved: number) =>
+const audienceAllowed = (approved: number) =>
   approved + Math.max(Math.ceil(approved * AUDIENCE_GROWTH.ratio), AUDIENCE_GROWTH.people);
 
 /**

@@ -79,11 +79,7 @@ export const unsubscribeByLink = defineOperation({
  * address we emailed the lead at, so the lead's current one if we ever emailed it, else the newest we
  * did. Undefined when none fits: nothing is suppressed.
  */
-export function addressSentTo(
-  link: UnsubscribeLink,
-  current: string | null,
-  emailed: string[],
-): string | undefined {
+function addressSentTo(link: UnsubscribeLink, current: string | null, emailed: string[]): string | undefined {
   if (link.sentTo) return [current ?? '', ...emailed].find((a) => a !== '' && link.sentTo!(a));
   if (current && emailed.includes(current)) return current;
   return emailed[0];

@@ -1,4 +1,3 @@
-import * as yup from 'yup';
 import { inboundEffect, recordInboundMessageIn } from '../../conversations/messages';
 import { messagesIn } from '../../conversations/repository';
 import { DomainError } from '../../kernel/errors';
@@ -14,8 +13,9 @@ import { LEADS_WRITE } from '../requirements';
 import { CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
 import { AREA } from '../area';
+import { idempotencyKeyField } from '../../kernel/idempotency';
 
-export type IntakeOutcome = Touch['outcome'];
+type IntakeOutcome = Touch['outcome'];
 /** The answer (`{ data, outcome }`); a suppressed contact has no lead to show, and is a refusal. */
 export type IntakeResult = { data: LeadView | null; outcome: IntakeOutcome };
 
@@ -37,11 +37,7 @@ export const createLead = defineOperation({
   idempotent: true,
   input: intakeSchema.shape({
     idempotency_key: describe(
-      yup
-        .string()
-        .required('idempotency_key is required')
-        .max(255, 'idempotency_key must be 1 to 255 visible ASCII characters')
-        .matches(/^[\x21-\x7e]+$/, 'idempotency_key must be 1 to 255 visible ASCII characters'),
+      idempotencyKeyField('idempotency_key'),
       'Any unique string per lead you record (a UUID, or your own form-submission id); a retry with the same key and body returns the first answer.',
     ),
   }),
