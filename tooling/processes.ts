@@ -87,11 +87,11 @@ export async function waitFor<T>(
 }
 
 /**
- * Node arguments that preload the crash-safety fault hook (tooling/fault-hooks.ts) into a service run
+ * Node arguments that preload the crash-safety fault hook (tooling/fault-hooks.mjs) into a service run
  * with tsx: it crashes the process where API_CRASH_AFTER_COMMIT or RELAY_CRASH_AT say, and does nothing
  * without them. After `--import tsx`, which it needs.
  */
 export const faultHookArgs = (): string[] => [
   '--import',
-  pathToFileURL(path.join(repoRoot(), 'tooling', 'fault-hooks.ts')).href,
+  pathToFileURL(path.join(repoRoot(), 'tooling', 'fault-hooks.mjs')).href,
 ];

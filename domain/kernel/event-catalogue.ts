@@ -95,7 +95,11 @@ export type NextBestAction =
 export const OPPORTUNITY_STAGES = ['QUALIFIED', 'BOOKED', 'PROPOSAL', 'WON', 'LOST'] as const;
 export type OpportunityStage = (typeof OPPORTUNITY_STAGES)[number];
 
-type EventDataMap = {
+/**
+ * Every event type's data: the source `npm run schemas` generates the published schemas from, by name.
+ * @public
+ */
+export type EventDataMap = {
   'lead.created': Contact & {
     /** The new lead. */
     lead_id: string;

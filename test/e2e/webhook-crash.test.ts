@@ -9,7 +9,7 @@ import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
 /** The worker as production runs it: its own process, killed and restarted by the test. */
 function spawnWorker(s: WebhookStack, env: Record<string, string> = {}) {
-  // RELAY_CRASH_AT takes effect through the fault hook (tooling/fault-hooks.ts).
+  // RELAY_CRASH_AT takes effect through the fault hook (tooling/fault-hooks.mjs).
   const child = spawn(process.execPath, ['--import', 'tsx', ...faultHookArgs(), 'worker/main.ts'], {
     cwd: repoRoot(),
     env: {

@@ -286,6 +286,7 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'lead.update': (w) => ({ leadId: w.leadId, first_name: 'Changed' }),
   'lead.set_status': (w) => ({ leadId: w.leadId, status: 'CONTACTED' }),
   'lead.add_note': (w) => ({ leadId: w.leadId, note: 'Called, no answer.' }),
+  'lead.edit': (w) => ({ leadId: w.leadId, first_name: 'Edited', status: 'CONTACTED', note: 'Edited.' }),
   'lead.archive': (w) => ({ leadId: w.leadId }),
   'lead.qualify': (w) => ({ leadId: w.leadId }),
   'contact.suppress': () => ({ address: `blocked-${randomUUID().slice(0, 8)}@example.com` }),

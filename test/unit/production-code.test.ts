@@ -25,9 +25,9 @@ describe('production code', () => {
     assert.deepEqual(holding(files, /process\.env\b/), []);
   });
 
-  it('carries no crash-injection seam: the fault hook lives in tooling/fault-hooks.ts', () => {
+  it('carries no crash-injection seam: the fault hook lives in tooling/fault-hooks.mjs', () => {
     const files = sources(['api', 'worker', 'activities', 'domain', 'workflows', 'admin', 'infra']);
     assert.deepEqual(holding(files, /API_CRASH_AFTER_COMMIT|RELAY_CRASH_AT|killAfterCommit|crashAt\b/), []);
-    assert.equal(holding(['tooling/fault-hooks.ts'], /API_CRASH_AFTER_COMMIT/).length, 1);
+    assert.equal(holding(['tooling/fault-hooks.mjs'], /API_CRASH_AFTER_COMMIT/).length, 1);
   });
 });

@@ -56,6 +56,8 @@ export const editLead = defineOperation({
   summary: (i) => `Edit lead ${i.leadId}`,
   run: async (ctx, input) => {
     const { leadId, status, note, ...details } = input;
+    // Each step is confined as the edit was: an operator who named a workspace reaches only its leads.
+    const within = { workspaceId: ctx.workspaceId };
     const applied: string[] = [];
     const warnings: Warning[] = [];
     const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
@@ -80,11 +82,11 @@ export const editLead = defineOperation({
     let lead: LeadView | undefined;
     if (Object.keys(details).length > 0)
       lead = await step(updateLead.name, () =>
-        runOperation(ctx.services, updateLead, ctx.actor, { leadId, ...details }),
+        runOperation(ctx.services, updateLead, ctx.actor, { leadId, ...details }, within),
       );
     if (status !== undefined) {
       const r = await step(setLeadStatus.name, () =>
-        runOperation(ctx.services, setLeadStatus, ctx.actor, { leadId, status }),
+        runOperation(ctx.services, setLeadStatus, ctx.actor, { leadId, status }, within),
       );
       warnings.push(...r.warnings);
       lead = r.lead;
@@ -92,7 +94,7 @@ export const editLead = defineOperation({
     if (note !== undefined)
       lead = (
         await step(addLeadNote.name, () =>
-          runOperation(ctx.services, addLeadNote, ctx.actor, { leadId, note }),
+          runOperation(ctx.services, addLeadNote, ctx.actor, { leadId, note }, within),
         )
       ).lead;
     return { data: lead, applied, warnings };
