@@ -1,8 +1,5 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import { repoRoot } from './paths';
 
 export { freePort } from '../infra/free-port';
 
@@ -85,13 +82,3 @@ export async function waitFor<T>(
     `timed out after ${timeoutMs} ms waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
   );
 }
-
-/**
- * Node arguments that preload the crash-safety fault hook (tooling/fault-hooks.mjs) into a service run
- * with tsx: it crashes the process where API_CRASH_AFTER_COMMIT or RELAY_CRASH_AT say, and does nothing
- * without them. After `--import tsx`, which it needs.
- */
-export const faultHookArgs = (): string[] => [
-  '--import',
-  pathToFileURL(path.join(repoRoot(), 'tooling', 'fault-hooks.mjs')).href,
-];

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { repoRoot } from '../../tooling/paths';
-import { faultHookArgs, stopChild } from '../../tooling/processes';
+import { faultHookArgs } from '../../tooling/fault-hook-args';
+import { stopChild } from '../../tooling/processes';
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null; at: number };
 
