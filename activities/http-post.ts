@@ -5,7 +5,7 @@ import type { PostResult } from '../domain/webhooks';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export type PostRequest = {
+type PostRequest = {
   url: URL;
   /** The address the target policy checked; the connection goes there and nowhere else. */
   address: { address: string; family: number };

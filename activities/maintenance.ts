@@ -13,7 +13,7 @@ import {
 } from '../domain/webhooks';
 
 /** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
-export type WorkflowStatusOf = (workflowId: string) => Promise<string>;
+type WorkflowStatusOf = (workflowId: string) => Promise<string>;
 
 export type MaintenanceDeps = {
   db: DataSource;

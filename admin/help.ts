@@ -39,7 +39,7 @@ function placeholder(flag: Flag) {
 }
 
 /** `quote send --quote QUOTE [--workspace WORKSPACE]`, as parts that a line break may not split. */
-export function usageParts(command: Command): string[] {
+function usageParts(command: Command): string[] {
   const flags = flagsOf(command).map((f) => {
     const flag = `--${f.name}${placeholder(f)}`;
     return f.required ? flag : `[${flag}]`;

@@ -23,12 +23,7 @@ export type RunningApi = {
  * Serves the API, and its metrics on a port of their own; `close` stops accepting connections and
  * waits for in-flight requests.
  */
-export async function listenApi(
-  config: Config,
-  db: DataSource,
-  log: Logger,
-  opts: { crashAfterCommit?: number } = {},
-): Promise<RunningApi> {
+export async function listenApi(config: Config, db: DataSource, log: Logger): Promise<RunningApi> {
   // Temporal is dialled on the first parked approval request (or booking), so the API starts (and serves REST)
   // whether or not Temporal is up yet.
   let temporal: Promise<Awaited<ReturnType<typeof connectClient>>> | undefined;
@@ -53,7 +48,6 @@ export async function listenApi(
     campaigns,
     appointments,
     agents,
-    crashAfterCommit: opts.crashAfterCommit,
   });
   // First, so that a port already taken stops the start before the API serves.
   const metrics = await serveMetrics(registry, { host: config.host, port: config.metricsPort, log });

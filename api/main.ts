@@ -14,12 +14,7 @@ async function main() {
   warnOfForcedSettings(config, log);
   await checkEngine(config, log);
   const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, timeouts: config.db });
-  // API_CRASH_AFTER_COMMIT exists for the crash-safety suite only: the process dies after that many
-  // lead intakes have committed, before the last one's answer, as a kill -9 would.
-  const crashAfterCommit = Number(process.env.API_CRASH_AFTER_COMMIT) || undefined;
-  if (crashAfterCommit && config.env === 'production')
-    throw new Error('API_CRASH_AFTER_COMMIT is a test fault and is refused in production');
-  const api = await listenApi(config, db, log, { crashAfterCommit });
+  const api = await listenApi(config, db, log);
   log.info('api listening', { url: api.url });
   onShutdown(log, async () => {
     await api.close();

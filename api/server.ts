@@ -16,7 +16,6 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
-import { quotePageRouter } from './public/quotes';
 import { publicLimits } from './public/limits';
 import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
@@ -54,11 +53,6 @@ export type AppDeps = {
   log: Logger;
   /** Where the API's series go (served by listen.ts on METRICS_PORT); a registry of its own when not given. */
   metrics?: Registry;
-  /**
-   * Fault injection for the crash-safety suite only (API_CRASH_AFTER_COMMIT): the process kills
-   * itself after the Nth lead intake has committed and before its answer leaves.
-   */
-  crashAfterCommit?: number;
 };
 
 /**
@@ -75,7 +69,6 @@ export function buildApp({
   appointments,
   agents,
   metrics,
-  crashAfterCommit,
   mailResolver,
 }: AppDeps) {
   const app = new Koa<RequestState>();
@@ -124,22 +117,10 @@ export function buildApp({
     .use(errors())
     .use(openApiRoute())
     .use(publicDoor.routes())
-    .use(quotePageRouter(services, limits).routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())
-    .use(crashAfterCommit ? killAfterCommit(crashAfterCommit) : (_ctx, next) => next())
     .use(mcpRoute(services, config.mcpAllowedOrigins ?? []))
     .use(routes.routes());
   return app;
-}
-
-/** Dies like a `kill -9` once the Nth created lead is committed, before the client hears of it. */
-function killAfterCommit(n: number): Koa.Middleware<RequestState> {
-  let created = 0;
-  return async (ctx, next) => {
-    await next();
-    if (ctx.method === 'POST' && ctx.path === '/api/v1/leads' && ctx.status === 201 && ++created === n)
-      process.kill(process.pid, 'SIGKILL');
-  };
 }

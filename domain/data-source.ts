@@ -113,7 +113,7 @@ export async function openDatabase(
 // Any number of processes may start at once (tests, api + worker); one migrates, the rest wait.
 const MIGRATION_LOCK = 7_331_001;
 
-export async function migrate(db: DataSource): Promise<void> {
+async function migrate(db: DataSource): Promise<void> {
   const runner = db.createQueryRunner();
   await runner.connect();
   try {

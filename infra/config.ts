@@ -2,7 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import * as yup from 'yup';
 
-export type AppEnv = 'development' | 'test' | 'production';
+type AppEnv = 'development' | 'test' | 'production';
 
 export type Config = {
   env: AppEnv;

@@ -81,7 +81,6 @@ export function databaseMetrics(registry: Registry, db: DataSource) {
   for (const kind of ['unavailable', 'failed'] as const) errors.inc({ kind }, 0);
   return { error: (kind: DatabaseErrorKind) => errors.inc({ kind }) };
 }
-export type DatabaseMetrics = ReturnType<typeof databaseMetrics>;
 
 export type MetricsServer = { url: string; close: () => Promise<void> };
 

@@ -4,7 +4,7 @@
  * header inside an error). Names are compared lowercased, without `-` and `_`: `x-api-key`, `apiKey`
  * and `API_KEY` are one name.
  */
-export const CENSOR = '[redacted]';
+const CENSOR = '[redacted]';
 
 /** Credentials: a name ending like this (`auth_token`, `signing_secret`, `set-cookie`, `x-api-key`). */
 const SECRET_NAME = /(authorization|cookie|password|passwd|secret|secretskey|privatekey|token|apikey)$/;
@@ -44,7 +44,7 @@ const CONTACT_NAMES = new Set([
 
 const normalise = (name: string) => name.toLowerCase().replace(/[-_]/g, '');
 
-export function sensitiveName(name: string): boolean {
+function sensitiveName(name: string): boolean {
   const n = normalise(name);
   // Bare `key` is a credential; `idempotency_key` or `key_prefix` are not.
   return n === 'key' || SECRET_NAME.test(n) || CONTACT_NAMES.has(n);
@@ -86,7 +86,7 @@ const MAX_DEPTH = 8;
  * A copy of `value` as JSON would show it, with sensitive names censored and text scrubbed. Errors
  * become their stack (JSON would make them `{}`); objects with `toJSON` (dates) are read through it.
  */
-export function redactValue(value: unknown, depth = 0): unknown {
+function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[too deep]';

@@ -11,9 +11,7 @@ async function main() {
   const log = createLogger('worker', config.logLevel);
   warnOfForcedSettings(config, log);
   const db = await openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, timeouts: config.db });
-  // RELAY_CRASH_AT exists for the crash-safety tests only: it makes the relay exit mid-pass, as a kill would.
-  const crashAt = process.env.RELAY_CRASH_AT as 'before-start' | 'before-mark' | undefined;
-  const worker = await runWorker(config, db, log, { crashAt });
+  const worker = await runWorker(config, db, log);
   onShutdown(log, async () => {
     await worker.shutdown();
     await db.destroy();

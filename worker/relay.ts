@@ -116,8 +116,6 @@ export type RelayOptions = {
   batchSize?: number;
   /** Fallback poll when no notification arrives (a lost connection, a NOTIFY from another database). */
   pollMs?: number;
-  /** Crash tests only: exit the process at this point of a pass, as a kill -9 would. */
-  crashAt?: 'before-start' | 'before-mark';
   /** Told of each start tried, for the metrics. */
   onStart?: (outbox: string, ok: boolean) => void;
 };
@@ -165,7 +163,6 @@ export function startRelay(opts: RelayOptions) {
     const waiting = new Map(due.map((d) => [key(d), before.get(key(d)) ?? now]));
     waitingBy.set(name, waiting);
     if (due.length === 0) return 0;
-    if (opts.crashAt === 'before-start') process.exit(86);
     // A pool rather than chunks: a slow start does not hold up the other slots.
     let next = 0;
     const slot = async () => {
@@ -173,7 +170,6 @@ export function startRelay(opts: RelayOptions) {
         const d = due[next++]!;
         try {
           await start(d);
-          if (opts.crashAt === 'before-mark') process.exit(87);
           recentlyStarted.set(key(d), Date.now());
           waiting.delete(key(d));
           opts.onStart?.(name, true);

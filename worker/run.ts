@@ -34,12 +34,7 @@ export type RunningWorker = {
  * which stops the relay and drains in-flight tasks. The relay's client shares the worker's connection, so its
  * eager starts can run on this very worker.
  */
-export async function runWorker(
-  config: Config,
-  db: DataSource,
-  log: Logger,
-  opts: { crashAt?: 'before-start' | 'before-mark' } = {},
-): Promise<RunningWorker> {
+export async function runWorker(config: Config, db: DataSource, log: Logger): Promise<RunningWorker> {
   const registry = metricsRegistry();
   const metrics = workerMetrics(registry, db);
   // First, so that a port already taken stops the start before anything else runs.
@@ -97,7 +92,6 @@ export async function runWorker(
   const relay = startRelay({
     databaseUrl: config.databaseUrl,
     log,
-    crashAt: opts.crashAt,
     onStart: metrics.relay.started,
     sources: outboxSources(
       db,

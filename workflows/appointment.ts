@@ -15,7 +15,7 @@ import type {
 
 /** A person confirms, declines or cancels; the answer is the booking once calendar and record agree. */
 export const decideUpdate = defineUpdate<AppointmentAnswer, [AppointmentDecision]>('decide');
-export const statusQuery = defineQuery<string>('status');
+const statusQuery = defineQuery<string>('status');
 
 // A calendar that keeps failing (down, wrong password) must not keep the lead waiting: after a few
 // attempts the booking goes to a person instead. Refusals are never retried.

@@ -19,7 +19,7 @@ import { refusalFailure } from './refusals';
 export const decideUpdate = defineUpdate<ApprovalAnswer, [ApprovalDecision]>('decide');
 /** The key that parked the request withdrew it (already recorded): stop waiting. */
 export const withdrawnSignal = defineSignal('withdrawn');
-export const statusQuery = defineQuery<string>('status');
+const statusQuery = defineQuery<string>('status');
 
 // Refusals (a member who is not an admin, a request no longer pending) are not retried; our own faults are.
 const { recordApprovalDecision, runApprovedRequest, expireApprovalRequest, readApprovalRequest } =

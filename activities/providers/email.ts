@@ -63,7 +63,7 @@ const HARD_BOUNCE_STATUS = /\b5\.1\.[0-9]\b/; // RFC 3463: bad destination mailb
  * 5.5), which lacks List-Unsubscribe-Post. Gmail and Yahoo honour one-click unsubscribe only when the
  * signature covers both List-Unsubscribe and List-Unsubscribe-Post (RFC 8058 section 4).
  */
-export const DKIM_SIGNED_HEADERS =
+const DKIM_SIGNED_HEADERS =
   'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:' +
   'Content-Transfer-Encoding:Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:' +
   'Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:' +

@@ -1,6 +1,6 @@
 import { type ProviderResult, SEND_TIMEOUT_MS } from '../../domain/conversations';
 
-export type Sms = { to: string; body: string; whatsapp: boolean };
+type Sms = { to: string; body: string; whatsapp: boolean };
 
 export type SmsProvider = { send: (sms: Sms) => Promise<ProviderResult> };
 

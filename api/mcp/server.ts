@@ -10,7 +10,7 @@ import {
 } from '../../domain/approvals';
 import type { Actor } from '../../domain/kernel/actor';
 import { DomainError, type ErrorCode } from '../../domain/kernel/errors';
-import type { Parked } from '../../domain/kernel/gate';
+import { gateInstructions, type Parked } from '../../domain/kernel/gate';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
@@ -20,8 +20,10 @@ import { DATABASE_UNAVAILABLE } from '../unavailable';
 import { RPC } from './errors';
 import { inNaming, operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
 
+const GATE_INSTRUCTIONS = gateInstructions(TOOL_OPERATIONS.filter((op) => op.gated).map((op) => op.name));
+
 /** The tasks extension (SEP-2663): a gated call answers a task whose life is its approval request's. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What one MCP request learned, for its audit row (and the refusal's code and a database error, for metrics). */
 export type McpCall = {
@@ -190,10 +192,7 @@ export function buildMcpServer(
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, ...(era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
     supportedProtocolVersions: [...supportedProtocolVersions],
-    instructions: inNaming(
-      'Tools act in one workspace with this API key. Gated tools (connection.disconnect) do nothing at once: they park a request that an admin of the workspace must approve. Follow it with approval.get, withdraw it with approval.cancel; a client that declares the tasks extension gets a task to poll instead.',
-      naming,
-    ),
+    instructions: inNaming(`Tools act in one workspace with this API key. ${GATE_INSTRUCTIONS}`, naming),
   });
 
   server.setRequestHandler('tools/list', () => ({ tools: offered.map((op) => toolOf(op, naming) as Tool) }));

@@ -1,5 +1,5 @@
 import type * as yup from 'yup';
-import { PARKED } from '../../domain/kernel/gate';
+import { PARKED, gateNotice } from '../../domain/kernel/gate';
 import { toJsonSchema, type JsonSchema } from '../../domain/kernel/json-schema';
 import { closedInput, type AnyOperation } from '../../domain/kernel/operation';
 import { allOperations } from '../../domain/registry';
@@ -42,15 +42,8 @@ export type ToolDefinition = {
 };
 
 /** What a gated tool answers: what the operation answers once approved, or that it was parked. */
-export const outputSchemaOf = (op: AnyOperation): JsonSchema =>
+const outputSchemaOf = (op: AnyOperation): JsonSchema =>
   op.gated ? { type: 'object', anyOf: [PARKED, op.output] } : op.output;
-
-const GATE_PARKS =
-  ' does not do it: it parks a request that a person (an admin of the workspace) must approve, and answers with an approval_id to follow with approval.get (or withdraw with approval.cancel). A client that declares the tasks extension gets a task instead, whose result is what this tool answers once approved. The person approves what the target is when you ask: if it changes before they decide, the approved call is refused and nothing happens.';
-
-/** What the model is told about the gate: every call parks, or (an operation that decides per call) those that widen. */
-const gateText = (op: AnyOperation) =>
-  !op.gated ? '' : op.gatedWhen ? ` A call that needs approval${GATE_PARKS}` : ` Calling it${GATE_PARKS}`;
 
 const tools = new Map<string, ToolDefinition>();
 
@@ -62,7 +55,7 @@ export function toolOf(op: AnyOperation, naming: ToolNaming): ToolDefinition {
   const tool: ToolDefinition = {
     name: toolName(op, naming),
     title: op.title,
-    description: inNaming(`${op.description}${gateText(op)} Returns ${op.returns}`, naming),
+    description: inNaming(`${op.description}${gateNotice(op)} Returns ${op.returns}`, naming),
     inputSchema: toJsonSchema(closedInput(op) as yup.AnySchema),
     outputSchema: outputSchemaOf(op),
     annotations: {

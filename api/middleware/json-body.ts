@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/kernel/errors';
 import type { RequestState } from '../context';
 import { BodyParseError } from '../errors';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = () =>
   new DomainError('payload_too_large', 'The request body is larger than 1 MB.', { field: 'body' });

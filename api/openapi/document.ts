@@ -1,10 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonSchema } from '../../domain/kernel/json-schema';
 import { EVENT_SCHEMAS } from '../../domain/kernel/event-validation';
+import { IDEMPOTENCY_KEY } from '../../domain/kernel/idempotency';
 import type { Requirement } from '../../domain/kernel/permissions';
 import { IDEMPOTENCY_HEADER, restRoutes, type RestRoute } from '../rest/routes';
 import { integer, string } from '../../domain/kernel/shapes';
 import { MAX_RETRY_AFTER, errorSchema, requestIdSchema, withoutNul } from './schemas';
+import { AREA as WEBHOOKS } from '../../domain/webhooks';
 
 type Json = Record<string, unknown>;
 
@@ -53,23 +55,16 @@ const guarded = (need: Requirement) => ({
 
 const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
 
-/** The document's sections, each holding the operations of some areas (the first part of their names). */
-const TAGS = [
-  { name: 'Leads', description: 'Read, create and update leads.', areas: ['lead'] },
-  {
-    name: 'Webhooks',
-    description: 'The event catalogue and the deliveries of its events to webhook endpoints.',
-    areas: ['event', 'delivery'],
-  },
-  { name: 'Workspace', description: 'The workspace and the key making the call.', areas: ['workspace'] },
-];
+/** A route's section of the document: the tag its area declares. */
+const tagOf = (route: RestRoute) => route.area.tag;
 
-function tagOf(route: RestRoute): string {
-  const area = route.operations[0]!.name.split('.')[0]!;
-  const tag = TAGS.find((t) => t.areas.includes(area));
-  if (!tag) throw new Error(`no OpenAPI tag holds the ${area} area (${route.operationId})`);
-  return tag.name;
-}
+/** The document's sections: each area with a route, as it describes itself. */
+const tagsOf = (routes: RestRoute[]) =>
+  [
+    ...new Map(
+      routes.map((r) => [r.area.tag, { name: r.area.tag, description: r.area.description }]),
+    ).values(),
+  ].sort((a, b) => a.name.localeCompare(b.name));
 
 /**
  * Names shapes for the document: every titled schema (a Lead, a LeadList) becomes a component, and
@@ -151,7 +146,12 @@ function operationOf(route: RestRoute, components: Components, routes: RestRoute
             in: 'header',
             required: true,
             description: 'The first response is replayed for 24 hours for the same key and body.',
-            schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: IDEMPOTENCY_KEY.maxLength,
+              pattern: IDEMPOTENCY_KEY.pattern.source,
+            },
           },
         ]
       : []),
@@ -224,7 +224,7 @@ export function openApiDocument(): Json {
         'x-internal': false,
       },
     ],
-    tags: TAGS.map(({ name, description }) => ({ name, description })),
+    tags: tagsOf(routes),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'lk_live_<40 base62 characters>' },
@@ -308,7 +308,7 @@ function eventWebhooks(): Record<string, Json> {
       {
         post: {
           operationId: `${camel(type)}Event`,
-          tags: ['Webhooks'],
+          tags: [WEBHOOKS.tag],
           summary: type,
           description: `${t.description} Signed with \`service-signature\`; retried on failure for about 22.6 hours.`,
           requestBody: {

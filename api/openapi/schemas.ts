@@ -3,7 +3,7 @@ import { ERROR_TEXT_MAX } from '../errors';
 import type { JsonSchema } from '../../domain/kernel/json-schema';
 import { arrayOf, integer, object, oneOf, string } from '../../domain/kernel/shapes';
 import { LEAD_STATUSES } from '../../domain/leads';
-import { PATCH_STEPS } from '../rest/lead-patch';
+import { allOperations } from '../../domain/registry';
 
 /** Text the service stores: any characters but NUL, which PostgreSQL text cannot hold (refused with 400). */
 const NO_NUL = '^[^\\u0000]*$';
@@ -54,6 +54,9 @@ const ERROR_CODES: Exclude<ErrorCode, 'payload_too_large'>[] = [
   'server_error',
 ];
 
+/** The steps an operation made of steps names in a refusal (`failed_step`, `applied`): PATCH /leads/{id}'s. */
+const STEPS = [...new Set(allOperations().flatMap((op) => (op.steps ?? []).map((step) => step.name)))];
+
 /** The spec's error body: `{ error: { code, message, ... } }`. */
 export const errorSchema = object({
   error: object(
@@ -70,8 +73,8 @@ export const errorSchema = object({
         description: 'Seconds to wait (rate_limited, unavailable).',
       }),
       request_id: requestIdSchema('Identifies the attempt (server_error, unavailable).'),
-      failed_step: oneOf(PATCH_STEPS),
-      applied: arrayOf(oneOf(PATCH_STEPS), { maxItems: PATCH_STEPS.length }),
+      failed_step: oneOf(STEPS),
+      applied: arrayOf(oneOf(STEPS), { maxItems: STEPS.length }),
       from: oneOf(LEAD_STATUSES),
       to: oneOf(LEAD_STATUSES),
       effect: string({

@@ -68,7 +68,7 @@ main{max-width:none;padding:0;border-radius:0}form,button{display:none!important
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /** Nothing runs, nothing loads, nothing frames it; forms post only here. */
-export const QUOTE_PAGE_CSP = [
+const QUOTE_PAGE_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${STYLE_HASH}'`,
   "form-action 'self'",

@@ -1,11 +1,10 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
 import { acceptQuotePage, declineQuotePage, QUOTE_PAGE_PATH, viewQuotePage } from '../../domain/sales';
-import type { AppContext, RequestState } from '../context';
+import type { AppContext } from '../context';
+import { declaredRoute, type PublicFamilyDoor } from './family';
 import { quoteNotFoundPage, quotePage, sendPage, tooManyPage, type QuotePageModel } from './quote-page';
 import type { PublicLimits } from './limits';
 import { rawBody } from './raw-body';
@@ -16,21 +15,13 @@ const MAX_FORM_BYTES = 16 * 1024;
  * names the operation, never the path, so the token is in no log or audit row; an unknown token and
  * one of another workspace get the same "not valid" page.
  */
-export function quotePageRouter(services: Services, limits: PublicLimits) {
-  const router = new Router<RequestState>();
+export function quotePageFamily(services: Services, limits: PublicLimits): PublicFamilyDoor {
   const actor = (ctx: AppContext) =>
     operatorActor({ door: 'public', requestId: ctx.state.requestId, clientIp: ctx.state.clientIp });
   const client = (ctx: AppContext) => ({
     ...(ctx.state.clientIp && { client_ip: ctx.state.clientIp }),
     ...(ctx.get('User-Agent') && { user_agent: ctx.get('User-Agent').slice(0, 2000) }),
   });
-  const door =
-    (op: AnyOperation): Middleware<RequestState> =>
-    async (ctx, next) => {
-      ctx.state.auditDoor = 'public';
-      ctx.state.auditAction = op.name;
-      await next();
-    };
   /** The token in the path: typed by the router in each route, read here for the helpers. */
   const tokenOf = (ctx: AppContext) => (ctx as AppContext & { params: { token: string } }).params.token;
   const base = (ctx: AppContext) => `${QUOTE_PAGE_PATH}/${tokenOf(ctx)}`;
@@ -69,56 +60,52 @@ export function quotePageRouter(services: Services, limits: PublicLimits) {
     );
   };
 
-  router.use(
-    QUOTE_PAGE_PATH,
-    limits.perAddress('quote_page', (ctx) => sendPage(ctx, 429, tooManyPage())),
-  );
-
-  router.get(`${QUOTE_PAGE_PATH}/:token`, door(viewQuotePage), async (ctx) => {
-    try {
-      sendPage(ctx, 200, quotePage(await run<QuotePageModel>(ctx, viewQuotePage, {}), base(ctx)));
-    } catch (err) {
-      await refused(ctx, err);
-    }
-  });
-
-  router.post(`${QUOTE_PAGE_PATH}/:token/accept`, door(acceptQuotePage), async (ctx) => {
-    const form = new URLSearchParams((await rawBody(ctx, MAX_FORM_BYTES)).toString('utf8'));
-    const name = (form.get('name') ?? '').trim();
-    const consent = ['yes', 'on', 'true'].includes(form.get('consent') ?? '');
-    try {
-      await run(ctx, acceptQuotePage, {
-        name,
-        consent,
-        ...(form.get('document_sha256') && { document_sha256: form.get('document_sha256') }),
-      });
-      // Post/Redirect/Get: a reload shows the signed quote rather than posting again.
-      ctx.status = 303;
-      ctx.redirect(base(ctx));
-    } catch (err) {
-      await refused(ctx, err, { name, consent });
-    }
-  });
-
-  router.post(`${QUOTE_PAGE_PATH}/:token/decline`, door(declineQuotePage), async (ctx) => {
-    await rawBody(ctx, MAX_FORM_BYTES);
-    try {
-      await run(ctx, declineQuotePage, {});
-      ctx.status = 303;
-      ctx.redirect(base(ctx));
-    } catch (err) {
-      await refused(ctx, err);
-    }
-  });
-
-  // Any other path under the pages (a mistyped link, a probe): the same page as an unknown token,
-  // recorded by its family, never by the path (it may hold a token).
-  router.all(`${QUOTE_PAGE_PATH}/*rest`, async (ctx) => {
-    ctx.state.auditDoor = 'public';
-    ctx.state.auditAction = `${ctx.method} ${QUOTE_PAGE_PATH}/*`;
-    ctx.state.auditReason = 'no such quote page route';
-    sendPage(ctx, 404, quoteNotFoundPage());
-  });
-
-  return router;
+  return {
+    prefix: QUOTE_PAGE_PATH,
+    guard: [limits.perAddress('quote_page', (ctx) => sendPage(ctx, 429, tooManyPage()))],
+    handlers: {
+      [declaredRoute(viewQuotePage, 'get')]: async (ctx) => {
+        try {
+          sendPage(ctx, 200, quotePage(await run<QuotePageModel>(ctx, viewQuotePage, {}), base(ctx)));
+        } catch (err) {
+          await refused(ctx, err);
+        }
+      },
+      [declaredRoute(acceptQuotePage, 'post')]: async (ctx) => {
+        const form = new URLSearchParams((await rawBody(ctx, MAX_FORM_BYTES)).toString('utf8'));
+        const name = (form.get('name') ?? '').trim();
+        const consent = ['yes', 'on', 'true'].includes(form.get('consent') ?? '');
+        try {
+          await run(ctx, acceptQuotePage, {
+            name,
+            consent,
+            ...(form.get('document_sha256') && { document_sha256: form.get('document_sha256') }),
+          });
+          // Post/Redirect/Get: a reload shows the signed quote rather than posting again.
+          ctx.status = 303;
+          ctx.redirect(base(ctx));
+        } catch (err) {
+          await refused(ctx, err, { name, consent });
+        }
+      },
+      [declaredRoute(declineQuotePage, 'post')]: async (ctx) => {
+        await rawBody(ctx, MAX_FORM_BYTES);
+        try {
+          await run(ctx, declineQuotePage, {});
+          ctx.status = 303;
+          ctx.redirect(base(ctx));
+        } catch (err) {
+          await refused(ctx, err);
+        }
+      },
+    },
+    // Any other path under the pages (a mistyped link, a probe): the same page as an unknown token,
+    // recorded by its family, never by the path (it may hold a token).
+    unmatched: (ctx) => {
+      ctx.state.auditDoor = 'public';
+      ctx.state.auditAction = `${ctx.method} ${QUOTE_PAGE_PATH}/*`;
+      ctx.state.auditReason = 'no such quote page route';
+      sendPage(ctx, 404, quoteNotFoundPage());
+    },
+  };
 }

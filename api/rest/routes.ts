@@ -4,15 +4,21 @@ import * as yup from 'yup';
 import { keyActor } from '../../domain/kernel/actor';
 import { DomainError, invalid } from '../../domain/kernel/errors';
 import { toJsonSchema, type JsonSchema } from '../../domain/kernel/json-schema';
-import type { AnyOperation, RestBinding, Services } from '../../domain/kernel/operation';
+import {
+  closedInput,
+  type AnyOperation,
+  type Area,
+  type RestBinding,
+  type Services,
+} from '../../domain/kernel/operation';
 import type { Requirement } from '../../domain/kernel/permissions';
+import { isIdempotencyKey } from '../../domain/kernel/idempotency';
 import { execute } from '../../domain/kernel/runner';
 import { validate } from '../../domain/kernel/validate';
 import { allOperations } from '../../domain/registry';
 import { objectBody } from '../../domain/leads';
 import type { AppContext, RequestState } from '../context';
 import { requires } from '../middleware/authenticate';
-import { leadPatchRoute } from './lead-patch';
 import { singleValued, typedQuery } from './query';
 
 export const API_PREFIX = '/api/v1';
@@ -24,6 +30,8 @@ export type RestRoute = {
   /** Koa style, with the prefix: `/api/v1/leads/:id`. */
   path: string;
   operationId: string;
+  /** Its area: the document's section (tag) it is listed in. */
+  area: Area;
   summary: string;
   description: string;
   requirement: Requirement;
@@ -45,19 +53,19 @@ export type RestRoute = {
 };
 
 /** The key behind the request, acting through the REST door. */
-export const restActor = (ctx: AppContext) =>
+const restActor = (ctx: AppContext) =>
   keyActor(ctx.state.principal!, {
     door: 'rest',
     requestId: ctx.state.requestId,
     clientIp: ctx.state.clientIp,
   });
 
-export function idempotencyKey(key: string | undefined): string {
+function idempotencyKey(key: string | undefined): string {
   if (!key)
     throw new DomainError('invalid_request', `The ${IDEMPOTENCY_HEADER} header is required.`, {
       field: IDEMPOTENCY_HEADER,
     });
-  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key))
+  if (!isIdempotencyKey(key))
     throw new DomainError(
       'invalid_request',
       `${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters.`,
@@ -91,10 +99,12 @@ function operationRoute(op: AnyOperation, b: RestBinding<unknown>): RestRoute {
   });
   const readsBody = b.method === 'post' || b.method === 'patch';
   const renames = idempotencyField ? { [idempotencyField]: IDEMPOTENCY_HEADER } : {};
+  const created = b.answers?.[201];
   return {
     method: b.method,
     path: `${API_PREFIX}${b.path}`,
     operationId: b.operationId,
+    area: b.area,
     summary: op.title,
     description: `${op.description} Returns ${op.returns}`,
     requirement: op.requirement,
@@ -103,15 +113,24 @@ function operationRoute(op: AnyOperation, b: RestBinding<unknown>): RestRoute {
     ...(readsBody ? { body: rest } : { query: rest }),
     idempotent: idempotencyField !== undefined,
     output: op.output,
-    success: b.answers?.[201] ? { 200: 'Done.', 201: b.answers[201] } : { 200: 'Done.' },
+    success: created ? { 200: b.success ?? 'Done.', 201: created } : { 200: b.success ?? 'Done.' },
     answers: { 404: b.answers?.[404], 409: b.answers?.[409] },
     handler: (services) => async (ctx) => {
       const key = idempotencyField ? idempotencyKey(ctx.get(IDEMPOTENCY_HEADER) || undefined) : undefined;
       const values: Record<string, unknown> = readsBody
         ? { ...objectBody(ctx.state.body) }
         : typedQuery(singleValued(ctx.query), input);
-      for (const p of params)
-        values[fieldOf(p)] = pathParam(op, fieldOf(p), p, (ctx.params as Record<string, string>)[p]!);
+      const fromParams = params.map(
+        (p) =>
+          [fieldOf(p), pathParam(op, fieldOf(p), p, (ctx.params as Record<string, string>)[p]!)] as const,
+      );
+      // A body naming a field its path fills is refused as the body alone would be (PATCH /leads/{id}
+      // with a `leadId`: "leadId is not a lead field"), never silently overwritten.
+      if (readsBody && fromParams.some(([f]) => f in values))
+        validate(closedInput(op).omit([...fromPath]), op.prepare ? op.prepare(values) : values, {
+          strict: true,
+        });
+      for (const [field, value] of fromParams) values[field] = value;
       if (idempotencyField) {
         // The key travels in its header here; the assistant door sends it as an argument.
         if (idempotencyField in values)
@@ -132,13 +151,9 @@ function operationRoute(op: AnyOperation, b: RestBinding<unknown>): RestRoute {
   };
 }
 
-/** Every REST route: each registered operation with a REST binding, and PATCH /leads/{id}. */
-export function restRoutes(): RestRoute[] {
-  const fromRegistry = allOperations().flatMap((op) =>
-    op.doors.rest ? [operationRoute(op, op.doors.rest)] : [],
-  );
-  return [...fromRegistry, leadPatchRoute()];
-}
+/** Every REST route: each registered operation with a REST binding. */
+export const restRoutes = (): RestRoute[] =>
+  allOperations().flatMap((op) => (op.doors.rest ? [operationRoute(op, op.doors.rest)] : []));
 
 /** The /api/v1 router: each route guarded by its requirement before its handler parses anything. */
 export function v1Router(services: Services) {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { repoRoot } from '../../tooling/paths';
+import { faultHookArgs } from '../../tooling/fault-hook-args';
 import { stopChild } from '../../tooling/processes';
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null; at: number };
@@ -32,12 +33,13 @@ export const closeLogs = async () => {
 };
 
 /**
- * Runs a TypeScript entry point (`node --import tsx <entry>`) as production runs the built one: a
+ * Runs a TypeScript entry point (`node --import tsx <entry>`, with the fault hook preloaded) as production runs the built one: a
  * process of its own that can be killed, frozen and restarted. Its output goes to `logFile` (the
  * worker says a line per delivery it could not start while Temporal is down: too much for stderr).
  */
 export function spawnEntry(name: string, entry: string, env: NodeJS.ProcessEnv, logFile: string): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // The fault hook is inert unless a fault's variable (API_CRASH_AFTER_COMMIT, RELAY_CRASH_AT) is set.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...faultHookArgs(), entry], {
     cwd: repoRoot(),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -218,8 +218,8 @@ export const AgentActionEntity = entity<AgentAction>({
   ],
 });
 
-export const HANDOFF_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
-export const HANDOFF_STATUSES = ['OPEN', 'RESOLVED'] as const;
+const HANDOFF_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+const HANDOFF_STATUSES = ['OPEN', 'RESOLVED'] as const;
 
 export type Handoff = {
   id: string;

@@ -69,4 +69,4 @@ export async function agentReadsReply(
 }
 
 /** A conversation is a lead's thread on one channel, as `conversation.get` addresses it. */
-export const conversationId = (leadId: string, channel: string) => `${leadId}:${channel}`;
+const conversationId = (leadId: string, channel: string) => `${leadId}:${channel}`;

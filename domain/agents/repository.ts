@@ -18,7 +18,7 @@ import {
 const now = () => 'clock_timestamp()';
 
 /** Kinds of action that count against an agent's limits: a message sent or drafted. */
-export const MESSAGE_KINDS: ActionKind[] = ['sent', 'drafted'];
+const MESSAGE_KINDS: ActionKind[] = ['sent', 'drafted'];
 
 /** A workspace's agents. */
 export const agentsIn = (data: Data) => {

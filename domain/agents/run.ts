@@ -22,7 +22,7 @@ import type { AgentBatchOutcome, AgentRunStart } from './workflow-contract';
  * When an agent may write to people, in the workspace's time zone: every day, 08:00 to 20:00 (the
  * quiet hours most rules on unsolicited contact name). A run outside it does nothing and says why.
  */
-export const AGENT_WINDOW: SendWindow = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 8, end_hour: 20 };
+const AGENT_WINDOW: SendWindow = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 8, end_hour: 20 };
 
 const DAY_MS = 24 * 3_600_000;
 

@@ -4,14 +4,14 @@ import { LEAD_STATUSES } from '../leads';
 import { AGENT_TYPES, REVIEW_LEVELS } from './entities';
 
 /** The caps a workspace may set; a limit above them (or of zero) is refused, naming it. */
-export const LIMIT_CAPS = { per_run: 200, per_day: 1_000, per_lead_per_week: 3 } as const;
+const LIMIT_CAPS = { per_run: 200, per_day: 1_000, per_lead_per_week: 3 } as const;
 export const DEFAULT_LIMITS = { per_run: 25, per_day: 100, per_lead_per_week: 1 } as const;
 
 /**
  * What no surface accepts for an agent: agents write from the service's versioned templates, never
  * from a model, prompt or budget the workspace chooses. Named here so the refusal says why.
  */
-export const FORBIDDEN_SETTINGS = [
+const FORBIDDEN_SETTINGS = [
   'model',
   'temperature',
   'top_p',

@@ -86,7 +86,7 @@ export const AGENT = object(
 
 export const AGENTS = page(AGENT, { title: 'Agents' });
 
-export const actionView = (x: AgentAction) => ({
+const actionView = (x: AgentAction) => ({
   kind: x.kind,
   lead_id: x.lead_id,
   subject_id: x.subject_id,

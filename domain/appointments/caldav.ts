@@ -4,7 +4,7 @@ import { icsEvent, icsTime, type CalendarEvent } from './ical';
 export type CalDavAccess = { url: string; username: string; password: string };
 
 /** The calendar answered something we cannot act on; the activity retries, then holds the booking. */
-export class CalDavError extends Error {
+class CalDavError extends Error {
   constructor(
     message: string,
     readonly status?: number,

@@ -24,9 +24,9 @@ export type TaskState = {
 };
 
 /** Covers the 7 days a request waits, and a week more to fetch how it ended. */
-export const TASK_TTL_MS = 14 * 86_400_000;
+const TASK_TTL_MS = 14 * 86_400_000;
 /** A person decides in minutes or days: polling every 30 seconds is plenty. */
-export const TASK_POLL_INTERVAL_MS = 30_000;
+const TASK_POLL_INTERVAL_MS = 30_000;
 
 const waiting = (summary: string) => `Waiting for a person to approve: ${summary}. Nothing has happened yet.`;
 

@@ -81,7 +81,7 @@ export const CampaignEntity = entity<Campaign>({
   ],
 });
 
-export const RECIPIENT_STATUSES = ['ACTIVE', 'DONE', 'LEFT'] as const;
+const RECIPIENT_STATUSES = ['ACTIVE', 'DONE', 'LEFT'] as const;
 
 export type Recipient = {
   campaign_id: string;

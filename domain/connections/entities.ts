@@ -1,6 +1,6 @@
 import { clockDefault, entity, inWorkspace, lengthCheck, oneOfCheck, uuidKey } from '../kernel/entity';
 
-export const CONNECTION_STATUSES = ['CONNECTED', 'DISCONNECTED'] as const;
+const CONNECTION_STATUSES = ['CONNECTED', 'DISCONNECTED'] as const;
 
 export type Connection = {
   id: string;

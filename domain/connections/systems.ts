@@ -2,7 +2,7 @@
  * The systems a workspace can connect, by id, with the name people know them by. Records and events
  * carry the id; everything a person reads (a parked request's summary, a list) uses the name.
  */
-export const SYSTEMS = {
+const SYSTEMS = {
   google_calendar: 'Google Calendar',
   microsoft_outlook: 'Microsoft Outlook',
   caldav: 'CalDAV calendar',

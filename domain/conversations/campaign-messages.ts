@@ -13,7 +13,7 @@ export type CampaignSend = {
   body: string;
 };
 
-export const INTERRUPTED_SEND =
+const INTERRUPTED_SEND =
   'interrupted: the worker stopped while this batch was with the provider, so it may or may not have left; it is not sent again, so it is never sent twice';
 
 /**

@@ -1,9 +1,9 @@
 import { AUTHENTICITIES, type Authenticity } from '../kernel/channels';
 import { clockDefault, entity, inWorkspace, oneOfCheck, references, uuidKey } from '../kernel/entity';
 
-export const DIRECTIONS = ['inbound', 'outbound'] as const;
+const DIRECTIONS = ['inbound', 'outbound'] as const;
 /** What the recipient's side reported of an email we sent, authenticated. */
-export const FEEDBACKS = ['hard_bounce', 'complaint'] as const;
+const FEEDBACKS = ['hard_bounce', 'complaint'] as const;
 export type Feedback = (typeof FEEDBACKS)[number];
 
 export type Message = {

@@ -51,6 +51,7 @@ export type { CampaignSend } from './campaign-messages';
 export { MessageEntity } from './entities';
 export type { Feedback } from './entities';
 export { blockedReason, queueMessage } from './outbound';
+export { EMAIL_HOOK, SMS_HOOK } from './provider-hooks';
 export { messageUpkeep } from './repository';
 export type { MessageToStart } from './repository';
 export { claimSend, settleSend } from './send';

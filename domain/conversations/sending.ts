@@ -35,7 +35,7 @@ export type AttemptOutcome = 'sent' | 'retry' | 'failed' | 'suppressed';
  * Words an inbound SMS opts out with, alone on the message, in any case (the carriers' and Twilio's
  * list; CTIA's guidelines).
  */
-export const SMS_STOP_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'REVOKE'];
+const SMS_STOP_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'REVOKE'];
 
 export const isStopWord = (body: string) =>
   SMS_STOP_WORDS.includes(

@@ -2,7 +2,7 @@ import { integer, object, oneOf, page, string, uuid, dateTime } from '../kernel/
 import { AUTHENTICITY, CHANNELS } from '../kernel/channels';
 
 /** A message as the conversation tools show it. */
-export const MESSAGE = object(
+const MESSAGE = object(
   {
     id: uuid,
     channel: oneOf(CHANNELS),

@@ -29,7 +29,7 @@ const addressOrNull = (ip: string | undefined) => {
 export type KeyLookup = (presentation: KeyPresentation) => Promise<PresentedKey | undefined>;
 
 /** One presentation, one round trip. The API batches requests arriving together instead. */
-export const lookUpKeyAlone =
+const lookUpKeyAlone =
   (db: Pick<DataSource, 'manager'>): KeyLookup =>
   async (presentation) =>
     (await presentedKeys(new Data(db.manager, undefined), [presentation]))[0];

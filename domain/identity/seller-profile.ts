@@ -43,7 +43,7 @@ const FORMS: Record<keyof SellerProfile, Form> = {
  * A setting as stored: trimmed, line breaks as \n, each line trimmed; an address drops blank lines,
  * terms keep one between paragraphs. Empty is null: cleared.
  */
-export function tidy(v: string, form: Form): string | null {
+function tidy(v: string, form: Form): string | null {
   const lines = v.split(/\r\n?|\n/).map((l) => l.trim());
   const text =
     form === 'line'

@@ -26,7 +26,6 @@ export const OUTBOUND_STATUSES = [
   'suppressed',
   'bounced',
 ] as const;
-export type OutboundStatus = (typeof OUTBOUND_STATUSES)[number];
 
 /** An inbound email's verdict: `verified` when its From domain passed DKIM or SPF aligned with it. */
 export const AUTHENTICITIES = ['verified', 'unverified'] as const;

@@ -6,7 +6,7 @@ import { EntitySchema, type EntitySchemaColumnOptions, type EntitySchemaOptions 
  * and `test/integration/entities.test.ts` fails when the two disagree. Names of constraints and indexes
  * are PostgreSQL's own (`<table>_pkey`, `<table>_<column>_fkey`), as the migrations left them.
  */
-export type Columns<T> = { [K in keyof T]: EntitySchemaColumnOptions };
+type Columns<T> = { [K in keyof T]: EntitySchemaColumnOptions };
 
 type Options<T> = Omit<EntitySchemaOptions<T>, 'columns' | 'relations'> & {
   name: string;

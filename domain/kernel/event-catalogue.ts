@@ -91,8 +91,14 @@ export type Classification =
 export type NextBestAction =
   'BOOK_MEETING' | 'SEND_QUOTE' | 'ANSWER_QUESTION' | 'NURTURE' | 'FOLLOW_UP_LATER' | 'CLOSE_LOST';
 
-export type OpportunityStage = 'QUALIFIED' | 'BOOKED' | 'PROPOSAL' | 'WON' | 'LOST';
+/** An opportunity's stages, in the order it moves through them: validation, the table's CHECK and events. */
+export const OPPORTUNITY_STAGES = ['QUALIFIED', 'BOOKED', 'PROPOSAL', 'WON', 'LOST'] as const;
+export type OpportunityStage = (typeof OPPORTUNITY_STAGES)[number];
 
+/**
+ * Every event type's data: the source `npm run schemas` generates the published schemas from, by name.
+ * @public
+ */
 export type EventDataMap = {
   'lead.created': Contact & {
     /** The new lead. */

@@ -89,7 +89,7 @@ export const relayWakeUp = (params: unknown[]) =>
   `SELECT pg_notify(${bind(params, DELIVERIES_CHANNEL)}, '') FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`;
 
 /** Appends events (see `eventClauses`) in one round trip, whatever their number. */
-export async function appendEvents(
+async function appendEvents(
   m: Pick<EntityManager, 'query'>,
   events: PendingEvent[],
   only?: { endpointId: string },

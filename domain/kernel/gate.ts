@@ -4,6 +4,24 @@ import type { AnyOperation, OperationContext, Services } from './operation';
 import type { Principal, Role } from './permissions';
 import { dateTime, object, oneOf, string, uuid } from './shapes';
 
+/**
+ * The gate, as the assistant is told of it: written once here, for every gated tool's description
+ * (`gateNotice`) and the assistant's instructions (`GATE_INSTRUCTIONS`). Operations' own descriptions
+ * say what they do, not that they wait.
+ */
+const PARKS =
+  'parks a request that a person (an admin of the workspace) must approve, and answers with an approval_id to follow with approval.get (or withdraw with approval.cancel). A client that declares the tasks extension gets a task instead, whose result is what this tool answers once approved.';
+
+/** What a key's call of a gated operation does: every call, or (an operation that decides per call) those that widen. */
+export const gateNotice = (op: Pick<AnyOperation, 'gated' | 'gatedWhen'>): string =>
+  !op.gated
+    ? ''
+    : `${op.gatedWhen ? ' A call that needs approval' : ' Calling it'} does not do it: it ${PARKS} The person approves what the target is when you ask: if it changes before they decide, the approved call is refused and nothing happens.`;
+
+/** The gate in the assistant's instructions, naming the gated tools. */
+export const gateInstructions = (gated: readonly string[]): string =>
+  `A call of a gated tool (${gated.join(', ')}) does nothing at once: it ${PARKS}`;
+
 /** A key's call of a gated operation, as it is parked. */
 export type GatedCall = {
   operation: string;

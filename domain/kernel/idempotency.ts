@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { preparedQuery } from './data';
+import * as yup from 'yup';
 import { DomainError } from './errors';
 import { bind } from './statements';
 
@@ -21,19 +22,25 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function validateIdempotencyKey(key: string | undefined): string {
-  if (!key) {
-    throw new DomainError('invalid_request', 'The Idempotency-Key header is required.', {
-      field: 'Idempotency-Key',
-    });
-  }
-  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new DomainError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
-      field: 'Idempotency-Key',
-    });
-  }
-  return key;
-}
+/**
+ * The one rule for an idempotency key, whichever door it comes through (the REST header, the
+ * assistant's argument): 1 to 255 visible ASCII characters.
+ */
+export const IDEMPOTENCY_KEY = { maxLength: 255, pattern: /^[\x21-\x7e]+$/ } as const;
+
+/** Whether `key` keeps the rule. */
+export const isIdempotencyKey = (key: string) =>
+  key.length > 0 && key.length <= IDEMPOTENCY_KEY.maxLength && IDEMPOTENCY_KEY.pattern.test(key);
+
+/** The rule as an input field named `name`, refusing with the rule's own words. */
+export const idempotencyKeyField = (name: string) => {
+  const rule = `${name} must be 1 to 255 visible ASCII characters`;
+  return yup
+    .string()
+    .required(`${name} is required`)
+    .max(IDEMPOTENCY_KEY.maxLength, rule)
+    .matches(IDEMPOTENCY_KEY.pattern, rule);
+};
 
 /** The request's fingerprint: the same input sent with keys in another order is the same request. */
 export const requestHash = (input: unknown): Buffer =>

@@ -91,7 +91,7 @@ export type Services = {
  *   "not found"); the operator reaches any, and the operation learns the workspace from the record;
  * - `none`: outside any workspace (creating one); the operator door only.
  */
-export type Reach = 'workspace' | 'record' | 'none';
+type Reach = 'workspace' | 'record' | 'none';
 
 /** What an operation sees while it runs: the transaction, the actor, and how to record effects. */
 export type OperationContext = {
@@ -124,6 +124,12 @@ export type OperationContext = {
 };
 
 /**
+ * What an area says of itself where a door groups operations by area: its section of the REST
+ * reference (an OpenAPI tag, named and described here, so a new area adds nothing to `api/`).
+ */
+export type Area = { tag: string; description: string };
+
+/**
  * The operation as a REST route under `/api/v1`. Path parameters and, for GET, the query string fill
  * the input; for POST and PATCH the JSON body does. An operation with `idempotency` takes its key from
  * the `Idempotency-Key` header.
@@ -134,10 +140,14 @@ export type RestBinding<O> = {
   path: string;
   /** The OpenAPI operationId (stable for generated clients). */
   operationId: string;
+  /** The area it belongs to: its section (tag) of the OpenAPI document. */
+  area: Area;
   /** Path parameters that fill an input field of another name (`{ id: 'leadId' }`). */
   params?: Record<string, string>;
   /** The success status for an answer; 200 when absent. */
   status?: (output: O) => number;
+  /** What a 200 means (OpenAPI); `Done.` when absent. */
+  success?: string;
   /** The answers besides success and the common refusals, with what each means (OpenAPI). */
   answers?: Partial<Record<201 | 404 | 409, string>>;
 };
@@ -163,17 +173,36 @@ export const flagList = (value: string | undefined) =>
         .map((s) => s.trim())
         .filter(Boolean);
 
+/**
+ * The families of routes that carry no API key: each is a path prefix with its own rate limit and its
+ * own answer for a path under it that matches nothing (`api/public/`).
+ */
+export type PublicFamily = 'unsubscribe' | 'quote_page' | 'hooks';
+
+/**
+ * A route without an API key that proves itself another way (an unsubscribe link's token, a
+ * provider's signature) and runs the operation as the service itself, audited as door `public`.
+ */
+export type PublicRoute = {
+  method: 'get' | 'post';
+  /** Koa style, from the root: `/quotes/:token`. */
+  path: string;
+  family: PublicFamily;
+  /**
+   * The request's audit action when it is not the operation's name: a route that runs one of several
+   * operations (a provider's webhook), or a page that only asks before the operation runs.
+   */
+  action?: string;
+};
+
 /** Which doors offer an operation. The activity that runs an approved request runs any gated one. */
-export type Doors<O> = {
+type Doors<O> = {
   rest?: RestBinding<O>;
   /** Offered to the assistant as a tool named after the operation. */
   mcp?: true;
   admin?: AdminBinding<O>;
-  /**
-   * Run by a public route that carries no API key and proves itself another way (an unsubscribe
-   * link's token, a provider's signature): `api/public/routes.ts`, audited as door `public`.
-   */
-  public?: { route: string };
+  /** The routes without an API key that run it (`api/public/` answers each one). */
+  public?: readonly PublicRoute[];
 };
 
 /** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */
@@ -204,6 +233,12 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
    * the workflow's activities commit and audit it, so the runner opens no transaction of its own.
    */
   inWorkflow?: true;
+  /**
+   * It runs these registered operations in order, each in its own transaction with its own audit row
+   * (details, then status, then a note): the runner opens no transaction for it, and a refused later
+   * step leaves the earlier ones applied. Its `run` calls them through the runner as its actor.
+   */
+  steps?: readonly AnyOperation[];
   /** It removes or overwrites something a person cannot simply undo. */
   destructive: boolean;
   /** Calling it again with the same input changes nothing more. */

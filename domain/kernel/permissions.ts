@@ -18,8 +18,7 @@ export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** True when `held` is at least `minimum` in the order viewer < member < admin < owner. */
-export const roleAtLeast = (held: Role, minimum: Role): boolean =>
-  ROLES.indexOf(held) >= ROLES.indexOf(minimum);
+const roleAtLeast = (held: Role, minimum: Role): boolean => ROLES.indexOf(held) >= ROLES.indexOf(minimum);
 
 /**
  * What a route or tool needs: the key's scope AND the owner's live role; the narrower wins. `any`: any

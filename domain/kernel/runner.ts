@@ -243,8 +243,9 @@ async function perform<S extends yup.AnyObjectSchema, O>(
   opts: RunOptions,
 ): Promise<RunResult<O>> {
   const { db } = services;
-  // A read, or a change a workflow makes in its own transactions: nothing to wrap here.
-  if (!op.changes || op.inWorkflow) {
+  // A read, or a change a workflow or the operation's steps make in their own transactions: nothing to
+  // wrap here.
+  if (!op.changes || op.inWorkflow || op.steps) {
     const workspaceId = await confine(db.manager, op, actor, opts.workspaceId);
     const ctx = context(db.manager, actor, workspaceId, services, { effects: [], audit: undefined });
     return answer(op, await op.run(ctx, input), false);

@@ -11,12 +11,12 @@ import type { Intent } from '../kernel/event-catalogue';
 import { INTENTS } from './reply-reading';
 import { LEAD_STATUSES, type LeadStatus } from './status-rules';
 
-export const FOLLOW_UP = ['NOT_STARTED', 'ACTIVE', 'STOPPED'] as const;
-export const TOUCH_OUTCOMES = ['CREATED', 'MERGED', 'DUPLICATE', 'SUPPRESSED'] as const;
+const FOLLOW_UP = ['NOT_STARTED', 'ACTIVE', 'STOPPED'] as const;
+const TOUCH_OUTCOMES = ['CREATED', 'MERGED', 'DUPLICATE', 'SUPPRESSED'] as const;
 export const GRADES = ['A', 'B', 'C', 'D'] as const;
 
 /** What GET /leads?query= matches: name, email and phone, lower-cased (a stored generated column). */
-export const SEARCH_TEXT =
+const SEARCH_TEXT =
   "lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone, ''))";
 
 export type Lead = {

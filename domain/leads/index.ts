@@ -6,6 +6,7 @@
 import { addLeadNote } from './operations/add-note';
 import { archiveLead } from './operations/archive';
 import { createLead } from './operations/create';
+import { editLead } from './operations/edit';
 import { getLead } from './operations/get';
 import { qualifyLead } from './operations/qualify';
 import { searchLeads } from './operations/search';
@@ -20,6 +21,7 @@ export const operations = {
   getLead,
   createLead,
   updateLead,
+  editLead,
   setLeadStatus,
   addLeadNote,
   archiveLead,
@@ -30,6 +32,7 @@ export {
   addLeadNote,
   archiveLead,
   createLead,
+  editLead,
   getLead,
   qualifyLead,
   searchLeads,
@@ -56,7 +59,6 @@ export { countryOfTimezone, normaliseEmail, normalisePhone } from './normalise';
 export { recordIntake, suppressedError } from './operations/create';
 export type { IntakeResult } from './operations/create';
 export type { Warning } from './operations/set-status';
-export { LEAD, WARNINGS } from './views';
 export type { ReplyReading } from './reply-reading';
 export { leadsIn, lockLead } from './repository/leads';
 export { suppressionsIn } from './repository/suppressions';
@@ -65,4 +67,5 @@ export { leadIdField, leadPatchSchema, objectBody, trimStrings } from './schemas
 export { LEAD_STATUSES, canMove } from './status-rules';
 export { suppressAddress } from './suppress';
 export type { SuppressionView } from './suppress';
+export { LEAD, WARNINGS } from './views';
 export type { LeadView } from './views';

@@ -115,21 +115,21 @@ const strictObject = <T extends yup.ObjectShape>(shape: T, what: string) =>
     .noUnknown(true, (p: { unknown: string }) => `${p.unknown} is not a ${what} field`)
     .typeError(`the body must be a JSON object`);
 
+const patchFields = { ...contactFields, status: statusField, note: noteField };
+
+/** A lead edit names at least one field to change; the lead it edits is no change. */
+const namesAChange = (v: Record<string, unknown> | undefined) =>
+  Object.keys(v ?? {}).some((k) => k !== 'leadId');
+
 /** PATCH /leads/{id}: only these fields; anything else refuses the whole request. */
-export const leadPatchSchema = strictObject(
-  {
-    ...contactFields,
-    status: statusField,
-    note: noteField,
-  },
-  'lead',
-)
+export const leadPatchSchema = strictObject(patchFields, 'lead')
   .meta({ jsonSchema: { minProperties: 1 } })
-  .test(
-    'not-empty',
-    'the body must name at least one field to change',
-    (v) => Object.keys(v ?? {}).length > 0,
-  );
+  .test('not-empty', 'the body must name at least one field to change', namesAChange);
+
+/** The lead edit's input: the lead (the REST door takes it from the path) and the PATCH body's fields. */
+export const leadEditInput = strictObject({ leadId: leadIdField, ...patchFields }, 'lead')
+  .meta({ jsonSchema: { minProperties: 1 } })
+  .test('not-empty', 'the body must name at least one field to change', namesAChange);
 
 /** POST /leads: the ad-form intake (decisions.md). */
 export const intakeSchema = strictObject(

@@ -3,7 +3,7 @@ import type { GRADES, Lead } from './entities';
 /** Bump when any rule or weight below changes; every score records the version that made it. */
 export const SCORING_VERSION = 'rules-2026-11-v1';
 
-export type Grade = (typeof GRADES)[number];
+type Grade = (typeof GRADES)[number];
 export type ScoreResult = {
   total: number;
   grade: Grade;

@@ -42,7 +42,7 @@ export const LEAD = object(
 
 export const LEAD_LIST = page(LEAD, { title: 'LeadList', max: 50 });
 
-export const ACTIVITY_ITEM = object(
+const ACTIVITY_ITEM = object(
   {
     type: oneOf(['message']),
     id: uuid,
@@ -69,7 +69,7 @@ export const INTAKE_RESULT = object(
 
 const WARNING_CODES = ['status_unchanged', 'follow_up_stopped'];
 
-export const WARNING = object(
+const WARNING = object(
   { code: oneOf(WARNING_CODES), message: string({ maxLength: 200 }) },
   { title: 'Warning' },
 );
@@ -97,7 +97,7 @@ export const SUPPRESSION = object(
 );
 
 export const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'postcode'] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
+type ContactField = (typeof CONTACT_FIELDS)[number];
 export type Contact = Partial<Pick<Lead, ContactField>>;
 
 /** The lead as every door shows it. */

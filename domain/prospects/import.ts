@@ -43,12 +43,12 @@ const MAX_FIELD = 200;
  * A prospect's row is at most nine fields of 200 characters. A record or a field far beyond that is not
  * a long value but a broken file (a quote left open, binary data), and csv-parse would hold all of it.
  */
-export const MAX_RECORD_BYTES = 64 * 1024;
-export const MAX_FIELD_CHARS = 4 * 1024;
+const MAX_RECORD_BYTES = 64 * 1024;
+const MAX_FIELD_CHARS = 4 * 1024;
 /** Bad rows listed in the answer; the count covers them all. */
-export const MAX_REPORTED = 100;
+const MAX_REPORTED = 100;
 
-export type BadRow = { line: number; field?: string; reason: string };
+type BadRow = { line: number; field?: string; reason: string };
 export type ImportReport = {
   list: { id: string; name: string };
   rows: number;

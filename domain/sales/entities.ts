@@ -1,5 +1,5 @@
 import type { SellerProfile } from '../identity';
-import type { OpportunityStage } from '../kernel/event-catalogue';
+import { OPPORTUNITY_STAGES, type OpportunityStage } from '../kernel/event-catalogue';
 import {
   clockDefault,
   entity,
@@ -10,14 +10,6 @@ import {
   uuidKey,
 } from '../kernel/entity';
 
-export const STAGES = [
-  'QUALIFIED',
-  'BOOKED',
-  'PROPOSAL',
-  'WON',
-  'LOST',
-] as const satisfies readonly OpportunityStage[];
-export const OPEN_STAGES: readonly OpportunityStage[] = ['QUALIFIED', 'BOOKED', 'PROPOSAL'];
 export const MOTIONS = ['INBOUND', 'OUTBOUND'] as const;
 export const ORIGINS = ['BOOKING', 'BUYING_INTENT', 'MANUAL'] as const;
 export const INTERVALS = ['month', 'year'] as const;
@@ -65,7 +57,7 @@ export const OpportunityEntity = entity<Opportunity>({
     lead: references('opportunities', 'lead_id', 'Lead'),
   },
   checks: [
-    oneOfCheck('opportunities', 'stage', STAGES),
+    oneOfCheck('opportunities', 'stage', OPPORTUNITY_STAGES),
     oneOfCheck('opportunities', 'motion', MOTIONS),
     oneOfCheck('opportunities', 'origin', ORIGINS),
   ],
@@ -76,7 +68,7 @@ export const OpportunityEntity = entity<Opportunity>({
   ],
 });
 
-export const COUNTER_KINDS = ['quote', 'invoice'] as const;
+const COUNTER_KINDS = ['quote', 'invoice'] as const;
 export type CounterKind = (typeof COUNTER_KINDS)[number];
 
 /** The last number a workspace gave out, per kind of document. */
@@ -97,11 +89,11 @@ export const DocumentCounterEntity = entity<DocumentCounter>({
 export type Line = { description: string; quantity: number; unit_amount: number; amount: number };
 
 export const QUOTE_STATUSES = ['DRAFT', 'SENT', 'ACCEPTED', 'DECLINED', 'EXPIRED', 'SUPERSEDED'] as const;
-export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
+type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 
 /** One revision of a quote. Revisions of one quote share `family_id` (the first's id) and its number. */
 /** The seller a sent quote names: the profile then, with the workspace's name when it had none. */
-export type QuoteSeller = SellerProfile & { name: string };
+type QuoteSeller = SellerProfile & { name: string };
 
 export type Quote = {
   id: string;

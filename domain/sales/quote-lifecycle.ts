@@ -14,7 +14,7 @@ type Ctx = Pick<OperationContext, 'data' | 'emit' | 'services'>;
 export const QUOTE_PAGE_PATH = '/quotes';
 
 /** The words a signer agrees to by ticking the box; a change to them is a new version. */
-export const CONSENT_VERSION = 'consent-2026-11-v1';
+const CONSENT_VERSION = 'consent-2026-11-v1';
 export const CONSENT_TEXT =
   'I agree that typing my name and pressing Accept is my electronic signature, and that I accept this quote and its terms.';
 

@@ -5,12 +5,12 @@ import {
   MOTIONS,
   ORIGINS,
   QUOTE_STATUSES,
-  STAGES,
   type Invoice,
   type Opportunity,
   type Quote,
   type QuoteSignature,
 } from './entities';
+import { OPPORTUNITY_STAGES } from '../kernel/event-catalogue';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -95,7 +95,7 @@ export const OPPORTUNITY = object(
   {
     id: uuid,
     lead_id: uuid,
-    stage: oneOf(STAGES),
+    stage: oneOf(OPPORTUNITY_STAGES),
     motion: oneOf(MOTIONS),
     origin: oneOf(ORIGINS),
     close_reason: text,

@@ -39,7 +39,7 @@ export const ERROR_CLASSES = [
   'secret_unreadable',
   'interrupted',
 ] as const;
-export type ErrorClass = (typeof ERROR_CLASSES)[number];
+type ErrorClass = (typeof ERROR_CLASSES)[number];
 const PERMANENT: ReadonlySet<ErrorClass> = new Set(['secret_unreadable']);
 export type PostResult =
   | { status: number; errorClass?: undefined }

@@ -55,11 +55,6 @@ const OPERATOR_FIELDS = {
   ),
 };
 
-export const DELIVERY = object(DELIVERY_FIELDS, {
-  title: 'Delivery',
-  optional: ['payload_redacted'],
-});
-
 export const DELIVERY_LIST = page(
   object(
     { ...DELIVERY_FIELDS, ...OPERATOR_FIELDS },

@@ -20,7 +20,7 @@ import { startOnce } from './start-once';
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
 /** The cadence as Temporal's calendar, in the workspace's zone (Temporal handles daylight saving). */
-export function scheduleSpec(c: Cadence, timezone: string): ScheduleSpec {
+function scheduleSpec(c: Cadence, timezone: string): ScheduleSpec {
   const [hour, minute] = c.time.split(':').map(Number) as [number, number];
   return {
     calendars: [

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { repoRoot } from '../../tooling/paths';
+import { faultHookArgs } from '../../tooling/fault-hook-args';
 import { waitFor } from '../../tooling/processes';
 import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -9,7 +10,8 @@ import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
 /** The worker as production runs it: its own process, killed and restarted by the test. */
 function spawnWorker(s: WebhookStack, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  // RELAY_CRASH_AT takes effect through the fault hook (tooling/fault-hooks.mjs).
+  const child = spawn(process.execPath, ['--import', 'tsx', ...faultHookArgs(), 'worker/main.ts'], {
     cwd: repoRoot(),
     env: {
       ...process.env,

@@ -69,7 +69,7 @@ export const startAgent = defineOperation({
   name: 'agent.start',
   title: 'Start an AI agent',
   description:
-    "Starts a draft or paused agent: it runs at its cadence in the workspace's time zone (a Temporal schedule), within its limits and the sending window. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.",
+    "Starts a draft or paused agent: it runs at its cadence in the workspace's time zone (a Temporal schedule), within its limits and the sending window.",
   returns: 'The agent, now ACTIVE (once approved).',
   requirement: AGENTS_WRITE,
   reach: 'record',
@@ -98,8 +98,7 @@ export const startAgent = defineOperation({
 export const runAgentNow = defineOperation({
   name: 'agent.run_now',
   title: 'Run an AI agent now',
-  description:
-    'Runs an agent once now, outside its cadence (within its limits and the sending window). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+  description: 'Runs an agent once now, outside its cadence (within its limits and the sending window).',
   returns: 'The agent; its run shows in agent.runs.',
   requirement: AGENTS_WRITE,
   reach: 'record',

@@ -23,8 +23,7 @@ export async function agentOf(data: Data, id: string, opts: { lock?: boolean } =
 }
 
 /** "the follow-up agent "Chaser"", for a person reading what they approve. */
-export const agentNamed = (a: Pick<Agent, 'type' | 'name'>) =>
-  `the ${a.type.replace('_', '-')} agent "${a.name}"`;
+const agentNamed = (a: Pick<Agent, 'type' | 'name'>) => `the ${a.type.replace('_', '-')} agent "${a.name}"`;
 
 /** `agentNamed`, from the call's effect when it has one, else from the record (or its id). */
 export async function described(i: { agentId: string }, look?: Data, effect?: Effect): Promise<string> {
@@ -134,7 +133,7 @@ export const configureAgent = defineOperation({
   name: 'agent.configure',
   title: 'Configure an AI agent',
   description:
-    "Changes an agent's cadence, sources, limits or review level (only these; its type is set when it is created). A running agent's schedule follows at once. On an ACTIVE or PAUSED agent, a change that widens what it may do (review level draft to send, a higher limit, a new or wider source, a new day) waits for a person to approve it: calling it parks a request and nothing changes until an admin approves; narrowing runs at once. No model, temperature, token budget or prompt can be set. An agent cannot configure agents.",
+    "Changes an agent's cadence, sources, limits or review level (only these; its type is set when it is created). A running agent's schedule follows at once. On an ACTIVE or PAUSED agent, a change that widens what it may do (review level draft to send, a higher limit, a new or wider source, a new day) needs a person's approval; narrowing runs at once. No model, temperature, token budget or prompt can be set. An agent cannot configure agents.",
   returns: 'The agent as it now is (once approved, when it widens a running agent).',
   requirement: AGENTS_WRITE,
   reach: 'record',

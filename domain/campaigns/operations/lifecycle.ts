@@ -54,9 +54,9 @@ async function campaignEffect(
  * definition are not a change of it, but a person approved a size, so the run refuses an audience more
  * than 10% (and more than 5 people) larger than the size counted when the request parked.
  */
-export const AUDIENCE_GROWTH = { ratio: 0.1, people: 5 } as const;
+const AUDIENCE_GROWTH = { ratio: 0.1, people: 5 } as const;
 
-export const audienceAllowed = (approved: number) =>
+const audienceAllowed = (approved: number) =>
   approved + Math.max(Math.ceil(approved * AUDIENCE_GROWTH.ratio), AUDIENCE_GROWTH.people);
 
 /**
@@ -131,7 +131,7 @@ export const launchCampaign = defineOperation({
   name: 'campaign.launch',
   title: 'Launch a campaign sequence',
   description:
-    'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. A lead who replies, books or opts out leaves the sequence. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+    'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. A lead who replies, books or opts out leaves the sequence.',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
   summary: async (i, look, effect) => `Launch ${await described(i, look, effect)} to ${reach(effect)}`,
@@ -142,7 +142,7 @@ export const sendCampaign = defineOperation({
   name: 'campaign.send',
   title: 'Send a one-step broadcast now',
   description:
-    'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+    'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap).',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
   summary: async (i, look, effect) => `Send ${await described(i, look, effect)} to ${reach(effect)} now`,
@@ -181,7 +181,7 @@ export const resumeCampaign = defineOperation({
   name: 'campaign.resume',
   title: 'Resume a paused campaign',
   description:
-    'Resumes a paused campaign where it stopped, whoever paused it (a person, or the deliverability brake). This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+    'Resumes a paused campaign where it stopped, whoever paused it (a person, or the deliverability brake).',
   returns: 'The campaign, RUNNING again (once approved).',
   ...GATED_START,
   summary: async (i, look, effect) =>

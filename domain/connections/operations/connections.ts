@@ -110,8 +110,7 @@ export const listConnections = defineOperation({
 export const disconnectConnection = defineOperation({
   name: 'connection.disconnect',
   title: 'Disconnect a system',
-  description:
-    'Disconnects a connected system from the workspace. This waits for a person to approve it: calling it parks a request and nothing happens until an admin approves.',
+  description: 'Disconnects a connected system from the workspace.',
   returns: 'The connection, now DISCONNECTED (once approved).',
   requirement: CHANGE,
   reach: 'record',

@@ -3,6 +3,7 @@ import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
 import { boolean, object, string, uuid } from '../../kernel/shapes';
 import { reportedEmail, takeFeedback } from '../feedback';
+import { EMAIL_HOOK } from '../provider-hooks';
 import { REPORT_OPERATION, reportFields } from './reports';
 
 /**
@@ -30,7 +31,8 @@ export const recordBounce = defineOperation({
     diagnostic: describe(yup.string().max(500).default(''), "The receiving server's words."),
   }),
   output: object({ message_id: uuid, bounced: boolean, status: string(), recorded: boolean }),
-  doors: { public: { route: 'POST /hooks/email/:workspaceId (a delivery-status report)' } },
+  // A delivery-status report arrives at the inbound-email webhook.
+  doors: { public: [EMAIL_HOOK] },
   summary: (i) => `Record a ${i.status} bounce`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

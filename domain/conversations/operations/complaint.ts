@@ -3,6 +3,7 @@ import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
 import { boolean, object, string, uuid } from '../../kernel/shapes';
 import { reportedEmail, takeFeedback } from '../feedback';
+import { EMAIL_HOOK } from '../provider-hooks';
 import { REPORT_OPERATION, reportFields } from './reports';
 
 /** ARF feedback types that mean the recipient called it spam (RFC 5965 §7.3); others are only audited. */
@@ -29,7 +30,8 @@ export const recordComplaint = defineOperation({
     ),
   }),
   output: object({ message_id: uuid, feedback_type: string(), recorded: boolean }),
-  doors: { public: { route: 'POST /hooks/email/:workspaceId (a feedback-loop report)' } },
+  // A feedback-loop report arrives at the inbound-email webhook.
+  doors: { public: [EMAIL_HOOK] },
   summary: (i) => `Record a ${i.feedbackType} complaint`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

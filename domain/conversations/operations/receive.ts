@@ -15,6 +15,7 @@ import { recordInboundMessageIn } from '../messages';
 import { LEAD_MESSAGE } from '../views';
 import { AUTHENTICITIES } from '../../kernel/channels';
 import { messagesIn } from '../repository';
+import { EMAIL_HOOK, SMS_HOOK } from '../provider-hooks';
 import { isStopWord } from '../sending';
 
 const INBOUND = ['email', 'sms', 'whatsapp'] as const;
@@ -59,7 +60,7 @@ export const receiveMessage = defineOperation({
     authentication: describe(yup.string().max(500), "The checks behind an email's verdict, in words."),
   }),
   output: LEAD_MESSAGE,
-  doors: { public: { route: 'POST /hooks/sms/:workspaceId, POST /hooks/email/:workspaceId' } },
+  doors: { public: [SMS_HOOK, EMAIL_HOOK] },
   summary: (i) => `Receive a ${i.channel} message`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

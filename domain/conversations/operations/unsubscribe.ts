@@ -5,7 +5,7 @@ import { WRITE, defineOperation } from '../../kernel/operation';
 import { object, string, uuid, boolean } from '../../kernel/shapes';
 import { LEADS_WRITE, lockLead, suppressAddress, suppressionsIn } from '../../leads';
 import { messagesIn } from '../repository';
-import { unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
+import { UNSUBSCRIBE_PATH, unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
 
 /**
  * A person's one-click unsubscribe from an email's link (RFC 8058): no API key, the link's token is
@@ -29,7 +29,19 @@ export const unsubscribeByLink = defineOperation({
     token: describe(yup.string().trim().required('token is required'), "The link's token."),
   }),
   output: object({ lead_id: uuid, channel: string(), unsubscribed: boolean, already: boolean }),
-  doors: { public: { route: 'GET and POST /u/:token' } },
+  doors: {
+    public: [
+      // RFC 8058: GET shows the question and changes nothing (mail scanners follow links); the mail
+      // client POSTs `List-Unsubscribe=One-Click`, and the page's button posts the same.
+      {
+        method: 'get',
+        path: `${UNSUBSCRIBE_PATH}/:token`,
+        family: 'unsubscribe',
+        action: 'unsubscribe.page',
+      },
+      { method: 'post', path: `${UNSUBSCRIBE_PATH}/:token`, family: 'unsubscribe' },
+    ],
+  },
   summary: () => 'Unsubscribe through an email link',
   run: async (ctx, { token }) => {
     if (!ctx.services.secretsKey) throw new Error('unsubscribe links need SECRETS_KEY at this door');
@@ -64,11 +76,7 @@ export const unsubscribeByLink = defineOperation({
  * address we emailed the lead at, so the lead's current one if we ever emailed it, else the newest we
  * did. Undefined when none fits: nothing is suppressed.
  */
-export function addressSentTo(
-  link: UnsubscribeLink,
-  current: string | null,
-  emailed: string[],
-): string | undefined {
+function addressSentTo(link: UnsubscribeLink, current: string | null, emailed: string[]): string | undefined {
   if (link.sentTo) return [current ?? '', ...emailed].find((a) => a !== '' && link.sentTo!(a));
   if (current && emailed.includes(current)) return current;
   return emailed[0];

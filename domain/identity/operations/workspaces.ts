@@ -21,6 +21,7 @@ import {
   sellerProfileOf,
   type SellerProfile,
 } from '../seller-profile';
+import { AREA } from '../area';
 
 const isTimeZone = (tz: string) => {
   try {
@@ -89,7 +90,7 @@ export const getWorkspace = defineOperation({
   ...READ_ONLY,
   input: yup.object({}).noUnknown('${unknown} is not a parameter of this call'),
   output: ME,
-  doors: { rest: { method: 'get', path: '/me', operationId: 'getMe' }, mcp: true },
+  doors: { rest: { method: 'get', path: '/me', operationId: 'getMe', area: AREA }, mcp: true },
   summary: () => 'Show the workspace and this key',
   run: async (ctx) => {
     const w = await workspacesIn(ctx.data).named(ctx.workspaceId!);

@@ -1,4 +1,3 @@
-import * as yup from 'yup';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
@@ -11,8 +10,10 @@ import { announceQualification, scoringOf } from '../rescore';
 import { leadsIn } from '../repository/leads';
 import { LEADS_WRITE } from '../requirements';
 import { intakeSchema, objectBody, trimStrings } from '../schemas';
+import { AREA } from '../area';
+import { idempotencyKeyField } from '../../kernel/idempotency';
 
-export type IntakeOutcome = Touch['outcome'];
+type IntakeOutcome = Touch['outcome'];
 /** The answer (`{ data, outcome }`); a suppressed contact has no lead to show, and is a refusal. */
 export type IntakeResult = { data: LeadView | null; outcome: IntakeOutcome };
 
@@ -34,11 +35,7 @@ export const createLead = defineOperation({
   idempotent: true,
   input: intakeSchema.shape({
     idempotency_key: describe(
-      yup
-        .string()
-        .required('idempotency_key is required')
-        .max(255, 'idempotency_key must be 1 to 255 visible ASCII characters')
-        .matches(/^[\x21-\x7e]+$/, 'idempotency_key must be 1 to 255 visible ASCII characters'),
+      idempotencyKeyField('idempotency_key'),
       'Any unique string per lead you record (a UUID, or your own form-submission id); a retry with the same key and body returns the first answer.',
     ),
   }),
@@ -48,6 +45,7 @@ export const createLead = defineOperation({
       method: 'post',
       path: '/leads',
       operationId: 'createLead',
+      area: AREA,
       status: (out: IntakeResult) => (out.outcome === 'CREATED' ? 201 : 200),
       answers: {
         201: 'A new lead was created.',

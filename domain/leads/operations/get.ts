@@ -4,6 +4,7 @@ import { LEADS_READ } from '../requirements';
 import { LEAD_WITH_ACTIVITY, leadView } from '../views';
 import { leadReadsIn } from '../repository/reads';
 import { byLeadId } from '../schemas';
+import { AREA } from '../area';
 
 const RECENT_ACTIVITY_LIMIT = 20;
 const ACTIVITY_BODY_LIMIT = 500;
@@ -25,6 +26,7 @@ export const getLead = defineOperation({
       method: 'get',
       path: '/leads/:id',
       operationId: 'getLead',
+      area: AREA,
       params: { id: 'leadId' },
       answers: { 404: 'No such lead in this workspace.' },
     },

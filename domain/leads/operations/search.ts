@@ -7,6 +7,7 @@ import { countryOfTimezone, normaliseEmail, normalisePhone } from '../normalise'
 import { LEAD_LIST, leadView } from '../views';
 import { leadReadsIn, type LeadFilter } from '../repository/reads';
 import { searchParamsSchema } from '../schemas';
+import { AREA } from '../area';
 
 /**
  * Searches a workspace's live leads, newest first: `query` matches name, email or phone,
@@ -23,7 +24,7 @@ export const searchLeads = defineOperation({
   ...READ_ONLY,
   input: searchParamsSchema,
   output: LEAD_LIST,
-  doors: { rest: { method: 'get', path: '/leads', operationId: 'searchLeads' }, mcp: true },
+  doors: { rest: { method: 'get', path: '/leads', operationId: 'searchLeads', area: AREA }, mcp: true },
   summary: (p) => `Search leads${p.query ? ` for "${p.query}"` : ''}`,
   run: async (ctx, p) => {
     const query = p.query?.trim();

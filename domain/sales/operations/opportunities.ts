@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { DomainError } from '../../kernel/errors';
+import { OPPORTUNITY_STAGES } from '../../kernel/event-catalogue';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
 import { page } from '../../kernel/shapes';
@@ -9,6 +10,8 @@ import { opportunitiesIn } from '../repository';
 import { SALES_READ, SALES_WRITE } from '../requirements';
 import { idField } from '../schemas';
 import { OPPORTUNITY, opportunityView } from '../views';
+
+const STAGE_CHOICE = `stage must be ${OPPORTUNITY_STAGES.slice(0, -1).join(', ')} or ${OPPORTUNITY_STAGES.at(-1)}`;
 
 const leadField = idField('lead', 'The lead.');
 
@@ -144,12 +147,9 @@ export const listOpportunities = defineOperation({
     stage: describe(
       yup
         .string()
-        .typeError('stage must be QUALIFIED, BOOKED, PROPOSAL, WON or LOST')
+        .typeError(STAGE_CHOICE)
         .uppercase()
-        .oneOf(
-          ['QUALIFIED', 'BOOKED', 'PROPOSAL', 'WON', 'LOST'],
-          'stage must be QUALIFIED, BOOKED, PROPOSAL, WON or LOST',
-        ),
+        .oneOf([...OPPORTUNITY_STAGES], STAGE_CHOICE),
       'Only this stage.',
     ),
     limit: describe(
@@ -175,7 +175,7 @@ export const listOpportunities = defineOperation({
     const rows = await opportunitiesIn(ctx.data).list(
       {
         ...(i.lead && { lead_id: i.lead }),
-        ...(i.stage && { stage: i.stage as 'QUALIFIED' }),
+        ...(i.stage && { stage: i.stage }),
       },
       i.limit,
     );

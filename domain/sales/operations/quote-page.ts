@@ -10,6 +10,7 @@ import { QUOTE_STATUSES, type Quote } from '../entities';
 import { TOKEN_PATTERN, dayIn, sha256 } from '../documents';
 import {
   CONSENT_TEXT,
+  QUOTE_PAGE_PATH,
   acceptQuote,
   closedBecause,
   declineQuote,
@@ -153,7 +154,7 @@ export const viewQuotePage = defineOperation({
     ...clientFields,
   }),
   output: PAGE,
-  doors: { public: { route: 'GET /quotes/:token' } },
+  doors: { public: [{ method: 'get', path: `${QUOTE_PAGE_PATH}/:token`, family: 'quote_page' }] },
   summary: () => "Open a quote's page",
   run: async (ctx, i) => {
     const { quote, lead, data } = await byToken(ctx, i.token);
@@ -207,7 +208,9 @@ export const acceptQuotePage = defineOperation({
     ...clientFields,
   }),
   output: PAGE,
-  doors: { public: { route: 'POST /quotes/:token/accept' } },
+  doors: {
+    public: [{ method: 'post', path: `${QUOTE_PAGE_PATH}/:token/accept`, family: 'quote_page' }],
+  },
   summary: () => 'Accept a quote',
   run: async (ctx, i) => {
     const { quote, lead, data } = await byToken(ctx, i.token);
@@ -237,7 +240,9 @@ export const declineQuotePage = defineOperation({
   ...WRITE,
   input: yup.object({ token: tokenField, ...clientFields }),
   output: PAGE,
-  doors: { public: { route: 'POST /quotes/:token/decline' } },
+  doors: {
+    public: [{ method: 'post', path: `${QUOTE_PAGE_PATH}/:token/decline`, family: 'quote_page' }],
+  },
   summary: () => 'Decline a quote',
   run: async (ctx, i) => {
     const { quote, lead, data } = await byToken(ctx, i.token);

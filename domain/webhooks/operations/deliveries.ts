@@ -18,6 +18,7 @@ import {
 import { deliveriesIn } from '../repository/deliveries';
 import { endpointsIn } from '../repository/endpoints';
 import { notificationsIn } from '../repository/notifications';
+import { AREA } from '../area';
 
 const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
 /** Endpoints are managed in the application's settings (here, the operator door); a key would need this. */
@@ -55,7 +56,7 @@ export const listDeliveries = defineOperation({
   input: deliveryParamsSchema,
   output: DELIVERY_LIST,
   doors: {
-    rest: { method: 'get', path: '/events', operationId: 'listDeliveries' },
+    rest: { method: 'get', path: '/events', operationId: 'listDeliveries', area: AREA },
     admin: {
       command: 'delivery list',
       flags: (f) => ({ type: f.type, status: f.status, limit: f.limit }),

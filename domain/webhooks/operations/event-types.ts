@@ -3,6 +3,7 @@ import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../kernel/event
 import { EVENT_SCHEMAS } from '../../kernel/event-validation';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { arrayOf, integer, object, oneOf, openObject, string } from '../../kernel/shapes';
+import { AREA } from '../area';
 
 const TYPES = [...EVENT_TYPES, TEST_EVENT_TYPE] as EventType[];
 
@@ -35,7 +36,7 @@ export const listEventTypes = defineOperation({
     { title: 'EventTypeList' },
   ),
   doors: {
-    rest: { method: 'get', path: '/event-types', operationId: 'listEventTypes' },
+    rest: { method: 'get', path: '/event-types', operationId: 'listEventTypes', area: AREA },
   },
   summary: () => 'List event types',
   run: () => {

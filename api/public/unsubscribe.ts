@@ -1,0 +1,98 @@
+import type { Middleware } from 'koa';
+import { UNSUBSCRIBE_PATH, unsubscribeByLink, unsubscribeLinks } from '../../domain/conversations';
+import { operatorActor } from '../../domain/kernel/actor';
+import { DomainError } from '../../domain/kernel/errors';
+import type { Services } from '../../domain/kernel/operation';
+import { runOperation } from '../../domain/kernel/runner';
+import type { AppContext, RequestState } from '../context';
+import { loggedPath } from '../context';
+import { databaseUnavailable } from '../errors';
+import { declaredRoute, type PublicFamilyDoor } from './family';
+import type { PublicLimits } from './limits';
+import { confirmPage, donePage, notFoundPage, nothingToDoPage, tooManyPage, unavailablePage } from './pages';
+import { rawBody } from './raw-body';
+
+const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * An unsubscribe page's answer, as a quote page's: no caching, no referrer (the token is in the URL),
+ * nothing loaded from elsewhere, never framed.
+ */
+function html(ctx: AppContext, status: number, body: string) {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Robots-Tag', 'noindex');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+  ctx.body = body;
+}
+
+/**
+ * Every answer under the unsubscribe links is a page, a failure too (a person clicked a link in an
+ * email; JSON would mean nothing to them): the error is logged and audited as any other.
+ */
+const pagesOnly: Middleware<RequestState> = async (ctx, next) => {
+  try {
+    await next();
+  } catch (err) {
+    if (err instanceof DomainError && err.code !== 'server_error') {
+      // The caller's mistake (a token that does not parse, a body too large): the not-valid page.
+      ctx.state.auditReason = err.auditReason ?? err.message;
+      html(ctx, 404, notFoundPage());
+      return;
+    }
+    const unavailable = databaseUnavailable(err);
+    ctx.state.auditReason = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+    ctx.state.log.error('unsubscribe page failed', { path: loggedPath(ctx), error: ctx.state.auditReason });
+    if (unavailable) ctx.set('Retry-After', '30');
+    html(ctx, unavailable ? 503 : 500, unavailablePage());
+  }
+};
+
+/** The unsubscribe links people click in an email: a page that asks, and the form (or mail client) that does it. */
+export function unsubscribeFamily(services: Services, limits: PublicLimits): PublicFamilyDoor {
+  const links = services.secretsKey ? unsubscribeLinks(services.secretsKey) : undefined;
+  const actor = (ctx: AppContext) =>
+    operatorActor({ door: 'public', requestId: ctx.state.requestId, clientIp: ctx.state.clientIp });
+  return {
+    prefix: UNSUBSCRIBE_PATH,
+    guard: [pagesOnly, limits.perAddress('unsubscribe', (ctx) => html(ctx, 429, tooManyPage()))],
+    handlers: {
+      [declaredRoute(unsubscribeByLink, 'get')]: (ctx) => {
+        const token = ctx.params.token!;
+        if (links?.read(token)) html(ctx, 200, confirmPage(ctx.path));
+        else {
+          ctx.state.auditReason = 'unknown or forged unsubscribe token';
+          html(ctx, 404, notFoundPage());
+        }
+      },
+      // Idempotent: a second click finds nothing left to do.
+      [declaredRoute(unsubscribeByLink, 'post')]: async (ctx) => {
+        await rawBody(ctx, MAX_FORM_BYTES);
+        try {
+          const done = await runOperation(services, unsubscribeByLink, actor(ctx), {
+            token: ctx.params.token!,
+          });
+          html(ctx, 200, done.unsubscribed ? donePage() : nothingToDoPage());
+        } catch (err) {
+          if (!(err instanceof DomainError) || err.code !== 'not_found') throw err;
+          ctx.state.auditReason = 'unknown or forged unsubscribe token';
+          html(ctx, 404, notFoundPage());
+        }
+      },
+    },
+    // Any other path or method under the links: the not-valid page, recorded by the family only.
+    unmatched: (ctx) => {
+      ctx.state.auditDoor = 'public';
+      ctx.state.auditAction = `${ctx.method} ${UNSUBSCRIBE_PATH}/*`;
+      ctx.state.auditReason = 'no such unsubscribe route';
+      html(ctx, 404, notFoundPage());
+    },
+  };
+}
