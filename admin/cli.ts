@@ -6,8 +6,7 @@ import { operatorActor } from '../domain/kernel/actor';
 import { DomainError } from '../domain/kernel/errors';
 import type { Services, WorkflowCanceller } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
-import { loadConfig, type Config } from '../infra/config';
-import { envWithDevStack } from '../infra/stack-file';
+import { besideDevStack, loadConfig, type Config } from '../infra/config';
 import { parseArgv } from './args';
 
 /** The operator CLI: JSON on stdout (help as text); one line on stderr and exit 1 on any error. */
@@ -15,7 +14,7 @@ async function main(argv: string[]): Promise<string> {
   const parsed = parseArgv(argv);
   if ('help' in parsed) return parsed.help;
   const { command: cmd, flags } = parsed;
-  const env = envWithDevStack();
+  const env = besideDevStack();
   const config = loadConfig(env);
   const links = linkBase(config, env);
   const db = await openDatabase(config.databaseUrl, { poolSize: 2 });

@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import * as yup from 'yup';
+import { envWithDevStack } from './stack-file';
 
 type AppEnv = 'development' | 'test' | 'production';
 
@@ -431,6 +432,12 @@ function readPrivateKey(file: string, problems: string[]): KeyObject | undefined
 }
 
 /** Reads and validates the environment; throws ConfigError naming every bad or missing variable. */
+/**
+ * The environment a tool run beside `npm run dev` configures itself from (the admin CLI): the process's
+ * variables, with the stack file filling in what they leave out (infra/stack-file.ts).
+ */
+export const besideDevStack = (): NodeJS.ProcessEnv => envWithDevStack(process.env);
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const input = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   let parsed: yup.InferType<typeof configSchema>;

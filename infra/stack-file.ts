@@ -13,7 +13,7 @@ export function repoRoot(): string {
 }
 
 /** Where `npm run dev` keeps PostgreSQL, Temporal and the stack file; DEV_DATA_DIR moves it. */
-export const dataDir = (env: NodeJS.ProcessEnv = process.env) =>
+export const dataDir = (env: NodeJS.ProcessEnv) =>
   path.resolve(env.DEV_DATA_DIR ?? path.join(repoRoot(), '.data'));
 
 export const stackFile = (dir: string) => path.join(dir, 'dev-stack.json');
@@ -55,7 +55,7 @@ function readDevStack(env: NodeJS.ProcessEnv): DevStack | undefined {
  * The environment for a tool run beside `npm run dev`: explicit variables win, the stack file fills
  * in the rest, so the admin CLI needs no flags. Without the file (a deployment) nothing changes.
  */
-export function envWithDevStack(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function envWithDevStack(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const stack = env.DATABASE_URL ? undefined : readDevStack(env);
   if (!stack) return env;
   return {

@@ -26,7 +26,7 @@ import { seedDemo } from './seed-demo';
  * .data/cluster (DEV_DATA_DIR moves .data); the same lock as `npm run dev`, so one stack per folder.
  */
 const log = createLogger('cluster', 'info');
-const dir = dataDir();
+const dir = dataDir(process.env);
 const clusterDir = path.join(dir, 'cluster');
 const stops = createStops(log);
 const PROCESSES = 2;

@@ -17,7 +17,7 @@ import { seedDemo } from './seed-demo';
  * their data under .data/ (or DEV_DATA_DIR) unless DATABASE_URL / TEMPORAL_ADDRESS point elsewhere.
  */
 const log = createLogger('dev', 'info');
-const dir = dataDir();
+const dir = dataDir(process.env);
 const stops = createStops(log);
 
 async function main() {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -20,9 +21,21 @@ const holding = (files: string[], pattern: RegExp) =>
 
 describe('production code', () => {
   it('reads configuration through infra/config.ts alone, never process.env', () => {
-    const files = sources(['api', 'worker', 'activities', 'domain', 'workflows', 'admin']);
+    const files = sources(['api', 'worker', 'activities', 'domain', 'workflows', 'admin', 'infra']);
     assert.ok(files.length > 100, `${files.length} files`);
-    assert.deepEqual(holding(files, /process\.env\b/), []);
+    assert.deepEqual(
+      holding(files, /process\.env\b/).filter((f) => f !== path.join('infra', 'config.ts')),
+      [],
+    );
+  });
+
+  it('exports nothing that nothing imports (knip, as npm run lint:unused runs it)', () => {
+    const bin = path.join(repoRoot(), 'node_modules', '.bin', 'knip');
+    const run = spawnSync(bin, ['--include', 'exports,types', '--no-progress'], {
+      cwd: repoRoot(),
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
   });
 
   it('carries no crash-injection seam: the fault hook lives in tooling/fault-hooks.mjs', () => {
