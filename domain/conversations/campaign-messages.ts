@@ -107,8 +107,10 @@ export const campaignMessagesIn = (data: Data) => ({
     messageIds.length === 0
       ? []
       : data.sql<{ lead_id: string; step: number }[]>(
-          `DELETE FROM messages WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'sending')
-           RETURNING lead_id, campaign_step AS step`,
+          `WITH gone AS (
+             DELETE FROM messages WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'sending')
+             RETURNING lead_id, campaign_step)
+           SELECT lead_id, campaign_step AS step FROM gone`,
           [messageIds],
         ),
 

@@ -267,11 +267,6 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
     const slot = await slotAfter([1, 2, 3, 4, 5], 9);
     const r = await runAt(a.id, slot);
     assert.equal(r.acted, 2);
-    await new Promise((r) => setTimeout(r, 3000));
-    console.log(
-      'DBG2',
-      await t.db.query(`SELECT status, error FROM messages WHERE workspace_id = $1`, [workspaceId]),
-    );
     for (const l of leads)
       await waitFor(
         `the chase reaches ${l.email}`,
