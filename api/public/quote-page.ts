@@ -82,8 +82,11 @@ const escape = (s: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
-/** The page's answer: no caching, no referrer (the token is in the URL), the policy above. */
-export function sendPage(ctx: AppContext, status: number, html: string) {
+/**
+ * A public page's answer: no caching, no referrer (the token is in the URL), nothing loaded from
+ * elsewhere, never framed; `csp` is the quote page's policy above unless a page gives its own.
+ */
+export function sendPage(ctx: AppContext, status: number, html: string, csp = QUOTE_PAGE_CSP) {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
@@ -91,7 +94,7 @@ export function sendPage(ctx: AppContext, status: number, html: string) {
   ctx.set('X-Robots-Tag', 'noindex');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Content-Security-Policy', QUOTE_PAGE_CSP);
+  ctx.set('Content-Security-Policy', csp);
   ctx.body = html;
 }
 

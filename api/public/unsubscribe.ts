@@ -4,34 +4,22 @@ import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
-import type { AppContext, RequestState } from '../context';
-import { loggedPath } from '../context';
+import { loggedPath, type AppContext, type RequestState } from '../context';
 import { databaseUnavailable } from '../errors';
 import { declaredRoute, type PublicFamilyDoor } from './family';
+import { sendPage } from './quote-page';
 import type { PublicLimits } from './limits';
 import { confirmPage, donePage, notFoundPage, nothingToDoPage, tooManyPage, unavailablePage } from './pages';
 import { rawBody } from './raw-body';
 
 const MAX_FORM_BYTES = 64 * 1024;
 
-/**
- * An unsubscribe page's answer, as a quote page's: no caching, no referrer (the token is in the URL),
- * nothing loaded from elsewhere, never framed.
- */
-function html(ctx: AppContext, status: number, body: string) {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('X-Robots-Tag', 'noindex');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set(
-    'Content-Security-Policy',
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  );
-  ctx.body = body;
-}
+/** The unsubscribe page's policy: inline styles, its own form, nothing else. */
+const UNSUBSCRIBE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** An unsubscribe page's answer, as a quote page's (`sendPage`), under its own policy. */
+const html = (ctx: AppContext, status: number, body: string) => sendPage(ctx, status, body, UNSUBSCRIBE_CSP);
 
 /**
  * Every answer under the unsubscribe links is a page, a failure too (a person clicked a link in an
