@@ -1,3 +1,4 @@
+import { anyYes } from '../kernel/hooks';
 import { campaignFeedback } from './hooks';
 import { notFound } from '../kernel/errors';
 import type { OperationContext } from '../kernel/operation';
@@ -50,6 +51,6 @@ export async function takeFeedback(
     reason: feedback === 'complaint' ? 'complaint' : 'bounce',
     source,
   });
-  const braked = msg.campaign_id ? (await campaignFeedback.raise(ctx, msg.campaign_id)).some(Boolean) : false;
+  const braked = msg.campaign_id ? await anyYes(campaignFeedback.raise(ctx, msg.campaign_id)) : false;
   return { suppression, braked };
 }

@@ -12,6 +12,9 @@ export type Hook<Args extends unknown[], Result = void> = {
   raise(...args: Args): Promise<Result[]>;
 };
 
+/** Whether any handler of a yes-or-no hook answered yes. */
+export const anyYes = async (answers: Promise<boolean[]>) => (await answers).some(Boolean);
+
 export function defineHook<Args extends unknown[], Result = void>(name: string): Hook<Args, Result> {
   const handlers: ((...args: Args) => Promise<Result>)[] = [];
   return {

@@ -49,6 +49,3 @@ export const intakeMessageArrived =
 
 /** Whether the lead wrote to us (an unverified email does not count): scoring counts it. */
 export const inboundMessageKnown = defineHook<[Data, string], boolean>('lead.has_inbound');
-
-/** Whether any handler answered yes. */
-export const anyYes = async (answers: Promise<boolean[]>) => (await answers).some(Boolean);

@@ -1,7 +1,8 @@
 import type { OperationContext } from '../kernel/operation';
 import { BUYING } from './reply-reading';
 import type { Lead } from './entities';
-import { anyYes, inboundMessageKnown, opportunityWanted } from './hooks';
+import { anyYes } from '../kernel/hooks';
+import { inboundMessageKnown, opportunityWanted } from './hooks';
 import { leadsIn, type ScoreValues } from './repository/leads';
 import { SCORING_VERSION, scoreLead, type ScoreResult } from './scoring';
 

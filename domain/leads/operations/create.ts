@@ -4,7 +4,8 @@ import { WRITE, defineOperation, type OperationContext } from '../../kernel/oper
 import { needsTimezone, normaliseContact, workspaceTimezone } from '../contact-input';
 import type { Lead, Touch } from '../entities';
 import { INTAKE_RESULT, CONTACT_FIELDS, leadView, type Contact, type LeadView } from '../views';
-import { anyYes, inboundMessageKnown, intakeMessageArrived, type IntakeMessage } from '../hooks';
+import { anyYes } from '../../kernel/hooks';
+import { inboundMessageKnown, intakeMessageArrived, type IntakeMessage } from '../hooks';
 import { inboundEffect, isQualified } from '../intent';
 import { announceQualification, scoringOf } from '../rescore';
 import { leadsIn } from '../repository/leads';
