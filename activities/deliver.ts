@@ -13,8 +13,10 @@ import {
   deliveriesIn,
   outcomeOf,
   type PostResult,
+  attemptHeaders,
+  nextWaitMs,
   recordAttempt,
-  signWebhook,
+  retryAfterMs,
 } from '../domain/webhooks';
 import { endpointSlots } from './endpoint-slots';
 import type { HttpPost } from './http-post';
@@ -51,9 +53,22 @@ export type AttemptOutcome = {
   outcome: 'succeeded' | 'retry' | 'exhausted' | 'cancelled' | 'busy';
   status?: number;
   errorClass?: string;
+  /** The wait before the next attempt, when the receiver's Retry-After made it longer than the ladder's. */
+  waitMs?: number;
 };
 
 const TARGET_ERROR = { blocked: 'blocked_target', dns: 'dns', timeout: 'timeout' } as const;
+
+/** The secrets that sign an attempt at `at`: the current one, then one still in its overlap. */
+function signingSecrets(t: AttemptTarget, key: Buffer, at: Date): string[] | undefined {
+  const current = readSecret(t.secret_ciphertext, key);
+  if (current === undefined) return undefined;
+  const overlapping =
+    t.previous_secret_ciphertext && t.previous_secret_expires_at && t.previous_secret_expires_at > at
+      ? readSecret(t.previous_secret_ciphertext, key)
+      : undefined;
+  return overlapping === undefined ? [current] : [current, overlapping];
+}
 
 /** The endpoint's signing secret, or undefined when it no longer decrypts (SECRETS_KEY changed). */
 function readSecret(ciphertext: Buffer, key: Buffer): string | undefined {
@@ -79,8 +94,10 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
   return {
     /**
      * One attempt: re-check that the delivery is still wanted and the target still allowed, sign the
-     * stored bytes afresh (the receiver rejects timestamps older than 300 s, and retries come hours
-     * later), POST, and record the attempt with the delivery's new state.
+     * stored bytes afresh by the endpoint's scheme and live secrets (the receiver rejects timestamps
+     * older than 300 s, and retries come hours later), POST, and record the attempt with the
+     * delivery's new state and when the next comes (later than the ladder's step when the receiver's
+     * Retry-After asks).
      */
     async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
       // The activity acts on a delivery by id, in whatever workspace it is.
@@ -128,9 +145,20 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       signal,
       dnsServers: deps.dnsServers,
     });
-    const secret = readSecret(t.secret_ciphertext, deps.secretsKey);
+    const secrets = signingSecrets(t, deps.secretsKey, startedAt);
+    const headers =
+      secrets &&
+      attemptHeaders({
+        scheme: t.signing_scheme,
+        secrets,
+        eventId: t.event_id,
+        eventType: t.event_type,
+        attempt: input.attempt,
+        envelope: t.envelope,
+        at: Math.floor(startedAt.getTime() / 1000),
+      });
     let result: PostResult;
-    if (secret === undefined) result = { errorClass: 'secret_unreadable', unsent: true };
+    if (headers === undefined) result = { errorClass: 'secret_unreadable', unsent: true };
     else if (!target.ok) result = { errorClass: TARGET_ERROR[target.kind], unsent: true };
     else {
       result = await deps.http({
@@ -138,14 +166,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         address: target.address!,
         body: t.envelope,
         signal,
-        headers: {
-          'content-type': 'application/json',
-          'service-signature': signWebhook(t.envelope, secret, Math.floor(startedAt.getTime() / 1000)),
-          'service-event-id': t.event_id,
-          'service-event-type': t.event_type,
-          'service-delivery-attempt': String(input.attempt),
-          'user-agent': 'lead-service-webhooks/1',
-        },
+        headers,
       });
     }
     // Cut short by Temporal, not by our deadline: not the receiver's timeout. Before the request left
@@ -155,9 +176,11 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       if (result.unsent) throw new CancelledFailure('the attempt was cancelled before its request was sent');
       result = { errorClass: 'interrupted' };
     }
-    const durationMs = Math.max(0, deps.clock().getTime() - startedAt.getTime());
+    const endedAt = deps.clock().getTime();
+    const durationMs = Math.max(0, endedAt - startedAt.getTime());
     const verdict = classify(result);
-    const outcome = outcomeOf(verdict, input.nextDelayMs);
+    const waitMs = nextWaitMs(input.nextDelayMs, retryAfterMs(result, endedAt));
+    const outcome = outcomeOf(verdict, waitMs);
     const recorded = await recordAttempt(db, {
       deliveryId: input.deliveryId,
       endpointId: t.endpoint_id,
@@ -168,8 +191,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       responseStatus: result.status ?? null,
       errorClass: result.errorClass ?? (verdict === 'succeeded' ? null : `http_${result.status}`),
       outcome,
-      nextAttemptAt:
-        outcome === 'retry' ? new Date(startedAt.getTime() + durationMs + input.nextDelayMs!) : null,
+      nextAttemptAt: outcome === 'retry' ? new Date(endedAt + waitMs!) : null,
     });
     if (recorded.cancelWorkflows.length > 0) await deps.cancelWorkflows(recorded.cancelWorkflows);
     // Counted once recorded: a re-run of this attempt answers from the record and counts nothing.
@@ -177,6 +199,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     if (recorded.disabled) metrics.endpointDisabled();
     if (!recorded.recorded) return { outcome: 'cancelled' };
     if (outcome !== 'retry') metrics.delivery(outcome);
-    return { outcome, status: result.status, errorClass: result.errorClass };
+    const longer = outcome === 'retry' && waitMs !== input.nextDelayMs ? { waitMs: waitMs! } : {};
+    return { outcome, status: result.status, errorClass: result.errorClass, ...longer };
   }
 };

@@ -50,9 +50,15 @@ export const httpPost: HttpPost = ({ url, address, headers, body, signal }) =>
           seen += chunk.length;
           if (seen > MAX_RESPONSE_BYTES) res.destroy();
         });
-        res.on('end', () => finish({ status: res.statusCode ?? 0 }));
-        res.on('close', () => finish({ status: res.statusCode ?? 0 }));
-        res.on('error', () => finish({ status: res.statusCode ?? 0 }));
+        const answer = (): PostResult => {
+          const retryAfter = res.headers['retry-after'];
+          return retryAfter === undefined
+            ? { status: res.statusCode ?? 0 }
+            : { status: res.statusCode ?? 0, retryAfter };
+        };
+        res.on('end', () => finish(answer()));
+        res.on('close', () => finish(answer()));
+        res.on('error', () => finish(answer()));
       },
     );
     // 'finish': the whole request was handed to the kernel. Cut before that, the receiver cannot have it.

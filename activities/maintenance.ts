@@ -37,6 +37,8 @@ export type ReconcileReport = {
   ended: number;
   approvals_started: number;
   appointments_started: number;
+  /** Secrets whose rotation overlap had ended, destroyed. */
+  secrets_destroyed: number;
 };
 export type RetentionReport = { idempotency_keys: number; audit_rows: number; events: number };
 
@@ -97,13 +99,29 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
     });
   };
 
+  /** Destroys the secrets rotations replaced once their overlap is over, each audited. */
+  const destroyRetiredSecrets = () =>
+    deps.db.transaction(async (m) => {
+      const retired = await deliveryUpkeep(new Data(m, undefined)).destroyRetiredSecrets();
+      for (const e of retired)
+        await audit(
+          m,
+          e.workspace_id,
+          'the rotated secret destroyed: its overlap ended',
+          { endpoint_id: e.id },
+          'endpoint.retire_secret',
+        );
+      return retired.length;
+    });
+
   return {
     /**
      * Finds deliveries that nothing will move again and moves them: a FAILED one well past its
      * `next_attempt_at`, or a PENDING one long unstarted, whose workflow is gone (terminated, lost with
      * the Temporal server's data, closed without recording). Each is restarted at the rung it reached,
      * or ended EXHAUSTED when its ladder is spent, and the reason is audited. Approval requests whose
-     * workflow never started (Temporal was down when they were parked) are started.
+     * workflow never started (Temporal was down when they were parked) are started. Secrets whose
+     * rotation overlap ended are destroyed.
      */
     async reconcileDeliveries(): Promise<ReconcileReport> {
       const { db } = deps;
@@ -114,6 +132,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         ended: 0,
         approvals_started: 0,
         appointments_started: 0,
+        secrets_destroyed: 0,
       };
       for (const d of stuck) {
         const workflowId = deliveryWorkflowId(d.id, d.generation);
@@ -140,6 +159,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
       }
       report.approvals_started = await startOrphanedApprovals();
       report.appointments_started = await startOrphanedAppointments();
+      report.secrets_destroyed = await destroyRetiredSecrets();
       return report;
     },
 
@@ -175,10 +195,11 @@ async function audit(
   workspaceId: string,
   reason: string,
   details: Record<string, unknown>,
+  action = 'delivery.reconcile',
 ) {
   await writeAudit(m, {
     door: 'activity',
-    action: 'delivery.reconcile',
+    action,
     outcome: 'allowed',
     reason,
     workspaceId,

@@ -22,6 +22,7 @@ import { MailAuthentication1763802000000 } from './migrations/1763802000000-mail
 import { PublicSurfaces1763802100000 } from './migrations/1763802100000-public-surfaces';
 import { FirstResponseIndex1763801800000 } from './migrations/1763801800000-first-response-index';
 import { SellerProfile1763802200000 } from './migrations/1763802200000-seller-profile';
+import { WebhookSigning1763802300000 } from './migrations/1763802300000-webhook-signing';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -51,6 +52,7 @@ const migrations = [
   MailAuthentication1763802000000,
   PublicSurfaces1763802100000,
   SellerProfile1763802200000,
+  WebhookSigning1763802300000,
 ];
 
 /**

@@ -37,15 +37,17 @@ export async function deliverWebhookWorkflow(
     const attempt = input.firstAttempt + i - from;
     const wait = RETRY_LADDER_MS[i];
     const attemptInput = { ...input, attempt, nextDelayMs: wait ?? null, first: i === 0 };
-    let { outcome } = await attemptDelivery(attemptInput);
+    let made = await attemptDelivery(attemptInput);
     // The endpoint has its cap of attempts in flight (a slow receiver): wait, then make this attempt.
-    for (let turn = 0; outcome === 'busy'; turn++) {
+    for (let turn = 0; made.outcome === 'busy'; turn++) {
       await sleep(busyWaitMs(turn));
-      ({ outcome } = await attemptDelivery(attemptInput));
+      made = await attemptDelivery(attemptInput);
     }
+    const { outcome } = made;
     if (outcome !== 'retry' || wait === undefined)
       return { outcome: outcome === 'retry' ? 'exhausted' : outcome, attempts: attempt };
-    await sleep(wait);
+    // Longer than the ladder's step when the receiver's Retry-After asked for longer (capped by the activity).
+    await sleep(made.waitMs ?? wait);
   }
   throw new Error('unreachable: the ladder ends with its last attempt');
 }

@@ -24,9 +24,13 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** After this many deliveries in a row end EXHAUSTED, the endpoint is disabled. */
 export const FAILURES_BEFORE_DISABLE = 20;
 
+/** A receiver answering this says the endpoint is gone for good: it is disabled at once. */
+export const GONE_STATUS = 410;
+
 /**
  * Why an attempt got no HTTP answer. `secret_unreadable` (the signing secret no longer decrypts with
- * SECRETS_KEY) can never succeed by trying again: it ends the delivery at once. `interrupted`: Temporal
+ * SECRETS_KEY, or cannot sign the endpoint's scheme) can never succeed by trying again: it ends the
+ * delivery at once. `interrupted`: Temporal
  * cancelled the attempt before its deadline (the worker lost the workflow's task, or the workflow ended)
  * after its request had left; it may have reached the receiver, so it counts as made, and is retried.
  */
@@ -42,13 +46,60 @@ export const ERROR_CLASSES = [
 type ErrorClass = (typeof ERROR_CLASSES)[number];
 const PERMANENT: ReadonlySet<ErrorClass> = new Set(['secret_unreadable']);
 export type PostResult =
-  | { status: number; errorClass?: undefined }
+  | {
+      status: number;
+      errorClass?: undefined;
+      /** The answer's `Retry-After` header, as sent. */
+      retryAfter?: string;
+    }
   | {
       status?: undefined;
       errorClass: ErrorClass;
       /** The request never left this process whole, so the receiver cannot have it. */
       unsent?: true;
     };
+
+/**
+ * The longest wait a receiver's `Retry-After` can ask for; a longer one waits this long. Each attempt
+ * still counts toward the ladder, so a receiver that keeps asking moves the ladder's first rungs out by
+ * at most this much each.
+ */
+export const RETRY_AFTER_MAX_MS = HOUR;
+
+/** The statuses whose `Retry-After` is honoured: the receiver is rate-limiting us, or down for a while. */
+const ASKS_TO_WAIT: ReadonlySet<number> = new Set([429, 503]);
+
+// Delay-seconds (RFC 9110 10.2.3): digits only; however many, the cap bounds them.
+const DELAY_SECONDS = /^\d+$/;
+
+/**
+ * How long a 429 or 503 asked us to wait, capped at RETRY_AFTER_MAX_MS: `Retry-After` in seconds or as
+ * an HTTP date (measured from `nowMs`). Undefined for other statuses, no header, or one that cannot be
+ * read; a date in the past asks for no wait.
+ */
+export function retryAfterMs(result: PostResult, nowMs: number): number | undefined {
+  if (result.status === undefined || !ASKS_TO_WAIT.has(result.status)) return undefined;
+  const value = result.retryAfter?.trim();
+  if (!value) return undefined;
+  let ms: number;
+  if (DELAY_SECONDS.test(value)) ms = Number(value) * SECOND;
+  else {
+    const at = Date.parse(value);
+    // Date.parse reads more than HTTP dates; an HTTP date always names its zone, GMT.
+    if (Number.isNaN(at) || !/GMT$/.test(value)) return undefined;
+    ms = Math.max(0, at - nowMs);
+  }
+  return Math.min(ms, RETRY_AFTER_MAX_MS);
+}
+
+/**
+ * The wait before the next attempt: the ladder's next step, or longer when the receiver asked for
+ * longer. Null when the ladder is spent (a `Retry-After` never adds an attempt).
+ */
+export function nextWaitMs(ladderMs: number | null, askedMs: number | undefined): number | null {
+  if (ladderMs === null) return null;
+  return Math.max(ladderMs, askedMs ?? 0);
+}
 
 export type AttemptVerdict = 'succeeded' | 'retry' | 'give_up';
 

@@ -3,6 +3,9 @@ import { clockDefault, entity, inWorkspace, oneOfCheck, references, uuidKey } fr
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'EXHAUSTED', 'CANCELLED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const ENDPOINT_STATUSES = ['ACTIVE', 'DISABLED', 'DELETED'] as const;
+/** The signature headers an endpoint's deliveries carry (docs/webhooks.md#signing-schemes). */
+export const SIGNING_SCHEMES = ['service', 'standard', 'both'] as const;
+export type SigningScheme = (typeof SIGNING_SCHEMES)[number];
 
 export type Endpoint = {
   id: string;
@@ -14,6 +17,10 @@ export type Endpoint = {
   disabled_reason: string | null;
   /** AES-256-GCM (iv | tag | ciphertext) under SECRETS_KEY; the secret is never stored in clear. */
   secret_ciphertext: Buffer;
+  signing_scheme: SigningScheme;
+  /** The secret a rotation replaced, encrypted as the current one; it also signs until it expires. */
+  previous_secret_ciphertext: Buffer | null;
+  previous_secret_expires_at: Date | null;
   consecutive_failures: number;
   created_at: Date;
   updated_at: Date;
@@ -30,6 +37,9 @@ export const EndpointEntity = entity<Endpoint>({
     status: { type: 'text', default: 'ACTIVE' },
     disabled_reason: { type: 'text', nullable: true },
     secret_ciphertext: { type: 'bytea' },
+    signing_scheme: { type: 'text', default: 'service' },
+    previous_secret_ciphertext: { type: 'bytea', nullable: true },
+    previous_secret_expires_at: { type: 'timestamptz', nullable: true },
     consecutive_failures: { type: 'integer', default: 0 },
     created_at: clockDefault,
     updated_at: clockDefault,
@@ -41,6 +51,11 @@ export const EndpointEntity = entity<Endpoint>({
   checks: [
     { name: 'webhook_endpoints_event_types_check', expression: '(cardinality(event_types) > 0)' },
     oneOfCheck('webhook_endpoints', 'status', ENDPOINT_STATUSES),
+    oneOfCheck('webhook_endpoints', 'signing_scheme', SIGNING_SCHEMES),
+    {
+      name: 'webhook_endpoints_previous_secret_check',
+      expression: '((previous_secret_ciphertext IS NULL) = (previous_secret_expires_at IS NULL))',
+    },
   ],
   indices: [
     { name: 'webhook_endpoints_workspace', columns: ['workspace_id'], where: "(status = 'ACTIVE'::text)" },

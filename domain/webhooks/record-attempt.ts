@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Data } from '../kernel/data';
-import { FAILURES_BEFORE_DISABLE } from './delivery-rules';
+import { FAILURES_BEFORE_DISABLE, GONE_STATUS } from './delivery-rules';
 import { attemptsIn, type AttemptRecord, type FailureCount } from './repository/attempts';
 import { deliveriesIn } from './repository/deliveries';
 import { endpointsIn } from './repository/endpoints';
@@ -24,8 +24,8 @@ const STATUS = { succeeded: 'SUCCEEDED', retry: 'FAILED', exhausted: 'EXHAUSTED'
 
 /**
  * Records one attempt and the delivery's new state in one transaction, and keeps the endpoint's count
- * of deliveries failed in a row: EXHAUSTED adds one, SUCCEEDED resets it; the 20th disables the
- * endpoint with a reason, cancels its waiting deliveries and tells the owner.
+ * of deliveries failed in a row: EXHAUSTED adds one, SUCCEEDED resets it; the 20th, or a 410 Gone,
+ * disables the endpoint with a reason, cancels its waiting deliveries and tells the owner.
  *
  * Locks go endpoint first, then deliveries, as in every change to an endpoint (disabling one cancels
  * its waiting deliveries while it holds the endpoint). An attempt that held its delivery while it
@@ -43,13 +43,9 @@ export async function recordAttempt(db: DataSource, r: AttemptRecord): Promise<R
       if (r.outcome === 'succeeded') await attempts.resetFailures(r.endpointId);
       if (!(await attempts.settle(r, STATUS[r.outcome]))) throw new NotRecorded();
       await attempts.log(r);
-      if (
-        !failures ||
-        failures.status !== 'ACTIVE' ||
-        failures.consecutive_failures < FAILURES_BEFORE_DISABLE
-      )
-        return { recorded: true, cancelWorkflows: [], disabled: false };
-      const cancelWorkflows = await disable(data.in(failures.workspace_id), r, failures);
+      const why = failures?.status === 'ACTIVE' ? disableReason(r, failures) : undefined;
+      if (!failures || why === undefined) return { recorded: true, cancelWorkflows: [], disabled: false };
+      const cancelWorkflows = await disable(data.in(failures.workspace_id), r, failures, why);
       return { recorded: true, cancelWorkflows, disabled: true };
     });
   } catch (err) {
@@ -58,11 +54,25 @@ export async function recordAttempt(db: DataSource, r: AttemptRecord): Promise<R
   }
 }
 
-/** Disables the endpoint, cancels its waiting deliveries, and tells its owner; answers the workflows to cancel. */
-async function disable(data: Data, r: AttemptRecord, endpoint: FailureCount): Promise<string[]> {
-  const reason = `${FAILURES_BEFORE_DISABLE} deliveries in a row failed (the last answered ${
+/**
+ * Why a delivery that ended in failure disables its endpoint, if it does: the receiver answered
+ * `410 Gone` (it says the endpoint is no more), or this was the 20th in a row.
+ */
+function disableReason(r: AttemptRecord, endpoint: FailureCount): string | undefined {
+  if (r.responseStatus === GONE_STATUS) return 'the receiver answered 410 Gone';
+  if (endpoint.consecutive_failures < FAILURES_BEFORE_DISABLE) return undefined;
+  return `${FAILURES_BEFORE_DISABLE} deliveries in a row failed (the last answered ${
     r.responseStatus ?? r.errorClass ?? 'nothing'
   })`;
+}
+
+/** Disables the endpoint, cancels its waiting deliveries, and tells its owner; answers the workflows to cancel. */
+async function disable(
+  data: Data,
+  r: AttemptRecord,
+  endpoint: FailureCount,
+  reason: string,
+): Promise<string[]> {
   await endpointsIn(data).change(r.endpointId, { status: 'DISABLED', disabled_reason: reason });
   const cancelWorkflows = await deliveriesIn(data).cancelWaiting(r.endpointId);
   await notificationsIn(data).add({

@@ -1,7 +1,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-/** `whsec_` + 32 random bytes in base64url; the HMAC key is this whole string, prefix included. */
-export const generateSigningSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * `whsec_` + 32 random bytes in padded standard base64, the form Standard Webhooks' libraries decode.
+ * The `service` scheme keys its HMAC with this whole string, prefix included; the `standard` scheme
+ * with the decoded bytes (signing.ts). Secrets issued before Standard Webhooks were base64url without
+ * padding: they still sign `service`, and `standardKey` refuses them.
+ */
+export const generateSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** AES-256-GCM: iv (12) | tag (16) | ciphertext. Tampering or a wrong key fails loudly on decrypt. */
 export function encryptSecret(secret: string, key: Buffer): Buffer {

@@ -2,7 +2,7 @@ import { arrayOf, dateTime, integer, nullable, object, oneOf, page, string, uuid
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../kernel/event-catalogue';
 import { INT32_MAX } from '../kernel/json-schema';
 import { ERROR_CLASSES } from './delivery-rules';
-import { DELIVERY_STATUSES, ENDPOINT_STATUSES, type Notification } from './entities';
+import { DELIVERY_STATUSES, ENDPOINT_STATUSES, SIGNING_SCHEMES, type Notification } from './entities';
 import type { ListedDelivery } from './repository/deliveries';
 import type { EndpointRecord } from './repository/endpoints';
 
@@ -73,6 +73,8 @@ export const ENDPOINT = object(
     status: oneOf(ENDPOINT_STATUSES),
     disabled_reason: nullable(string()),
     consecutive_failures: integer({ minimum: 0 }),
+    signing_scheme: oneOf(SIGNING_SCHEMES),
+    previous_secret_expires_at: nullable(dateTime),
     created_at: dateTime,
     updated_at: dateTime,
     secret: string({ description: 'The signing secret (whsec_...), shown this once.' }),
@@ -132,6 +134,9 @@ export const endpointView = (e: EndpointRecord) => ({
   status: e.status,
   disabled_reason: e.disabled_reason,
   consecutive_failures: e.consecutive_failures,
+  signing_scheme: e.signing_scheme,
+  // Until then the secret a rotation replaced also signs every delivery.
+  previous_secret_expires_at: iso(e.previous_secret_expires_at),
   created_at: e.created_at.toISOString(),
   updated_at: e.updated_at.toISOString(),
 });

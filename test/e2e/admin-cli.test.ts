@@ -146,6 +146,66 @@ describe('admin CLI (npm run -s admin -- ...)', () => {
     );
   });
 
+  it('manages signing from the shell: a Standard Webhooks endpoint, a rotation with an overlap and a scheme, refusals in one line', () => {
+    const workspaceId = admin('workspace', 'create', '--name', 'Hooks', '--timezone', 'Europe/Paris').json!
+      .id as string;
+    const shell = (...args: string[]) => {
+      const r = runAdmin(
+        {
+          DATABASE_URL: t.url,
+          TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+          TEMPORAL_TASK_QUEUE: queue,
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        },
+        args,
+      );
+      return { ...r, json: r.code === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined };
+    };
+    const created = shell(
+      'endpoint',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--url',
+      'http://127.0.0.1:9/hooks',
+      '--events',
+      'lead.created',
+      '--scheme',
+      'standard',
+    ).json!;
+    assert.equal(created.signing_scheme, 'standard');
+    assert.match(created.secret as string, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    const before = Date.now();
+    const rotated = shell(
+      'endpoint',
+      'rotate-secret',
+      '--id',
+      created.id as string,
+      '--overlap',
+      '24h',
+      '--scheme',
+      'both',
+    ).json!;
+    assert.equal(rotated.signing_scheme, 'both');
+    assert.notEqual(rotated.secret, created.secret);
+    const endsIn = Date.parse(rotated.previous_secret_expires_at as string) - before;
+    assert.ok(endsIn > 23.9 * 3_600_000 && endsIn < 24.1 * 3_600_000, `overlap ends in ${endsIn} ms`);
+    const listed = shell('endpoint', 'list', '--workspace', workspaceId).json as unknown as Record<
+      string,
+      unknown
+    >[];
+    assert.ok(
+      listed.every((e) => e.secret === undefined),
+      'never a secret in a listing',
+    );
+    const bad = shell('endpoint', 'rotate-secret', '--id', created.id as string, '--overlap', '30d');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /overlap must be 0 or a duration/);
+    assert.equal(bad.stderr.split('\n').length, 1, bad.stderr);
+    const scheme = shell('endpoint', 'set-scheme', '--id', created.id as string, '--scheme', 'service');
+    assert.equal(scheme.json!.signing_scheme, 'service');
+  });
+
   it('reports errors as one line on stderr with exit code 1', () => {
     for (const args of [
       ['member', 'add', '--workspace', 'nope', '--email', 'x@y.z', '--role', 'member'],

@@ -85,9 +85,9 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
     assert.equal(bad.body.error.field, 'status');
   });
 
-  it('gives up at once on a 410, and does not follow a 301 (a failure, retried later)', async () => {
+  it('gives up at once on a 410 and disables the endpoint, telling its owner; does not follow a 301 (a failure, retried later)', async () => {
     const gone = await receiver(() => ({ status: 410 }));
-    await s.endpoint(gone, ['lead.created']);
+    const goneEndpoint = await s.endpoint(gone, ['lead.created']);
     const moved = await receiver((r) =>
       r.path.endsWith('/moved') ? { status: 204 } : { status: 301, headers: { location: '/hooks/moved' } },
     );
@@ -119,6 +119,23 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
     );
     assert.equal(moved.received.length, 1, 'the redirect was not followed');
     assert.equal(gone.received.length, 1, 'a 410 is not retried');
+    const [e] = await s.db.query<{ status: string; disabled_reason: string }[]>(
+      'SELECT status, disabled_reason FROM webhook_endpoints WHERE id = $1',
+      [goneEndpoint.id],
+    );
+    assert.deepEqual(e, { status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone' });
+    const told = await s.db.query<{ kind: string; message: string }[]>(
+      `SELECT kind, message FROM notifications WHERE data->>'endpoint_id' = $1`,
+      [goneEndpoint.id],
+    );
+    assert.equal(told.length, 1);
+    assert.equal(told[0]!.kind, 'webhook_endpoint.disabled');
+    assert.match(told[0]!.message, /410 Gone/);
+    // The next event reaches the other endpoint, and is not even queued for the disabled one.
+    await postLead(s.app, s.key, intakeBody());
+    await waitFor('the next event at the other endpoint', async () => moved.received[1], 15_000, 20);
+    assert.equal((await s.deliveries('endpoint_id = $1', [goneEndpoint.id])).length, 1);
+    assert.equal(gone.received.length, 1);
   });
 
   it('sends endpoint.test through the same path, and resends a delivery that gave up as attempt 2 of the same event', async () => {
@@ -168,7 +185,7 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
 
   it('disables an endpoint after 20 deliveries in a row gave up, cancels its waiting deliveries and tells the owner', async () => {
     const rx = await receiver((r) => ({
-      status: r.headers['service-event-type'] === 'lead.status_changed' ? 503 : 410,
+      status: r.headers['service-event-type'] === 'lead.status_changed' ? 503 : 400,
     }));
     const endpoint = await s.endpoint(rx, ['lead.created', 'lead.status_changed']);
     const intake = () =>
@@ -188,7 +205,7 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
       20_000,
       50,
     );
-    // ...then 19 more leads whose lead.created answers 410: with the first, 20 in a row give up.
+    // ...then 19 more leads whose lead.created answers 400: with the first, 20 in a row give up.
     for (let i = 0; i < 19; i++) await intake();
     await waitFor(
       'the endpoint to be disabled',
@@ -230,8 +247,8 @@ describe('signed webhooks end to end: API → outbox → relay → workflow → 
       assert.equal(await description.staticSummary(), `lead.status_changed to ${new URL(rx.url).host}`);
     }
     const [note] = await s.db.query<{ kind: string; message: string }[]>(
-      'SELECT kind, message FROM notifications WHERE workspace_id = $1',
-      [s.workspace.id],
+      `SELECT kind, message FROM notifications WHERE data->>'endpoint_id' = $1`,
+      [endpoint.id],
     );
     assert.equal(note!.kind, 'webhook_endpoint.disabled');
     assert.match(note!.message, /disabled: 20 deliveries in a row failed/);

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDeliveryActivities, type AttemptInput } from '../../activities/deliver';
 import { httpPost } from '../../activities/http-post';
-import { emitEvent } from '../../domain/kernel/events';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { leadCreatedDelivery } from '../helpers/deliveries';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver';
 import { waitFor } from '../../tooling/processes';
@@ -43,27 +43,7 @@ describe('the attempt activity', () => {
     await t.drop();
   });
 
-  const newDelivery = async () => {
-    const eventId = await t.db.transaction((m) =>
-      emitEvent(
-        m,
-        workspaceId,
-        'lead.created',
-        { type: 'lead', id: '00000000-0000-4000-8000-000000000001' },
-        {
-          lead_id: '00000000-0000-4000-8000-000000000001',
-          status: 'NEW',
-          source_type: 'test',
-          source: 'test',
-        },
-      ),
-    );
-    const [d] = await t.db.query<{ id: string }[]>(
-      'SELECT id FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2',
-      [eventId, endpointId],
-    );
-    return d!.id;
-  };
+  const newDelivery = () => leadCreatedDelivery(t.db, workspaceId, endpointId);
 
   it('does not send an attempt again when a crashed worker re-runs it: it answers what was recorded', async () => {
     const deliveryId = await newDelivery();

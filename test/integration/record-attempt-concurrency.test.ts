@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { emitEvent } from '../../domain/kernel/events';
 import { FAILURES_BEFORE_DISABLE } from '../../domain/webhooks/delivery-rules';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { recordAttempt } from '../../domain/webhooks/record-attempt';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { leadCreatedDelivery } from '../helpers/deliveries';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
-
-const LEAD = '00000000-0000-4000-8000-000000000001';
 
 /**
  * Attempts that give up at once on an endpoint about to reach its 20th failure in a row: one of them
@@ -42,20 +40,7 @@ describe('deliveries giving up together on one endpoint', () => {
     ]);
     const deliveries: string[] = [];
     for (let i = 0; i < count; i++) {
-      const eventId = await t.db.transaction((m) =>
-        emitEvent(
-          m,
-          workspaceId,
-          'lead.created',
-          { type: 'lead', id: LEAD },
-          { lead_id: LEAD, status: 'NEW', source_type: 'form', source: 'test' },
-        ),
-      );
-      const [d] = await t.db.query<{ id: string }[]>(
-        `SELECT id FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
-        [eventId, endpoint.id],
-      );
-      deliveries.push(d!.id);
+      deliveries.push(await leadCreatedDelivery(t.db, workspaceId, endpoint.id));
     }
     return { endpointId: endpoint.id, deliveries };
   };

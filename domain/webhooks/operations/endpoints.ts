@@ -14,11 +14,12 @@ import {
 import { arrayOf } from '../../kernel/shapes';
 import { emailSchema } from '../../kernel/validate';
 import type { Changes } from '../../kernel/data';
-import type { Endpoint } from '../entities';
+import { SIGNING_SCHEMES, type Endpoint, type SigningScheme } from '../entities';
 import { ENDPOINT, QUEUED_DELIVERY, endpointView } from '../views';
 import { deliveriesIn } from '../repository/deliveries';
 import { endpointsIn, type EndpointRecord } from '../repository/endpoints';
-import { encryptSecret, generateSigningSecret } from '../secrets';
+import { decryptSecret, encryptSecret, generateSigningSecret } from '../secrets';
+import { standardKey } from '../signing';
 import { checkTarget } from '../url-policy';
 import { ATTEMPT_TIMEOUT_MS } from '../delivery-rules';
 import { MANAGE_ENDPOINTS } from './deliveries';
@@ -39,6 +40,53 @@ const events = describe(
   'The event types it receives, or * for all.',
 );
 const id = describe(yup.string().uuid('id must be a UUID').required('id is required'), 'The endpoint id.');
+const scheme = describe(
+  yup
+    .string()
+    .oneOf(SIGNING_SCHEMES, `scheme must be one of ${SIGNING_SCHEMES.join(', ')}`)
+    .optional(),
+  'The signature headers its deliveries carry: service (service-signature), standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature) or both.',
+);
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** The longest a replaced secret keeps signing beside the new one (as at Stripe). */
+const MAX_OVERLAP_MS = 7 * UNIT_MS.d;
+/** `0`, or a whole number of seconds, minutes, hours or days (`90s`, `30m`, `24h`, `7d`), at most 7 days. */
+function overlapMs(text: string): number | undefined {
+  if (text === '0') return 0;
+  const m = /^(\d{1,7})([smhd])$/.exec(text);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : undefined;
+  return ms !== undefined && ms <= MAX_OVERLAP_MS ? ms : undefined;
+}
+const overlap = describe(
+  yup
+    .string()
+    .trim()
+    .optional()
+    .test(
+      'overlap',
+      'overlap must be 0 or a duration such as 90s, 30m, 24h or 7d, at most 7d',
+      (v) => v === undefined || overlapMs(v) !== undefined,
+    ),
+  'How long the old secret keeps signing beside the new one: 0 (the default: it stops at once), or a duration such as 90s, 30m, 24h, up to 7d.',
+);
+
+/** Standard Webhooks' libraries decode the secret: a secret issued before it cannot sign that scheme. */
+async function assertSchemeFits(ctx: OperationContext, endpointId: string, wanted: SigningScheme) {
+  if (wanted === 'service') return;
+  const ciphertext = await endpointsIn(ctx.data).secretOf(endpointId);
+  let secret: string | undefined;
+  try {
+    secret = ciphertext && decryptSecret(ciphertext, webhookServices(ctx.services).secretsKey);
+  } catch {
+    // A secret SECRETS_KEY no longer opens signs nothing; a rotation replaces it too.
+  }
+  if (!secret || !standardKey(secret))
+    throw invalid(
+      'scheme',
+      `scheme ${wanted} needs a secret in Standard Webhooks' form, and this endpoint's predates it: rotate it with the scheme (endpoint rotate-secret --scheme ${wanted})`,
+    );
+}
 
 /** Endpoint management, all from the operator door (the application's settings). */
 const common = {
@@ -87,12 +135,13 @@ export const createEndpoint = defineOperation({
     ),
     events,
     ownerEmail: describe(emailSchema.optional(), 'The member told when the endpoint is disabled.'),
+    scheme,
   }),
   output: ENDPOINT,
   doors: {
     admin: {
       command: 'endpoint create',
-      flags: (f) => ({ url: f.url, events: list(f.events), ownerEmail: f.owner }),
+      flags: (f) => ({ url: f.url, events: list(f.events), ownerEmail: f.owner, scheme: f.scheme }),
     },
   },
   summary: (i) => `Send ${i.events.join(', ')} to ${i.url}`,
@@ -110,31 +159,77 @@ export const createEndpoint = defineOperation({
       event_types: [...new Set(f.events)],
       owner_user_id: ownerId,
       secret_ciphertext: encryptSecret(secret, deps.secretsKey),
+      signing_scheme: f.scheme ?? 'service',
     });
     ctx.audit(workspaceId, { endpoint_id: row.id, url: f.url });
     return { ...endpointView(row), secret };
   },
 });
 
-/** A new secret, effective at once with no overlap; shown once. */
+/**
+ * A new secret, shown once. With an overlap the old one keeps signing beside it until then (each
+ * delivery carries both signatures), so receivers can switch in their own time; a second rotation
+ * during an overlap ends the oldest secret at once. The reconciler destroys the old one after.
+ */
 export const rotateEndpointSecret = defineOperation({
   ...common,
   name: 'endpoint.rotate_secret',
   title: "Rotate an endpoint's signing secret",
-  description: 'Replaces the signing secret at once, with no overlap period.',
+  description:
+    'Issues a new signing secret. With overlap, the old one also signs every delivery until the overlap ends; without, it stops at once. Can switch the signing scheme in the same step.',
   returns: 'The endpoint and, this once, the new secret (`secret`).',
   destructive: true,
-  input: yup.object({ id }),
+  input: yup.object({ id, overlap, scheme }),
   output: ENDPOINT,
-  doors: { admin: { command: 'endpoint rotate-secret', flags: (f) => ({ id: f.id }) } },
-  summary: (i) => `Rotate the signing secret of endpoint ${i.id}`,
-  run: async (ctx, { id }) => {
+  doors: {
+    admin: {
+      command: 'endpoint rotate-secret',
+      flags: (f) => ({ id: f.id, overlap: f.overlap, scheme: f.scheme }),
+    },
+  },
+  summary: (i) =>
+    `Rotate the signing secret of endpoint ${i.id}` +
+    (i.overlap && i.overlap !== '0' ? `, the old one signing for ${i.overlap} more` : ', at once') +
+    (i.scheme ? `, signing by ${i.scheme}` : ''),
+  run: async (ctx, f) => {
+    const key = webhookServices(ctx.services).secretsKey;
+    await lockEndpoint(ctx, f.id);
+    const ms = overlapMs(f.overlap ?? '0')!;
+    const now = ctx.services.clock?.() ?? new Date();
+    const old = ms > 0 ? await endpointsIn(ctx.data).secretOf(f.id) : undefined;
     const secret = generateSigningSecret();
-    const row = await update(ctx, id, {
-      secret_ciphertext: encryptSecret(secret, webhookServices(ctx.services).secretsKey),
+    const row = await endpointsIn(ctx.data).change(f.id, {
+      secret_ciphertext: encryptSecret(secret, key),
+      previous_secret_ciphertext: old ?? null,
+      previous_secret_expires_at: old ? new Date(now.getTime() + ms) : null,
+      ...(f.scheme ? { signing_scheme: f.scheme } : {}),
     });
-    ctx.audit(row.workspace_id, { endpoint_id: id });
+    ctx.audit(row.workspace_id, { endpoint_id: f.id, overlap_ms: ms, scheme: row.signing_scheme });
     return { ...endpointView(row), secret };
+  },
+});
+
+/** Switches the signature headers; `standard` and `both` need a secret issued in Standard Webhooks' form. */
+export const setEndpointScheme = defineOperation({
+  ...common,
+  name: 'endpoint.set_scheme',
+  title: "Change an endpoint's signing scheme",
+  description:
+    "Switches the signature headers its deliveries carry (service, standard or both) from the next attempt on. An endpoint whose secret predates Standard Webhooks' form switches by rotating it (endpoint rotate-secret --scheme).",
+  returns: 'The endpoint.',
+  idempotent: true,
+  input: yup.object({ id, scheme: scheme.required('scheme is required (service, standard or both)') }),
+  output: ENDPOINT,
+  doors: {
+    admin: { command: 'endpoint set-scheme', flags: (f) => ({ id: f.id, scheme: f.scheme }) },
+  },
+  summary: (i) => `Sign the deliveries of endpoint ${i.id} by ${i.scheme}`,
+  run: async (ctx, f) => {
+    await lockEndpoint(ctx, f.id);
+    await assertSchemeFits(ctx, f.id, f.scheme);
+    const row = await endpointsIn(ctx.data).change(f.id, { signing_scheme: f.scheme });
+    ctx.audit(row.workspace_id, { endpoint_id: f.id, scheme: f.scheme });
+    return endpointView(row);
   },
 });
 

@@ -7,7 +7,15 @@ export type AttemptTarget = Pick<
   Delivery,
   'status' | 'endpoint_id' | 'generation' | 'event_id' | 'event_type'
 > &
-  Pick<Endpoint, 'url' | 'event_types' | 'secret_ciphertext'> & {
+  Pick<
+    Endpoint,
+    | 'url'
+    | 'event_types'
+    | 'secret_ciphertext'
+    | 'signing_scheme'
+    | 'previous_secret_ciphertext'
+    | 'previous_secret_expires_at'
+  > & {
     envelope: NonNullable<EventRow['envelope']>;
     endpoint_status: Endpoint['status'];
     /** This attempt is already recorded: a re-run after the worker died before Temporal heard. */
@@ -47,7 +55,8 @@ export const attemptsIn = (data: Data) => ({
     (
       await data.sql<AttemptTarget[]>(
         `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
-                e.event_types, e.secret_ciphertext, a.number IS NOT NULL AS already_made
+                e.event_types, e.secret_ciphertext, e.signing_scheme, e.previous_secret_ciphertext,
+                e.previous_secret_expires_at, a.number IS NOT NULL AS already_made
            FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
            LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
           WHERE d.id = $1`,

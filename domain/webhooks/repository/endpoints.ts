@@ -2,8 +2,8 @@ import { Not, type FindOptionsSelect } from 'typeorm';
 import type { Changes, Data } from '../../kernel/data';
 import { EndpointEntity, type Endpoint } from '../entities';
 
-/** An endpoint as its management reads it: never the secret. */
-export type EndpointRecord = Omit<Endpoint, 'secret_ciphertext'>;
+/** An endpoint as its management reads it: never a secret. */
+export type EndpointRecord = Omit<Endpoint, 'secret_ciphertext' | 'previous_secret_ciphertext'>;
 
 const WITHOUT_SECRET: FindOptionsSelect<Endpoint> = {
   id: true,
@@ -13,6 +13,8 @@ const WITHOUT_SECRET: FindOptionsSelect<Endpoint> = {
   owner_user_id: true,
   status: true,
   disabled_reason: true,
+  signing_scheme: true,
+  previous_secret_expires_at: true,
   consecutive_failures: true,
   created_at: true,
   updated_at: true,
@@ -31,6 +33,9 @@ export const endpointsIn = (data: Data) => {
     /** Held until the transaction ends, so its deliveries' fate is decided against this state. */
     lock: (id: string): Promise<EndpointRecord | null> =>
       rows.findOne(live(id), { lock: true, select: WITHOUT_SECRET }),
+    /** The current secret, encrypted: what a rotation keeps signing through its overlap. */
+    secretOf: async (id: string): Promise<Buffer | undefined> =>
+      (await rows.findOne(live(id), { select: { secret_ciphertext: true } }))?.secret_ciphertext,
     create: (values: Changes<Endpoint>): Promise<Endpoint> => rows.insert(values),
     /** Changes an endpoint the caller holds locked; `updated_at` says when. */
     change: async (id: string, values: Changes<Endpoint>): Promise<Endpoint> =>

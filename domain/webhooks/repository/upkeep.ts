@@ -50,6 +50,20 @@ export const deliveryUpkeep = (data: Data) => ({
       [graceMinutes, limit],
     ),
 
+  /**
+   * Destroys the secrets whose rotation overlap has ended (they already sign nothing: the attempt
+   * reads their end), answering the endpoints they belonged to. SQL: one guarded UPDATE across
+   * workspaces, wrapped in a WITH so the driver answers its rows.
+   */
+  destroyRetiredSecrets: (): Promise<{ id: string; workspace_id: string }[]> =>
+    data.sql(
+      `WITH retired AS (
+         UPDATE webhook_endpoints SET previous_secret_ciphertext = NULL, previous_secret_expires_at = NULL
+          WHERE previous_secret_expires_at <= clock_timestamp()
+          RETURNING id, workspace_id)
+       SELECT id, workspace_id FROM retired`,
+    ),
+
   /** Ends a delivery whose ladder was spent, unless it moved meanwhile; answers whether it did. */
   end: async (d: Pick<Delivery, 'id' | 'generation'>): Promise<boolean> => {
     const ended = await data
