@@ -1,10 +1,11 @@
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createStops, labelled, withCleanup } from '../tooling/cleanup';
 import { parseIntFlags, UsageError } from './lib/args';
 import { runBaseline } from './lib/baseline-phases';
 import { clusterPhases, type EngineFigures } from './lib/engine-phases';
 import { engineFaults } from './lib/engines-report';
 import { benchLogger } from './lib/log';
+import { noisyPhase, printNoisyReport } from './lib/noisy-phase';
 import { parkedPhase } from './lib/parked-phase';
 import { pathLatency, pathThroughput, warmUp } from './lib/path-phases';
 import { procMemory } from './lib/proc-memory';
@@ -14,7 +15,7 @@ import { printWebhooksReport } from './lib/webhooks-report';
 
 const USAGE =
   'npm run bench -- webhooks [--engine dev|cluster] [--events N] [--latency-seconds S] [--parked N (0 skips)] ' +
-  "[--history-shards N (docker-compose.yml's by default)]";
+  "[--history-shards N (docker-compose.yml's by default)] | webhooks --noisy [--events N (10000)]";
 
 /** `--engine dev|cluster` taken out of the arguments; the rest are integer flags. */
 function engineFlag(args: string[]): { engine: Engine; rest: string[] } {
@@ -34,6 +35,7 @@ function engineFlag(args: string[]): { engine: Engine; rest: string[] } {
  * a floor workflow's activity) was lost, or a delivery arrived twice, on either engine.
  */
 export async function main(args: string[]) {
+  if (args.includes('--noisy')) return noisy(args.filter((a) => a !== '--noisy'));
   const { engine, rest } = engineFlag(args);
   const flags = parseIntFlags(
     rest,
@@ -113,5 +115,38 @@ export async function main(args: string[]) {
       process.exitCode = 1;
     }
     log.info('stopping the workers, Temporal and PostgreSQL');
+  });
+}
+
+/**
+ * `npm run bench -- webhooks --noisy`: the noisy neighbour on the dev server with fairness on. Workspace
+ * B sends 5 events a second alone, then beside workspace A committing `--events` (10,000) at full speed;
+ * B's p50/p99 in both, in one run. Exits 1 when a delivery was lost or doubled.
+ */
+async function noisy(args: string[]) {
+  const flags = parseIntFlags(args, { events: 10_000 }, USAGE);
+  const log = benchLogger('webhooks');
+  const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
+  await withCleanup(log, async (outer) => {
+    const s = await startWebhookStack(log, outer);
+    await warmUp(s, log);
+    const figures = await noisyPhase(s, flags.events, log);
+    printNoisyReport(figures);
+    const load_average = { start: loadAtStart, end: Math.round(loadavg()[0]! * 100) / 100 };
+    console.log(
+      JSON.stringify({
+        bench: 'webhooks',
+        phase: 'noisy',
+        cpus: availableParallelism(),
+        load_average,
+        ...figures,
+      }),
+    );
+    const all = [figures.quiet_alone, figures.quiet_during_burst, figures.burst];
+    if (all.some((d) => d.lost > 0 || d.duplicates > 0)) {
+      log.error('a delivery was lost or arrived twice');
+      process.exitCode = 1;
+    }
+    log.info('stopping the worker, Temporal and PostgreSQL');
   });
 }

@@ -23,6 +23,7 @@ import { PublicSurfaces1763802100000 } from './migrations/1763802100000-public-s
 import { FirstResponseIndex1763801800000 } from './migrations/1763801800000-first-response-index';
 import { SellerProfile1763802200000 } from './migrations/1763802200000-seller-profile';
 import { WebhookSigning1763802300000 } from './migrations/1763802300000-webhook-signing';
+import { FairRelay1763802400000 } from './migrations/1763802400000-fair-relay';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -53,6 +54,7 @@ const migrations = [
   PublicSurfaces1763802100000,
   SellerProfile1763802200000,
   WebhookSigning1763802300000,
+  FairRelay1763802400000,
 ];
 
 /**

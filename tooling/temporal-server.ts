@@ -36,6 +36,9 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     'journal_mode=wal',
     '--sqlite-pragma',
     'synchronous=normal',
+    // Task-queue fairness (off by default up to 1.32): each workspace's tasks are served in turn.
+    '--dynamic-config-value',
+    'matching.enableFairness=true',
   );
   if (!opts.bare) for (const sa of SEARCH_ATTRIBUTE_PAIRS) args.push('--search-attribute', sa);
   if (opts.dbFile) {

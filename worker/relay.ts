@@ -20,10 +20,22 @@ import { messageStarter } from './start-message';
 /** Rows written with a change (an outbox) that each need a workflow started once they commit. */
 export type OutboxSource = {
   name: string;
-  /** Rows with no workflow yet, oldest first, leaving out the keys started a moment ago. */
+  /** Rows with no workflow yet, in turn per workspace, leaving out the keys started a moment ago. */
   unstarted: (limit: number, startedMeanwhile: string[]) => Promise<unknown[]>;
   key: (row: unknown) => string;
   start: (row: unknown) => Promise<void>;
+  /** A cap per group (an endpoint, a workspace) on rows started and not yet under way (`inFlightPerGroup`). */
+  fair?: Fairness<unknown>;
+};
+
+type Fairness<T> = {
+  /**
+   * What the cap counts by: a webhook endpoint (within a workspace, a slow receiver's deliveries wait
+   * in their workflows and must not hold back its other endpoints), a workspace's messages.
+   */
+  group: (row: T) => string;
+  /** Of these keys, those whose row still waits for its workflow's first record. */
+  stillStarting: (keys: string[]) => Promise<string[]>;
 };
 
 const source = <T>(s: {
@@ -31,6 +43,7 @@ const source = <T>(s: {
   unstarted: (limit: number, startedMeanwhile: string[]) => Promise<T[]>;
   key: (row: T) => string;
   start: (row: T) => Promise<void>;
+  fair?: Fairness<T>;
 }): OutboxSource => s as OutboxSource;
 
 /**
@@ -60,12 +73,14 @@ export function outboxSources(
       unstarted: deliveries.unstarted,
       key: runKey,
       start: deliveryStarter(client, taskQueue),
+      fair: { group: (d) => d.endpoint_id, stillStarting: deliveries.stillStarting },
     }),
     source({
       name: 'message',
       unstarted: messages.unstarted,
       key: (m) => m.id,
       start: messageStarter(client, taskQueue),
+      fair: { group: (m) => m.workspace_id, stillStarting: messages.stillStarting },
     }),
     source({
       name: 'campaign',
@@ -118,9 +133,19 @@ export type RelayOptions = {
   pollMs?: number;
   /** Told of each start tried, for the metrics. */
   onStart?: (outbox: string, ok: boolean) => void;
+  /**
+   * At most this many rows of one group (`fair.group`) started and not yet under way (their first
+   * attempt not recorded), per fair outbox. The rest wait in the database, where the relay takes turns
+   * across workspaces, instead of in Temporal's queue and the worker's, which serve what came first:
+   * one workspace's burst then holds a few slots ahead of another's next row, not its whole backlog.
+   */
+  inFlightPerGroup?: number;
 };
 
 const START_CONCURRENCY = 32;
+const IN_FLIGHT_PER_GROUP = 25;
+/** A pass held back by the per-workspace cap looks again this soon: the rows under way finish in ms. */
+const CAPPED_POLL_MS = 50;
 /** After this, a delivery whose first attempt has not recorded is offered for a (refused) restart. */
 const RECENTLY_STARTED_MS = 5 * 60_000;
 
@@ -147,21 +172,50 @@ export function startRelay(opts: RelayOptions) {
   const waitingBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
   const logOf = new Map(opts.sources.map((s) => [s.name, log.child({ outbox: s.name })]));
 
+  const cap = opts.inFlightPerGroup ?? IN_FLIGHT_PER_GROUP;
+  // Of the rows started (fair outboxes), each one's group, while it is not yet under way.
+  const startingBy = new Map(opts.sources.map((s) => [s.name, new Map<string, string>()]));
+  let capped = false;
+
   const pass = async (): Promise<number> => {
+    capped = false;
     let most = 0;
     for (const s of opts.sources) most = Math.max(most, await passOf(s));
     return most;
   };
 
-  const passOf = async ({ name, unstarted, key, start }: OutboxSource): Promise<number> => {
+  /** The rows that may start now: each group's share under the cap, the rest left for a later pass. */
+  const underCap = async (s: OutboxSource, due: unknown[]): Promise<unknown[]> => {
+    if (!s.fair) return due;
+    const starting = startingBy.get(s.name)!;
+    if (starting.size > 0) {
+      const still = new Set(await s.fair.stillStarting([...starting.keys()]));
+      for (const k of starting.keys()) if (!still.has(k)) starting.delete(k);
+    }
+    const inFlight = new Map<string, number>();
+    for (const group of starting.values()) inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
+    const allowed = due.filter((d) => {
+      const group = s.fair!.group(d);
+      const n = inFlight.get(group) ?? 0;
+      if (n >= cap) return false;
+      inFlight.set(group, n + 1);
+      return true;
+    });
+    if (allowed.length < due.length) capped = true;
+    return allowed;
+  };
+
+  const passOf = async (s: OutboxSource): Promise<number> => {
+    const { name, unstarted, key, start } = s;
     const recentlyStarted = recentlyStartedBy.get(name)!;
     const sourceLog = logOf.get(name)!;
     const now = Date.now();
     for (const [k, at] of recentlyStarted) if (now - at > RECENTLY_STARTED_MS) recentlyStarted.delete(k);
-    const due = await unstarted(batchSize, [...recentlyStarted.keys()]);
+    const found = await unstarted(batchSize, [...recentlyStarted.keys()]);
     const before = waitingBy.get(name)!;
-    const waiting = new Map(due.map((d) => [key(d), before.get(key(d)) ?? now]));
+    const waiting = new Map(found.map((d) => [key(d), before.get(key(d)) ?? now]));
     waitingBy.set(name, waiting);
+    const due = await underCap(s, found);
     if (due.length === 0) return 0;
     // A pool rather than chunks: a slow start does not hold up the other slots.
     let next = 0;
@@ -171,6 +225,7 @@ export function startRelay(opts: RelayOptions) {
         try {
           await start(d);
           recentlyStarted.set(key(d), Date.now());
+          if (s.fair) startingBy.get(name)!.set(key(d), s.fair.group(d));
           waiting.delete(key(d));
           opts.onStart?.(name, true);
         } catch (err) {
@@ -194,7 +249,7 @@ export function startRelay(opts: RelayOptions) {
       }
       if (n >= batchSize || dirty) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, opts.pollMs ?? 1000);
+        const timer = setTimeout(resolve, capped ? CAPPED_POLL_MS : (opts.pollMs ?? 1000));
         wake = () => {
           clearTimeout(timer);
           resolve();

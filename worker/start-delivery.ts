@@ -48,6 +48,9 @@ export const deliveryStarter =
         generation: d.generation,
         ...(restart && { restarted_at_rung: restart.rung }),
       },
+      // One workspace's burst waits behind its own tasks, not everyone's: Temporal's task-queue
+      // fairness serves the keys in turn (matching.enableFairness; docs/temporal.md).
+      priority: { fairnessKey: d.workspace_id },
       typedSearchAttributes: [
         { key: WEBHOOK_EVENT_TYPE, value: d.event_type },
         { key: WEBHOOK_ENDPOINT_ID, value: d.endpoint_id },

@@ -21,4 +21,6 @@ export const messageStarter =
       staticSummary: `Send ${m.channel} message to lead ${m.lead_id}`,
       memo: { message_id: m.id, lead_id: m.lead_id, channel: m.channel, workspace_id: m.workspace_id },
       typedSearchAttributes: [{ key: WORKSPACE_ID, value: m.workspace_id }],
+      // One workspace's burst waits behind its own tasks, not everyone's (task-queue fairness).
+      priority: { fairnessKey: m.workspace_id },
     });

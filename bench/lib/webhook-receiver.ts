@@ -3,8 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { verifyWebhook } from '../../receiver/verify';
 
-/** `ok` answers 204, `fail` 503 (every attempt parks in the retry ladder), `baseline` 204. */
-export type ReceiverPath = 'ok' | 'fail' | 'baseline';
+/**
+ * `ok` answers 204, `fail` 503 (every attempt parks in the retry ladder), `baseline` 204, `quiet` 204
+ * (the second workspace of the noisy-neighbour phase).
+ */
+export type ReceiverPath = 'ok' | 'fail' | 'baseline' | 'quiet';
 
 /** `at` is performance.now() once the body is in; `wall` is Date.now(), to line up with other processes. */
 export type Receipt = { attempt: number; at: number; wall: number };
@@ -16,7 +19,7 @@ export type Inbox = {
   badSignatures: number;
 };
 
-const PATHS: readonly ReceiverPath[] = ['ok', 'fail', 'baseline'];
+const PATHS: readonly ReceiverPath[] = ['ok', 'fail', 'baseline', 'quiet'];
 
 /** Files a verified receipt under its event id. */
 export function addReceipt(inbox: Inbox, eventId: string, receipt: Receipt): void {

@@ -54,6 +54,8 @@ export type WebhookStack = {
   okWorkspace: string;
   /** Its endpoint answers 503: a workspace of its own, or every event would fan out to both. */
   failWorkspace: string;
+  /** A third workspace whose endpoint answers 204: the neighbour a burst in `okWorkspace` must not starve. */
+  quietWorkspace: string;
   baselineSecret: string;
 };
 
@@ -138,6 +140,7 @@ export async function startWebhookStack(
   };
   const okWorkspace = await endpoint('Bench webhooks', 'ok');
   const failWorkspace = await endpoint('Bench webhooks (receiver down)', 'fail');
+  const quietWorkspace = await endpoint('Bench webhooks (quiet neighbour)', 'quiet');
   const baselineSecret = generateSigningSecret();
   receiver.setSecret('baseline', baselineSecret);
 
@@ -167,6 +170,7 @@ export async function startWebhookStack(
     receiver,
     okWorkspace,
     failWorkspace,
+    quietWorkspace,
     baselineSecret,
   };
 }

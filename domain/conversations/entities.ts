@@ -97,7 +97,7 @@ export const MessageEntity = entity<Message>({
   indices: [
     { name: 'messages_lead_recent', columns: ['lead_id', 'at', 'id'], synchronize: false },
     // Partial indexes (the relay's queue, inbound replays), which the migration made.
-    { name: 'messages_unstarted', columns: ['at'], synchronize: false },
+    { name: 'messages_unstarted', columns: ['workspace_id', 'at'], synchronize: false },
     { name: 'messages_campaign_at', columns: ['workspace_id', 'at'], synchronize: false },
     { name: 'messages_campaign_feedback', columns: ['campaign_id'], synchronize: false },
     {

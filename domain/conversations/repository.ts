@@ -180,13 +180,33 @@ export type MessageToStart = Pick<Message, 'id' | 'workspace_id' | 'lead_id' | '
 
 /** The background work on messages, across workspaces: the relay. */
 export const messageUpkeep = (data: Data) => ({
-  /** Outbound messages whose workflow has not started, oldest first, but for those just started. */
+  /**
+   * Outbound messages whose workflow has not started, but for those just started, in a fair order
+   * across workspaces: each workspace's oldest first, then each one's second (as webhook deliveries).
+   * SQL: the partial index of unstarted outbound rows by workspace gives each workspace's head.
+   */
   unstarted: (limit: number, startedMeanwhile: string[]): Promise<MessageToStart[]> =>
-    // SQL: the scan follows the partial index of unstarted outbound rows, leaving out a list.
     data.sql<MessageToStart[]>(
-      `SELECT id, workspace_id, lead_id, channel FROM messages
-          WHERE direction = 'outbound' AND started_at IS NULL AND NOT (id = ANY($2::uuid[]))
-          ORDER BY at LIMIT $1`,
+      `WITH heads AS (
+         SELECT workspace_id, min(at) AS oldest FROM messages
+          WHERE direction = 'outbound' AND started_at IS NULL
+          GROUP BY workspace_id ORDER BY oldest LIMIT $1)
+       SELECT m.id, m.workspace_id, m.lead_id, m.channel
+         FROM heads h CROSS JOIN LATERAL (
+                SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.at, row_number() OVER (ORDER BY m.at) AS turn
+                  FROM messages m
+                 WHERE m.workspace_id = h.workspace_id AND m.direction = 'outbound' AND m.started_at IS NULL
+                   AND NOT (m.id = ANY($2::uuid[]))
+                 ORDER BY m.at LIMIT $1) m
+        ORDER BY m.turn, h.oldest, m.at LIMIT $1`,
       [limit, startedMeanwhile],
     ),
+  /** Of these messages, those whose workflow has not yet marked them started. */
+  stillStarting: async (ids: string[]): Promise<string[]> =>
+    (
+      await data.sql<{ id: string }[]>(
+        `SELECT id FROM messages WHERE id = ANY($1::uuid[]) AND started_at IS NULL`,
+        [ids],
+      )
+    ).map((r) => r.id),
 });

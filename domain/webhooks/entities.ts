@@ -108,7 +108,12 @@ export const DeliveryEntity = entity<Delivery>({
     oneOfCheck('webhook_deliveries', 'status', ['PENDING', 'FAILED', 'SUCCEEDED', 'EXHAUSTED', 'CANCELLED']),
   ],
   indices: [
-    { name: 'webhook_deliveries_unstarted', columns: ['created_at'], where: '(workflow_started_at IS NULL)' },
+    // The relay's round robin per workspace (repository/upkeep.ts).
+    {
+      name: 'webhook_deliveries_unstarted',
+      columns: ['workspace_id', 'created_at'],
+      where: "((workflow_started_at IS NULL) AND (status = 'PENDING'::text))",
+    },
     {
       name: 'webhook_deliveries_waiting',
       columns: ['endpoint_id'],

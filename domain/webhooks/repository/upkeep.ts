@@ -17,21 +17,45 @@ export type Stuck = DeliveryToStart & Pick<Delivery, 'status'> & { rung: number 
  */
 export const deliveryUpkeep = (data: Data) => ({
   /**
-   * Deliveries whose workflow has not started, oldest first, but for those started a moment ago
-   * (their `runKey`s).
-   * SQL: the scan follows the partial index of unstarted rows, and leaves out (id, generation) pairs,
-   * a composite key TypeORM's find cannot match against a list.
+   * Deliveries whose workflow has not started, in a fair order across workspaces, but for those
+   * started a moment ago (their `runKey`s): each workspace's oldest first, then each one's second,
+   * and so on (round robin, workspaces in the order of their oldest waiting row). A workspace that
+   * commits 20,000 events takes one row in each turn, not the whole batch, so the others' rows start
+   * at once. SQL: the workspaces with waiting rows come from the partial index by workspace; each
+   * gives at most a batch of its own, numbered, and the numbers interleave them.
    */
   unstarted: (limit: number, startedMeanwhile: string[]) =>
     data.sql<DeliveryToStart[]>(
-      `SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id,
+      `WITH heads AS (
+         SELECT workspace_id, min(created_at) AS oldest FROM webhook_deliveries
+          WHERE workflow_started_at IS NULL AND status = 'PENDING'
+          GROUP BY workspace_id ORDER BY oldest LIMIT $1)
+       SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id,
               e.url AS endpoint_url
-         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.workflow_started_at IS NULL AND d.status = 'PENDING'
-          AND NOT ((d.id::text || ':' || d.generation) = ANY($2::text[]))
-        ORDER BY d.created_at LIMIT $1`,
+         FROM heads h CROSS JOIN LATERAL (
+                SELECT d.*, row_number() OVER (ORDER BY d.created_at) AS turn
+                  FROM webhook_deliveries d
+                 WHERE d.workspace_id = h.workspace_id AND d.workflow_started_at IS NULL AND d.status = 'PENDING'
+                   AND NOT ((d.id::text || ':' || d.generation) = ANY($2::text[]))
+                 ORDER BY d.created_at LIMIT $1) d
+         JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        ORDER BY d.turn, h.oldest, d.created_at LIMIT $1`,
       [limit, startedMeanwhile],
     ),
+
+  /**
+   * Of these run keys (`runKey`), those whose delivery still waits for its first attempt's record:
+   * started by the relay, not yet under way. SQL: by primary key, the generation compared in the row.
+   */
+  stillStarting: async (keys: string[]): Promise<string[]> =>
+    (
+      await data.sql<{ key: string }[]>(
+        `SELECT d.id::text || ':' || d.generation AS key FROM webhook_deliveries d
+          WHERE d.id = ANY($1::uuid[]) AND d.workflow_started_at IS NULL AND d.status = 'PENDING'
+            AND (d.id::text || ':' || d.generation) = ANY($2::text[])`,
+        [keys.map((k) => k.slice(0, k.indexOf(':'))), keys],
+      )
+    ).map((r) => r.key),
 
   /**
    * A FAILED delivery well past its next attempt, or a PENDING one long unstarted, with the attempts
