@@ -9,10 +9,10 @@ import {
   type AttemptTarget,
   checkTarget,
   classify,
-  decryptSecret,
   deliveriesIn,
   outcomeOf,
   type PostResult,
+  readSecret,
   attemptHeaders,
   nextWaitMs,
   recordAttempt,
@@ -68,15 +68,6 @@ function signingSecrets(t: AttemptTarget, key: Buffer, at: Date): string[] | und
       ? readSecret(t.previous_secret_ciphertext, key)
       : undefined;
   return overlapping === undefined ? [current] : [current, overlapping];
-}
-
-/** The endpoint's signing secret, or undefined when it no longer decrypts (SECRETS_KEY changed). */
-function readSecret(ciphertext: Buffer, key: Buffer): string | undefined {
-  try {
-    return decryptSecret(ciphertext, key);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The running activity's cancellation signal; none when called outside Temporal (tests). */

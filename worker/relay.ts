@@ -144,7 +144,7 @@ export type RelayOptions = {
 
 const START_CONCURRENCY = 32;
 const IN_FLIGHT_PER_GROUP = 25;
-/** A pass held back by the per-workspace cap looks again this soon: the rows under way finish in ms. */
+/** A pass held back by the cap per group looks again this soon: the rows under way finish in ms. */
 const CAPPED_POLL_MS = 50;
 /** After this, a delivery whose first attempt has not recorded is offered for a (refused) restart. */
 const RECENTLY_STARTED_MS = 5 * 60_000;

@@ -73,7 +73,7 @@ export { attemptsIn } from './repository/attempts';
 export type { AttemptTarget } from './repository/attempts';
 export { deliveriesIn } from './repository/deliveries';
 export { deliveryUpkeep, runKey } from './repository/upkeep';
-export { decryptSecret, encryptSecret } from './secrets';
+export { decryptSecret, encryptSecret, readSecret } from './secrets';
 export { signWebhook } from './signing';
 export type { StartDelivery } from './start-delivery';
 export { checkTarget } from './url-policy';

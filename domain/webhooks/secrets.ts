@@ -16,6 +16,15 @@ export function encryptSecret(secret: string, key: Buffer): Buffer {
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
 }
 
+/** The secret, or undefined when it no longer decrypts (SECRETS_KEY changed without re-encrypting). */
+export function readSecret(blob: Buffer, key: Buffer): string | undefined {
+  try {
+    return decryptSecret(blob, key);
+  } catch {
+    return undefined;
+  }
+}
+
 export function decryptSecret(blob: Buffer, key: Buffer): string {
   const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, 12));
   decipher.setAuthTag(blob.subarray(12, 28));

@@ -2,30 +2,21 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { messageUpkeep } from '../../domain/conversations';
 import { Data } from '../../domain/kernel/data';
-import { emitEvent } from '../../domain/kernel/events';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { deliveryUpkeep } from '../../domain/webhooks/repository/upkeep';
 import { deliveryWorkflowId } from '../../domain/webhooks/workflow-ids';
 import { waitFor } from '../../tooling/processes';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { emitLeadCreated } from '../helpers/deliveries';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
-
-const LEAD = '00000000-0000-4000-8000-000000000001';
 
 /** `count` lead.created events in the workspace, committed `perCommit` to a transaction. */
 async function burst(db: TestDatabase['db'], workspaceId: string, count: number, perCommit = 50) {
   for (let done = 0; done < count; done += perCommit) {
     await db.transaction(async (m) => {
-      for (let i = 0; i < Math.min(perCommit, count - done); i++)
-        await emitEvent(
-          m,
-          workspaceId,
-          'lead.created',
-          { type: 'lead', id: LEAD },
-          { lead_id: LEAD, status: 'NEW', source_type: 'form', source: 'burst' },
-        );
+      for (let i = 0; i < Math.min(perCommit, count - done); i++) await emitLeadCreated(m, workspaceId);
     });
   }
 }

@@ -18,7 +18,7 @@ import { SIGNING_SCHEMES, type Endpoint, type SigningScheme } from '../entities'
 import { ENDPOINT, QUEUED_DELIVERY, endpointView } from '../views';
 import { deliveriesIn } from '../repository/deliveries';
 import { endpointsIn, type EndpointRecord } from '../repository/endpoints';
-import { decryptSecret, encryptSecret, generateSigningSecret } from '../secrets';
+import { encryptSecret, generateSigningSecret, readSecret } from '../secrets';
 import { standardKey } from '../signing';
 import { checkTarget } from '../url-policy';
 import { ATTEMPT_TIMEOUT_MS } from '../delivery-rules';
@@ -75,12 +75,8 @@ const overlap = describe(
 async function assertSchemeFits(ctx: OperationContext, endpointId: string, wanted: SigningScheme) {
   if (wanted === 'service') return;
   const ciphertext = await endpointsIn(ctx.data).secretOf(endpointId);
-  let secret: string | undefined;
-  try {
-    secret = ciphertext && decryptSecret(ciphertext, webhookServices(ctx.services).secretsKey);
-  } catch {
-    // A secret SECRETS_KEY no longer opens signs nothing; a rotation replaces it too.
-  }
+  // A secret SECRETS_KEY no longer opens signs nothing; a rotation replaces it too.
+  const secret = ciphertext && readSecret(ciphertext, webhookServices(ctx.services).secretsKey);
   if (!secret || !standardKey(secret))
     throw invalid(
       'scheme',
