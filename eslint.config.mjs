@@ -12,7 +12,8 @@ const TOOLING_IMPORT = {
  * and infra/temporal/ implements the domain's ports to its durable jobs with the Temporal client.
  */
 const layer = (folders, message) => ({
-  group: folders.flatMap((f) => [`**/${f}/*`, `**/${f}`]),
+  // A scoped package (`@opentelemetry/api`) is never one of our folders, whatever its last segment.
+  group: [...folders.flatMap((f) => [`**/${f}/*`, `**/${f}`]), '!@*/**'],
   message,
 });
 const DOORS = layer(['api', 'admin'], 'The doors call the domain; nothing below them imports a door.');

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { failSpan, inSpan, SpanKind, traceHeaders } from '../domain/kernel/tracing';
 import type { PostResult } from '../domain/webhooks';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -18,11 +19,41 @@ type PostRequest = {
 export type HttpPost = (req: PostRequest) => Promise<PostResult>;
 
 /**
+ * One POST as a client span of the attempt's trace, whose `traceparent` the receiver gets (not signed:
+ * the signature covers the id, the time and the body). The span names the host, never the path or
+ * query, which may carry an integrator's token.
+ */
+export const httpPost: HttpPost = (req) =>
+  inSpan(
+    'POST',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'http.request.method': 'POST',
+        'server.address': req.url.hostname,
+        'server.port': Number(req.url.port) || (req.url.protocol === 'https:' ? 443 : 80),
+        'url.scheme': req.url.protocol.replace(':', ''),
+      },
+    },
+    async (span) => {
+      const result = await post({ ...req, headers: { ...req.headers, ...traceHeaders() } });
+      if (result.status !== undefined) {
+        span.setAttribute('http.response.status_code', result.status);
+        if (result.status >= 400) failSpan(span, String(result.status));
+      } else {
+        span.setAttribute('error.type', result.errorClass);
+        failSpan(span, result.errorClass);
+      }
+      return result;
+    },
+  );
+
+/**
  * One POST, answered before the attempt's deadline or failed: connect, TLS, headers and the whole
  * body must all arrive before `signal` fires, which also destroys the request. Redirects are not
  * followed (Node's http never does). The body is read (up to 64 KiB, then the socket is cut) and dropped.
  */
-export const httpPost: HttpPost = ({ url, address, headers, body, signal }) =>
+const post: HttpPost = ({ url, address, headers, body, signal }) =>
   new Promise<PostResult>((resolve) => {
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) callback(null, [address]);

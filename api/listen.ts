@@ -10,6 +10,7 @@ import { bookingDesk } from '../infra/temporal/appointments';
 import { connectClient } from '../infra/temporal-client';
 import { closeServer, listening } from '../infra/listen';
 import { metricsRegistry, serveMetrics } from '../infra/prometheus';
+import { flushTracing, startTracing, temporalTracing } from '../infra/tracing';
 
 export type RunningApi = {
   url: string;
@@ -26,12 +27,15 @@ export type RunningApi = {
 export async function listenApi(config: Config, db: DataSource, log: Logger): Promise<RunningApi> {
   // Temporal is dialled on the first parked approval request (or booking), so the API starts (and serves REST)
   // whether or not Temporal is up yet.
+  await startTracing(config.tracing, 'api');
   let temporal: Promise<Awaited<ReturnType<typeof connectClient>>> | undefined;
   const client = async () => {
-    temporal ??= connectClient(config.temporalAddress, config.temporalNamespace).catch((err: unknown) => {
-      temporal = undefined;
-      throw err;
-    });
+    temporal ??= connectClient(config.temporalAddress, config.temporalNamespace, [temporalTracing()]).catch(
+      (err: unknown) => {
+        temporal = undefined;
+        throw err;
+      },
+    );
     return (await temporal).client;
   };
   const approvals = approvalGate(db, client, config.temporalTaskQueue);
@@ -63,6 +67,7 @@ export async function listenApi(config: Config, db: DataSource, log: Logger): Pr
     close: () =>
       Promise.all([closeServer(server), metrics.close()]).then(async () => {
         if (temporal) await (await temporal.catch(() => undefined))?.close();
+        await flushTracing();
       }),
   };
 }

@@ -16,6 +16,7 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit, rateLimitPolicy } from './middleware/rate-limit';
 import { openApiRoute } from './openapi/route';
 import { requestId } from './middleware/request-id';
+import { traced } from './middleware/trace';
 import { publicLimits } from './public/limits';
 import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
@@ -56,7 +57,7 @@ export type AppDeps = {
 };
 
 /**
- * The HTTP door. Order matters: metrics, the request id and audit wrap everything, errors map whatever
+ * The HTTP door. Order matters: metrics, the trace, the request id and audit wrap everything, errors map whatever
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
@@ -109,6 +110,7 @@ export function buildApp({
         rest: routes,
       }),
     )
+    .use(traced())
     .use(requestId(log))
     .use(mcpDoor())
     .use(deadline(config.requestTimeoutMs))

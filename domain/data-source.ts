@@ -24,6 +24,7 @@ import { FirstResponseIndex1763801800000 } from './migrations/1763801800000-firs
 import { SellerProfile1763802200000 } from './migrations/1763802200000-seller-profile';
 import { WebhookSigning1763802300000 } from './migrations/1763802300000-webhook-signing';
 import { FairRelay1763802400000 } from './migrations/1763802400000-fair-relay';
+import { TraceContext1763802500000 } from './migrations/1763802500000-trace-context';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -55,6 +56,7 @@ const migrations = [
   SellerProfile1763802200000,
   WebhookSigning1763802300000,
   FairRelay1763802400000,
+  TraceContext1763802500000,
 ];
 
 /**

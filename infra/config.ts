@@ -59,7 +59,18 @@ export type Config = {
   smtp?: { url: string; from: string; dkim?: { domain: string; selector: string; privateKey: KeyObject } };
   /** SMS and WhatsApp: an HTTP provider shaped like Twilio's Messages API (it also signs inbound webhooks). */
   sms?: { url: string; accountSid: string; authToken: string; from: string };
+  /** Traces over OTLP (docs/observability.md, "Traces"); absent, no span is made. */
+  tracing?: {
+    /** The traces URL: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
+    url: string;
+    protocol: OtlpProtocol;
+    serviceName?: string;
+    resourceAttributes: Record<string, string>;
+  };
 };
+
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 // A fixed key so a fresh checkout runs with no setup; refused outside development and test.
 /** Workflows a worker keeps in memory; attempts in flight must fit in it, or busy ones get evicted mid-attempt. */
@@ -342,7 +353,106 @@ export const configSchema = yup.object({
     .meta({
       description: 'The sending number, E.164 (`+15551234567`); WhatsApp sends from `whatsapp:<SMS_FROM>`.',
     }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl('OTEL_EXPORTER_OTLP_ENDPOINT').meta({
+    description:
+      'An OpenTelemetry collector (`http://collector:4318`; gRPC: `:4317`): traces go to it (`/v1/traces` appended over HTTP). Unset, no span is made (docs/observability.md).',
+    shown: 'unset (tracing off)',
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').meta({
+    description: 'The full traces URL, used as it is; it wins over `OTEL_EXPORTER_OTLP_ENDPOINT`.',
+    shown: 'unset',
+  }),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_PROTOCOL').meta({
+    description:
+      "`http/protobuf`, `http/json` or `grpc`. The exporter also reads `OTEL_EXPORTER_OTLP_HEADERS` (a collector's key), `_TIMEOUT` and `_COMPRESSION`.",
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: yup
+    .string()
+    .oneOf([...OTLP_PROTOCOLS], `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be ${OTLP_PROTOCOLS.join(', ')}`)
+    .optional()
+    .meta({ description: 'The same for traces only; it wins.', shown: 'unset' }),
+  OTEL_TRACES_EXPORTER: yup
+    .string()
+    .oneOf(['otlp', 'none'], 'OTEL_TRACES_EXPORTER must be otlp or none')
+    .default('otlp')
+    .meta({ description: '`none` turns tracing off with the endpoint set.' }),
+  OTEL_SDK_DISABLED: booleanString('OTEL_SDK_DISABLED').meta({
+    description: '`true` turns tracing off with the endpoint set.',
+  }),
+  OTEL_SERVICE_NAME: yup.string().optional().meta({
+    description: "The traces' `service.name`.",
+    shown: '`lead-service-api`, `lead-service-worker` (`npm run dev`: `lead-service-dev`)',
+  }),
+  OTEL_RESOURCE_ATTRIBUTES: yup
+    .string()
+    .matches(
+      /^([^=,\s]+=[^,]*)(,[^=,\s]+=[^,]*)*$/,
+      'OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas',
+    )
+    .optional()
+    .meta({
+      description:
+        'More resource attributes on every span: `deployment.environment=prod,service.version=1.2`.',
+      shown: 'unset',
+    }),
+  OTEL_TRACES_SAMPLER: yup.string().optional().meta({
+    description:
+      "The SDK's sampler (`parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG=0.1` keeps one trace in ten); read by the SDK.",
+    shown: '`parentbased_always_on`',
+  }),
 });
+
+/** A collector's URL; the message names the variable. */
+function otlpUrl(name: string) {
+  return yup
+    .string()
+    .matches(/^https?:\/\/[^\s]+$/, `${name} must be an http(s) URL such as http://collector:4318`)
+    .optional();
+}
+
+function otlpProtocol(name: string) {
+  return yup
+    .string()
+    .oneOf([...OTLP_PROTOCOLS], `${name} must be ${OTLP_PROTOCOLS.join(', ')}`)
+    .default('http/protobuf');
+}
+
+/**
+ * Where traces go, from the standard OpenTelemetry variables: the signal's own endpoint as it is, or
+ * the general one with `/v1/traces` (over HTTP; gRPC takes the endpoint itself).
+ */
+function tracingSettings(parsed: yup.InferType<typeof configSchema>): Config['tracing'] {
+  if (parsed.OTEL_SDK_DISABLED === 'true' || parsed.OTEL_TRACES_EXPORTER === 'none') return undefined;
+  const protocol = parsed.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? parsed.OTEL_EXPORTER_OTLP_PROTOCOL;
+  const base = parsed.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url =
+    parsed.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (base && (protocol === 'grpc' ? base : `${base.replace(/\/$/, '')}/v1/traces`));
+  if (!url) return undefined;
+  const resourceAttributes = Object.fromEntries(
+    (parsed.OTEL_RESOURCE_ATTRIBUTES ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        const value = pair.slice(at + 1).trim();
+        // Values are percent-encoded (the variable's specification); one that is not is kept as written.
+        let decoded = value;
+        try {
+          decoded = decodeURIComponent(value);
+        } catch {
+          // kept as written
+        }
+        return [pair.slice(0, at).trim(), decoded];
+      }),
+  );
+  return {
+    url,
+    protocol,
+    ...(parsed.OTEL_SERVICE_NAME && { serviceName: parsed.OTEL_SERVICE_NAME }),
+    resourceAttributes,
+  };
+}
 
 /** An integer setting within [min, max], with its default; the message names the variable. */
 function intSetting<D extends number | undefined>(name: string, min: number, max: number, fallback: D) {
@@ -467,6 +577,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const dkim = readDkimKey(parsed, { url: parsed.SMTP_URL, from: mailFrom }, problems);
   if (parsed.WORKFLOW_BUNDLE && !existsSync(parsed.WORKFLOW_BUNDLE))
     problems.push(`WORKFLOW_BUNDLE names no file (${parsed.WORKFLOW_BUNDLE}); unset it to bundle at start`);
+  const tracing = tracingSettings(parsed);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env,
@@ -513,6 +624,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     ...(parsed.SMTP_URL && {
       smtp: { url: parsed.SMTP_URL, from: mailFrom, ...(dkim && { dkim }) },
     }),
+    ...(tracing && { tracing }),
     ...(parsed.SMS_ACCOUNT_SID &&
       parsed.SMS_AUTH_TOKEN &&
       parsed.SMS_FROM && {

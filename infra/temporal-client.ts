@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, type ClientPlugin } from '@temporalio/client';
 import type { WorkflowCanceller } from '../domain/kernel/operation';
 
 /** Cancels workflows by id; one already finished or never started is not an error. */
@@ -16,10 +16,10 @@ export const workflowCanceller =
     );
   };
 
-/** A client for tools (the admin CLI) that only need to signal or cancel. */
-export async function connectClient(address: string, namespace: string) {
+/** A client (the API's, the admin CLI's), with plugins such as tracing's (infra/tracing.ts). */
+export async function connectClient(address: string, namespace: string, plugins: ClientPlugin[] = []) {
   const connection = await Connection.connect({ address });
-  return { client: new Client({ connection, namespace }), close: () => connection.close() };
+  return { client: new Client({ connection, namespace, plugins }), close: () => connection.close() };
 }
 
 /** A workflow's status name (`RUNNING`, `TERMINATED`...), or `NOT_FOUND` when Temporal has no such run. */

@@ -104,6 +104,9 @@ async function start(opts: StackOptions) {
     if (!db || !config) throw new Error('startStack: the worker and the API need `database` and `env`');
     // Loaded only when asked for, so a database-only stack (test helpers, benches) skips loading the
     // Temporal worker and Koa; import() is ESM's and so wants the .js extension.
+    // One process, one trace exporter: named for the dev stack before the worker or the API names it.
+    if (opts.worker && opts.api)
+      await (await import('../infra/tracing.js')).startTracing(config.tracing, 'dev');
     if (opts.worker) {
       const { runWorker } = await import('../worker/run.js');
       const running = await runWorker(config, db, createLogger('worker', config.logLevel));

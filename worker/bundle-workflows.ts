@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOW_TRACING_MODULE } from '../infra/tracing';
 
 /**
  * Bundles the workflow code into one file. Run as a child process by the worker: webpack's memory
@@ -8,6 +9,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 async function writeWorkflowBundle(outFile: string): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
+    // The tracing plugin's workflow interceptors, always: a history replays the same with tracing on or off.
+    workflowInterceptorModules: [WORKFLOW_TRACING_MODULE],
     logger: {
       log: () => undefined,
       trace: () => undefined,

@@ -12,6 +12,7 @@ import { invoiceTimerStarter, quoteTimerStarter } from '../infra/temporal/sales'
 import { messageUpkeep } from '../domain/conversations';
 import { Data } from '../domain/kernel/data';
 import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
+import { contextFrom, inSpan, SpanKind } from '../domain/kernel/tracing';
 import { deliveryUpkeep, runKey } from '../domain/webhooks';
 import type { Logger } from '../infra/logger';
 import { deliveryStarter } from './start-delivery';
@@ -26,6 +27,8 @@ export type OutboxSource = {
   start: (row: unknown) => Promise<void>;
   /** A cap per group (an endpoint, a workspace) on rows started and not yet under way (`inFlightPerGroup`). */
   fair?: Fairness<unknown>;
+  /** The trace the row was written in (its `traceparent`), which its start continues. */
+  traced?: (row: unknown) => string | null | undefined;
 };
 
 type Fairness<T> = {
@@ -44,6 +47,7 @@ const source = <T>(s: {
   key: (row: T) => string;
   start: (row: T) => Promise<void>;
   fair?: Fairness<T>;
+  traced?: (row: T) => string | null | undefined;
 }): OutboxSource => s as OutboxSource;
 
 /**
@@ -74,6 +78,7 @@ export function outboxSources(
       key: runKey,
       start: deliveryStarter(client, taskQueue),
       fair: { group: (d) => d.endpoint_id, stillStarting: deliveries.stillStarting },
+      traced: (d) => d.traceparent,
     }),
     source({
       name: 'message',
@@ -81,6 +86,7 @@ export function outboxSources(
       key: (m) => m.id,
       start: messageStarter(client, taskQueue),
       fair: { group: (m) => m.workspace_id, stillStarting: messages.stillStarting },
+      traced: (m) => m.traceparent,
     }),
     source({
       name: 'campaign',
@@ -141,6 +147,25 @@ export type RelayOptions = {
    */
   inFlightPerGroup?: number;
 };
+
+/**
+ * Starts a row's workflow inside the trace its change was written in: the relay's span is a child of
+ * the stored `traceparent`, and the start (the Temporal client's span, whose context the workflow's
+ * headers carry) a child of it. A row written untraced starts with no span of ours.
+ */
+function startInTrace(s: OutboxSource, row: unknown): Promise<void> {
+  const traceparent = s.traced?.(row);
+  if (!traceparent) return s.start(row);
+  return inSpan(
+    `relay ${s.name}`,
+    {
+      kind: SpanKind.CONSUMER,
+      parent: contextFrom({ traceparent }),
+      attributes: { 'outbox.name': s.name, 'outbox.row': s.key(row) },
+    },
+    () => s.start(row),
+  );
+}
 
 const START_CONCURRENCY = 32;
 const IN_FLIGHT_PER_GROUP = 25;
@@ -206,7 +231,7 @@ export function startRelay(opts: RelayOptions) {
   };
 
   const passOf = async (s: OutboxSource): Promise<number> => {
-    const { name, unstarted, key, start } = s;
+    const { name, unstarted, key } = s;
     const recentlyStarted = recentlyStartedBy.get(name)!;
     const sourceLog = logOf.get(name)!;
     const now = Date.now();
@@ -223,7 +248,7 @@ export function startRelay(opts: RelayOptions) {
       while (next < due.length) {
         const d = due[next++]!;
         try {
-          await start(d);
+          await startInTrace(s, d);
           recentlyStarted.set(key(d), Date.now());
           if (s.fair) startingBy.get(name)!.set(key(d), s.fair.group(d));
           waiting.delete(key(d));

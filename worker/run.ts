@@ -21,6 +21,7 @@ import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './work
 import { metricsRegistry, serveMetrics } from '../infra/prometheus';
 import { workerMetrics } from './worker-metrics';
 import { sdkMetricsText } from './runtime';
+import { flushTracing, startTracing, temporalTracing } from '../infra/tracing';
 
 export type RunningWorker = {
   shutdown: () => Promise<void>;
@@ -35,6 +36,7 @@ export type RunningWorker = {
  * eager starts can run on this very worker.
  */
 export async function runWorker(config: Config, db: DataSource, log: Logger): Promise<RunningWorker> {
+  await startTracing(config.tracing, 'worker');
   const registry = metricsRegistry();
   const metrics = workerMetrics(registry, db);
   // First, so that a port already taken stops the start before anything else runs.
@@ -55,7 +57,12 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     throw err;
   });
   const workflowBundlePath = config.workflowBundle ?? (await bundleWorkflowsOutOfProcess());
-  const client = new Client({ connection, namespace: config.temporalNamespace });
+  // The relay's starts carry the trace of the change that wrote each row into the workflow's headers.
+  const client = new Client({
+    connection,
+    namespace: config.temporalNamespace,
+    plugins: [temporalTracing()],
+  });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -118,6 +125,7 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
       await relay.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
+      await flushTracing();
       if (!config.workflowBundle) rmSync(workflowBundlePath, { force: true });
     },
   };

@@ -5,6 +5,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { WORKFLOW_CACHE_SIZE, WORKFLOW_TASK_SLOTS } from '../infra/config';
 import type { Logger } from '../infra/logger';
+import { temporalTracing } from '../infra/tracing';
 import { installWorkerRuntime } from './runtime';
 
 export type WorkerOptions = {
@@ -41,6 +42,9 @@ export async function createWorker({
       ? { workflowBundle: { codePath: workflowBundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),
     activities,
+    // Tracing's interceptors and its workflow span sink; bundled in-process, the plugin adds its workflow
+    // interceptors itself, and a prebuilt bundle carries them (bundle-workflows.ts).
+    plugins: [temporalTracing()],
     // Parked workflows (retry sleeps, approvals) need no cache, but the relay starts dozens at once with
     // local activities in flight: a cache smaller than that evicts them mid-attempt (25 was measured worse).
     maxCachedWorkflows: WORKFLOW_CACHE_SIZE,

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { type ProviderResult, SEND_TIMEOUT_MS } from '../../domain/conversations';
+import { providerSpan } from './span';
 
 /** An email as the SMTP provider sends it. */
 export type Email = {
@@ -85,6 +86,7 @@ export function smtpProvider(opts: {
 }): EmailProvider {
   const domain = opts.from.split('@')[1] ?? 'localhost';
   const messageIdOf = (id: string) => `<${id}@${domain}>`;
+  const smtpHost = new URL(opts.url).hostname;
   const transport: Transporter = nodemailer.createTransport({
     url: opts.url,
     pool: true,
@@ -102,29 +104,30 @@ export function smtpProvider(opts: {
       },
     }),
   });
+  const sendOne = async (email: Email): Promise<ProviderResult> => {
+    try {
+      await transport.sendMail({
+        from: { name: email.fromName, address: opts.from },
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        messageId: messageIdOf(email.id),
+        ...(email.inReplyTo && { inReplyTo: email.inReplyTo, references: [email.inReplyTo] }),
+        ...(email.unsubscribeUrl && {
+          list: { unsubscribe: { url: email.unsubscribeUrl, comment: 'Unsubscribe' } },
+          // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes at once (Gmail and Yahoo need it).
+          headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        }),
+      });
+      return { kind: 'sent', providerMessageId: messageIdOf(email.id) };
+    } catch (err) {
+      return classify(err);
+    }
+  };
   return {
     messageIdOf,
     close: () => transport.close(),
-    send: async (email) => {
-      try {
-        await transport.sendMail({
-          from: { name: email.fromName, address: opts.from },
-          to: email.to,
-          subject: email.subject,
-          text: email.text,
-          messageId: messageIdOf(email.id),
-          ...(email.inReplyTo && { inReplyTo: email.inReplyTo, references: [email.inReplyTo] }),
-          ...(email.unsubscribeUrl && {
-            list: { unsubscribe: { url: email.unsubscribeUrl, comment: 'Unsubscribe' } },
-            // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes at once (Gmail and Yahoo need it).
-            headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-          }),
-        });
-        return { kind: 'sent', providerMessageId: messageIdOf(email.id) };
-      } catch (err) {
-        return classify(err);
-      }
-    },
+    send: (email) => providerSpan('SMTP send', smtpHost, () => sendOne(email)),
   };
 }
 

@@ -60,7 +60,12 @@ export async function directToolCall(
 
   const id: RpcId = message.id;
   try {
-    const result = await callTool(c, offered, { name: params.name, arguments: args }, false);
+    const result = await callTool(
+      c,
+      offered,
+      { name: params.name, arguments: args, _meta: params._meta },
+      false,
+    );
     const stamped = {
       ...result,
       resultType: 'complete',

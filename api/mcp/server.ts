@@ -14,10 +14,12 @@ import { gateInstructions, type Parked } from '../../domain/kernel/gate';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { refusalReason, type Principal } from '../../domain/kernel/permissions';
 import { executeOrPark, runOperation } from '../../domain/kernel/runner';
+import { activeSpanLinks, contextFrom, inSpan, SpanKind } from '../../domain/kernel/tracing';
 import type { DatabaseErrorKind } from '../../infra/prometheus';
 import { databaseErrorKind, databaseUnavailable } from '../errors';
 import { DATABASE_UNAVAILABLE } from '../unavailable';
 import { RPC } from './errors';
+import { isObject } from './requests';
 import { inNaming, operationForTool, TOOL_OPERATIONS, toolOf, type ToolNaming } from './tools';
 
 const GATE_INSTRUCTIONS = gateInstructions(TOOL_OPERATIONS.filter((op) => op.gated).map((op) => op.name));
@@ -143,7 +145,28 @@ function refusal({ call }: McpCallContext, err: DomainError): ToolResult {
  * parked request, as a task when the client declared the tasks extension. A fault that is not the
  * database's throws a ProtocolError; an unlisted tool gets exactly the answer of an unknown one.
  */
-export async function callTool(
+export function callTool(
+  c: McpCallContext,
+  offered: readonly AnyOperation[],
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown },
+  tasks: boolean,
+): Promise<CallToolResult> {
+  // The MCP convention for trace context: `params._meta.traceparent` (and `tracestate`), which an
+  // assistant's own trace sets; it wins over the HTTP request's, which the span links to.
+  const meta = isObject(params._meta) ? params._meta : {};
+  return inSpan(
+    `tools/call ${params.name.slice(0, 100)}`,
+    {
+      kind: SpanKind.SERVER,
+      ...(typeof meta.traceparent === 'string' && { parent: contextFrom(meta) }),
+      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': params.name.slice(0, 100) },
+      links: activeSpanLinks(),
+    },
+    () => callToolUntraced(c, offered, params, tasks),
+  );
+}
+
+async function callToolUntraced(
   c: McpCallContext,
   offered: readonly AnyOperation[],
   params: { name: string; arguments?: Record<string, unknown> },

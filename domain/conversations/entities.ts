@@ -48,6 +48,8 @@ export type Message = {
   authentication: string | null;
   /** Outbound email: an authenticated hard bounce or spam complaint about it. */
   feedback: Feedback | null;
+  /** Outbound, queued by a change: that change's W3C trace context, which its sending continues. */
+  traceparent: string | null;
 };
 export const MessageEntity = entity<Message>({
   name: 'Message',
@@ -76,6 +78,7 @@ export const MessageEntity = entity<Message>({
     authenticity: { type: 'text', nullable: true },
     authentication: { type: 'text', nullable: true },
     feedback: { type: 'text', nullable: true },
+    traceparent: { type: 'text', nullable: true },
   },
   relations: {
     ...inWorkspace('messages'),

@@ -1,5 +1,6 @@
 import type { Data } from '../kernel/data';
 import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { activeTraceparent } from '../kernel/tracing';
 import { IsNull, type FindOptionsWhere } from 'typeorm';
 import { MessageEntity, type Message } from './entities';
 
@@ -51,7 +52,12 @@ export const messagesIn = (data: Data) => {
      * starts the workflow that sends it, so a message exists exactly when the change that wrote it does.
      */
     queue: async (values: Outbound): Promise<Message> => {
-      const row = await rows.insert({ ...values, direction: 'outbound', status: 'queued' });
+      const row = await rows.insert({
+        ...values,
+        direction: 'outbound',
+        status: 'queued',
+        traceparent: activeTraceparent(),
+      });
       // SQL: NOTIFY has no TypeORM form; PostgreSQL delivers it at commit, never for a rollback.
       await data.sql(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
       return row;
@@ -176,7 +182,7 @@ export const messagesIn = (data: Data) => {
 };
 
 /** An outbound message whose sending workflow the relay must start. */
-export type MessageToStart = Pick<Message, 'id' | 'workspace_id' | 'lead_id' | 'channel'>;
+export type MessageToStart = Pick<Message, 'id' | 'workspace_id' | 'lead_id' | 'channel' | 'traceparent'>;
 
 /** The background work on messages, across workspaces: the relay. */
 export const messageUpkeep = (data: Data) => ({
@@ -191,9 +197,10 @@ export const messageUpkeep = (data: Data) => ({
          SELECT workspace_id, min(at) AS oldest FROM messages
           WHERE direction = 'outbound' AND started_at IS NULL
           GROUP BY workspace_id ORDER BY oldest LIMIT $1)
-       SELECT m.id, m.workspace_id, m.lead_id, m.channel
+       SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent
          FROM heads h CROSS JOIN LATERAL (
-                SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.at, row_number() OVER (ORDER BY m.at) AS turn
+                SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent, m.at,
+                       row_number() OVER (ORDER BY m.at) AS turn
                   FROM messages m
                  WHERE m.workspace_id = h.workspace_id AND m.direction = 'outbound' AND m.started_at IS NULL
                    AND NOT (m.id = ANY($2::uuid[]))

@@ -63,6 +63,8 @@ export type EventRow = {
   data: Record<string, unknown>;
   /** The exact bytes sent on every attempt of every delivery of the event. */
   envelope: string | null;
+  /** W3C trace context of the change that emitted it; its deliveries' spans continue that trace. */
+  traceparent: string | null;
 };
 export const EventEntity = entity<EventRow>({
   name: 'Event',
@@ -75,6 +77,7 @@ export const EventEntity = entity<EventRow>({
     created_at: { type: 'timestamptz', default: () => "date_trunc('milliseconds', clock_timestamp())" },
     data: { type: 'jsonb' },
     envelope: { type: 'text', nullable: true },
+    traceparent: { type: 'text', nullable: true },
   },
   relations: inWorkspace('events'),
   uniques: [{ name: 'events_seq_key', columns: ['seq'] }],

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { EventData, EventType } from './event-catalogue';
 import { checkEventData } from './event-validation';
 import { bind } from './statements';
+import { activeTraceparent } from './tracing';
 
 /** What an event is about: its `data.subject_type`. */
 export const SUBJECT_TYPES = ['lead', 'endpoint', 'opportunity', 'quote', 'invoice', 'campaign'] as const;
@@ -21,6 +22,8 @@ export type PendingEvent = {
   createdAt: string;
   data: Record<string, unknown>;
   envelope: string;
+  /** The trace of the change that emitted it, which its deliveries continue (null when untraced). */
+  traceparent: string | null;
 };
 
 /**
@@ -38,7 +41,7 @@ export function prepareEvent<T extends EventType>(
   const data = { subject_type: subject.type, subject_id: subject.id, occurred_at: createdAt, ...fields };
   checkEventData(type, data);
   const envelope = JSON.stringify({ id, type, created_at: createdAt, data });
-  return { id, workspaceId, type, createdAt, data, envelope };
+  return { id, workspaceId, type, createdAt, data, envelope, traceparent: activeTraceparent() };
 }
 
 /**
@@ -64,15 +67,16 @@ export function eventClauses(
     column('timestamptz[]', (e) => e.createdAt),
     column('jsonb[]', (e) => JSON.stringify(e.data)),
     column('text[]', (e) => e.envelope),
+    column('text[]', (e) => e.traceparent),
   ];
   const endpoint = bind(params, only?.endpointId ?? null);
   return [
     `input AS (
        SELECT * FROM unnest(${columns.join(', ')})
-                WITH ORDINALITY AS e(id, workspace_id, type, created_at, data, envelope, n))`,
+                WITH ORDINALITY AS e(id, workspace_id, type, created_at, data, envelope, traceparent, n))`,
     `event AS (
-       INSERT INTO events (id, workspace_id, type, created_at, data, envelope)
-       SELECT id, workspace_id, type, created_at, data, envelope FROM input ORDER BY n)`,
+       INSERT INTO events (id, workspace_id, type, created_at, data, envelope, traceparent)
+       SELECT id, workspace_id, type, created_at, data, envelope, traceparent FROM input ORDER BY n)`,
     `fanned_out AS (
        INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
        SELECT w.workspace_id, w.id, e.id, e.type

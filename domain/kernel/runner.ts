@@ -16,6 +16,7 @@ import {
   type Services,
 } from './operation';
 import { refusalReason, roleRefusal } from './permissions';
+import { inSpan } from './tracing';
 import { UUID_PATTERN, validate } from './validate';
 
 export type RunOptions = {
@@ -137,12 +138,46 @@ function admit<S extends yup.AnyObjectSchema, O>(op: Operation<S, O>, actor: Act
  * `afterCommit` run once the transaction has committed. A key's call of a gated operation is refused
  * here (`needs_confirmation`); doors that can park it use `executeOrPark`.
  */
-export async function execute<S extends yup.AnyObjectSchema, O>(
+export function execute<S extends yup.AnyObjectSchema, O>(
   services: Services,
   op: Operation<S, O>,
   actor: Actor,
   raw: unknown,
   opts: RunOptions = {},
+): Promise<RunResult<O>> {
+  return traced(op, actor, () => executeUntraced(services, op, actor, raw, opts));
+}
+
+/**
+ * An operation's span, whatever the door: a child of the request's (REST, MCP), of the admin CLI's
+ * root, or of the activity that runs an approved request. Its outcome is an attribute: a refusal is an
+ * answer, not a fault.
+ */
+function traced<R extends RunResult<unknown> | { parked: Parked }>(
+  op: AnyOperation,
+  actor: Actor,
+  run: () => Promise<R>,
+): Promise<R> {
+  return inSpan(
+    `operation ${op.name}`,
+    { attributes: { 'operation.name': op.name, 'operation.door': actor.ctx.door } },
+    async (span) => {
+      const result = await run();
+      span.setAttribute(
+        'operation.outcome',
+        'parked' in result ? 'parked' : result.refusal ? 'refused' : 'allowed',
+      );
+      return result;
+    },
+  );
+}
+
+async function executeUntraced<S extends yup.AnyObjectSchema, O>(
+  services: Services,
+  op: Operation<S, O>,
+  actor: Actor,
+  raw: unknown,
+  opts: RunOptions,
 ): Promise<RunResult<O>> {
   const { input, prepared } = await admitted(services, op, actor, raw);
   if (op.gated && actor.type === 'key') {
@@ -187,12 +222,22 @@ export async function runOperation<S extends yup.AnyObjectSchema, O>(
  * For the assistant door: a key's call of a gated operation does not run. It is parked as an
  * approval request (a Temporal workflow waits for a person) and the call answers what was parked.
  */
-export async function executeOrPark<S extends yup.AnyObjectSchema, O>(
+export function executeOrPark<S extends yup.AnyObjectSchema, O>(
   services: Services,
   op: Operation<S, O>,
   actor: Actor,
   raw: unknown,
   opts: RunOptions = {},
+): Promise<RunResult<O> | { parked: Parked }> {
+  return traced(op, actor, () => executeOrParkUntraced(services, op, actor, raw, opts));
+}
+
+async function executeOrParkUntraced<S extends yup.AnyObjectSchema, O>(
+  services: Services,
+  op: Operation<S, O>,
+  actor: Actor,
+  raw: unknown,
+  opts: RunOptions,
 ): Promise<RunResult<O> | { parked: Parked }> {
   const { input, prepared } = await admitted(services, op, actor, raw);
   if (!(op.gated && actor.type === 'key')) return perform(services, op, actor, input, prepared, opts);

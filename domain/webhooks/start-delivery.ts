@@ -7,6 +7,8 @@ export type DeliveryToStart = Pick<
 > & {
   /** The endpoint's URL, read for its host: the run's summary in the Web UI names it. */
   endpoint_url: string;
+  /** The event's trace (its outbox row's), which the relay's start continues; absent for a restart. */
+  traceparent?: string | null;
 };
 
 /**

@@ -122,7 +122,13 @@ export async function rpc(
   return { status: res.status, ...body };
 }
 
-type RpcOptions = { tasks?: boolean; headers?: Record<string, string>; id?: number | string };
+type RpcOptions = {
+  tasks?: boolean;
+  headers?: Record<string, string>;
+  id?: number | string;
+  /** More `_meta` (an assistant's `traceparent`). */
+  meta?: Record<string, unknown>;
+};
 
 /** The HTTP response to one such request, as it came. */
 export function rpcResponse(
@@ -159,6 +165,7 @@ export function rpcResponse(
           'io.modelcontextprotocol/clientCapabilities': opts.tasks
             ? { extensions: { [TASKS_EXTENSION]: {} } }
             : {},
+          ...opts.meta,
         },
       },
     }),

@@ -31,7 +31,7 @@ export const deliveryUpkeep = (data: Data) => ({
           WHERE workflow_started_at IS NULL AND status = 'PENDING'
           GROUP BY workspace_id ORDER BY oldest LIMIT $1)
        SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id,
-              e.url AS endpoint_url
+              e.url AS endpoint_url, ev.traceparent
          FROM heads h CROSS JOIN LATERAL (
                 SELECT d.*, row_number() OVER (ORDER BY d.created_at) AS turn
                   FROM webhook_deliveries d
@@ -39,6 +39,7 @@ export const deliveryUpkeep = (data: Data) => ({
                    AND NOT ((d.id::text || ':' || d.generation) = ANY($2::text[]))
                  ORDER BY d.created_at LIMIT $1) d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         JOIN events ev ON ev.id = d.event_id
         ORDER BY d.turn, h.oldest, d.created_at LIMIT $1`,
       [limit, startedMeanwhile],
     ),

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { HistoryAndWorkflowId } from '@temporalio/client';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { temporalTracing } from '../../infra/tracing';
+import { installWorkerRuntime } from '../../worker/runtime';
+import * as workflows from '../../workflows';
+import { workflowCode } from '../helpers/workflow-code';
+
+/** Recorded from older code by scripts/record-histories.ts: one per workflow, and runs before tracing. */
+const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
+
+const files = () => readdirSync(HISTORIES).filter((f) => f.endsWith('.json'));
+
+const read = (file: string) => historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')));
+
+/** A stored history, named by its file: a history carries no workflow id. */
+const stored = (file: string): HistoryAndWorkflowId => ({
+  workflowId: path.basename(file, '.json'),
+  history: read(file),
+});
+
+/** Replays every stored history on one replay worker; answers each history's failure, if any. */
+async function replayAll(options: ReplayWorkerOptions) {
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const r of Worker.runReplayHistories(options, files().map(stored))) {
+    replayed++;
+    if (r.error) failures.push(`${r.workflowId}: ${r.error.name}: ${r.error.message}`);
+  }
+  return { replayed, failures };
+}
+
+describe('stored histories replay on the workflow code the service runs, tracing exported or not', () => {
+  before(async () => {
+    await installWorkerRuntime();
+  });
+
+  it('has a history for every workflow the worker registers', () => {
+    const recorded = new Set(
+      files().map((f) => read(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name),
+    );
+    const registered = Object.entries(workflows)
+      .filter(([, w]) => typeof w === 'function')
+      .map(([name]) => name);
+    assert.deepEqual([...recorded].sort(), registered.sort());
+    assert.ok(files().includes('deliverWebhookWorkflow.before-tracing.json'));
+    assert.ok(files().includes('approvalWorkflow.before-tracing.json'));
+  });
+
+  it('replays every history with tracing not exported (no span processor)', async () => {
+    const { replayed, failures } = await replayAll({ ...workflowCode(), plugins: [temporalTracing()] });
+    assert.deepEqual(failures, []);
+    assert.equal(replayed, files().length);
+  });
+
+  it('replays every history with tracing exported, and exports no span of a replayed run again', async () => {
+    const exporter = new InMemorySpanExporter();
+    const { replayed, failures } = await replayAll({
+      ...workflowCode(),
+      plugins: [temporalTracing(new SimpleSpanProcessor(exporter))],
+    });
+    assert.deepEqual(failures, []);
+    assert.equal(replayed, files().length);
+    // The plugin's sink is not called in replay: a worker catching up on a run sends no duplicate spans.
+    assert.deepEqual(exporter.getFinishedSpans(), []);
+  });
+
+  it('fails a history whose run called an activity the code no longer calls', async () => {
+    // The first attempt's local-activity marker names another activity type, as if the code changed it.
+    const json = JSON.parse(readFileSync(path.join(HISTORIES, 'deliverWebhookWorkflow.json'), 'utf8'));
+    const marker = json.events.find(
+      (e: { eventType: string }) => e.eventType === 'EVENT_TYPE_MARKER_RECORDED',
+    );
+    const data = marker.markerRecordedEventAttributes.details.data.payloads[0];
+    const recorded = Buffer.from(data.data, 'base64').toString();
+    assert.match(recorded, /"activity_type":"attemptDelivery"/);
+    data.data = Buffer.from(recorded.replace('"attemptDelivery"', '"postWebhook"')).toString('base64');
+    await assert.rejects(
+      Worker.runReplayHistory(
+        { ...workflowCode(), plugins: [temporalTracing()] },
+        historyFromJSON(json),
+        'deliverWebhookWorkflow.changed',
+      ),
+      DeterminismViolationError,
+    );
+  });
+});
