@@ -1,6 +1,13 @@
 import { Resource } from '@opentelemetry/resources';
 import { NoopSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import { SimplePlugin } from '@temporalio/plugin';
+import type { ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { Config } from './config';
 
 /**
@@ -9,9 +16,9 @@ import type { Config } from './config';
  *
  * The SDK is loaded and registered only when an exporter is configured (`OTEL_EXPORTER_OTLP_ENDPOINT`);
  * otherwise OpenTelemetry's API answers every span with its no-op. The Temporal plugin is installed
- * either way: its workflow interceptors draw span ids from the workflow's seeded random source, which
- * the retry ladder's jitter also draws from, so a history replays the same whether a process exports
- * or not (test/integration/replay.test.ts).
+ * either way, on every worker, so what a workflow does never depends on this process's configuration:
+ * its spans are decided by the run's own history (workflows/tracing.ts), and a history replays the same
+ * whether a process exports or not (test/integration/replay.test.ts).
  */
 
 type Tracing = { processor: SpanProcessor; resource: Resource };
@@ -67,17 +74,48 @@ export async function flushTracing(): Promise<void> {
 }
 
 /**
- * The Temporal SDK's side (client, activity and workflow interceptors, and the sink that carries the
- * workflow's spans out of its sandbox to `processor`, this process's exporter by default): given to
- * every worker, replay worker and client that starts workflows.
+ * The Temporal SDK's side: `@temporalio/interceptors-opentelemetry`'s client and activity interceptors
+ * and its sink that carries workflow spans out of the sandbox to `processor` (this process's exporter by
+ * default), with the service's own workflow interceptors (workflows/tracing.ts, which says why). Given to
+ * every worker, replay worker and client that starts workflows; the prebuilt bundle carries the workflow
+ * module (worker/bundle-workflows.ts), and a worker that bundles itself gets it from here.
  */
-export function temporalTracing(processor?: SpanProcessor): OpenTelemetryPlugin {
-  return new OpenTelemetryPlugin({
-    resource: tracing?.resource ?? new Resource({}),
-    spanProcessor: processor ?? tracing?.processor ?? new NoopSpanProcessor(),
-  });
+export function temporalTracing(processor?: SpanProcessor): SimplePlugin {
+  return new TracingPlugin(
+    makeWorkflowExporter(
+      processor ?? tracing?.processor ?? new NoopSpanProcessor(),
+      tracing?.resource ?? new Resource({}),
+    ),
+  );
 }
 
-/** The module a prebuilt workflow bundle must carry for the plugin's workflow interceptors. */
-export const WORKFLOW_TRACING_MODULE =
-  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+/** The workflow interceptors' module, which a prebuilt workflow bundle must carry. */
+export const WORKFLOW_TRACING_MODULE = require.resolve('../workflows/tracing');
+
+class TracingPlugin extends SimplePlugin {
+  constructor(private readonly exporter: ReturnType<typeof makeWorkflowExporter>) {
+    const client = new OpenTelemetryWorkflowClientInterceptor();
+    super({
+      name: 'lead-service-tracing',
+      clientInterceptors: { workflow: [client] },
+      workerInterceptors: {
+        client: { workflow: [client] },
+        workflowModules: [WORKFLOW_TRACING_MODULE],
+        activity: [
+          (ctx) => ({
+            inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+            outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+          }),
+        ],
+      },
+    });
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    return super.configureWorker({ ...options, sinks: { ...options.sinks, exporter: this.exporter } });
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    return super.configureReplayWorker({ ...options, sinks: { ...options.sinks, exporter: this.exporter } });
+  }
+}

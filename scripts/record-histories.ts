@@ -6,7 +6,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkerPlugin } from '@temporalio/worker';
+import type { SimplePlugin } from '@temporalio/plugin';
+import { Worker } from '@temporalio/worker';
 import * as prettier from 'prettier';
 import type { Activities } from '../activities';
 import {
@@ -16,7 +17,7 @@ import {
   WORKSPACE_ID,
 } from '../domain/kernel/search-attributes';
 import { createLogger } from '../infra/logger';
-import { temporalTracing } from '../infra/tracing';
+import { startTracing, temporalTracing } from '../infra/tracing';
 import { repoRoot } from '../tooling/paths';
 import { ensureTemporalBinaries } from '../tooling/temporal-bin';
 import { installWorkerRuntime } from '../worker/runtime';
@@ -380,9 +381,12 @@ const BEFORE_TRACING = ['deliverWebhookWorkflow', 'approvalWorkflow'];
  * own: the time-skipping server gives every run a ten-year execution timeout that stays armed once the
  * run has ended, and skips to it, so on a shared server each later history would be dated ten years on.
  */
-async function record(testServer: string, r: Recording, plugins: WorkerPlugin[], suffix: string) {
+async function record(testServer: string, r: Recording, plugins: SimplePlugin[], suffix: string) {
+  // The same plugins on the client: a traced run's start carries the client's trace context, which is
+  // what makes its workflow interceptors make spans (workflows/tracing.ts).
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: testServer } },
+    plugins,
   });
   try {
     // The approval workflow sets the status operators filter on; the server must know the attributes.
@@ -419,6 +423,12 @@ async function record(testServer: string, r: Recording, plugins: WorkerPlugin[],
 
 async function main() {
   await installWorkerRuntime();
+  // Registers OpenTelemetry's propagator, so traced starts carry context; the spans themselves go to a
+  // port nobody listens on and are dropped.
+  await startTracing(
+    { url: 'http://127.0.0.1:9/v1/traces', protocol: 'http/json', resourceAttributes: {} },
+    'record-histories',
+  );
   const { testServer } = ensureTemporalBinaries(createLogger('record-histories', 'info'));
   mkdirSync(OUT, { recursive: true });
   for (const r of RECORDINGS) await record(testServer, r, [temporalTracing()], '');

@@ -9,7 +9,7 @@ import { WORKFLOW_TRACING_MODULE } from '../infra/tracing';
 async function writeWorkflowBundle(outFile: string): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
-    // The tracing plugin's workflow interceptors, always: a history replays the same with tracing on or off.
+    // The tracing workflow interceptors, always: what a run does never depends on whether a worker exports.
     workflowInterceptorModules: [WORKFLOW_TRACING_MODULE],
     logger: {
       log: () => undefined,

@@ -37,6 +37,8 @@ type Fairness<T> = {
    * in their workflows and must not hold back its other endpoints), a workspace's messages.
    */
   group: (row: T) => string;
+  /** The row's workspace: while more than one workspace is busy, each group's cap is the shared one. */
+  workspace: (row: T) => string;
   /** Of these keys, those whose row still waits for its workflow's first record. */
   stillStarting: (keys: string[]) => Promise<string[]>;
 };
@@ -77,7 +79,11 @@ export function outboxSources(
       unstarted: deliveries.unstarted,
       key: runKey,
       start: deliveryStarter(client, taskQueue),
-      fair: { group: (d) => d.endpoint_id, stillStarting: deliveries.stillStarting },
+      fair: {
+        group: (d) => d.endpoint_id,
+        workspace: (d) => d.workspace_id,
+        stillStarting: deliveries.stillStarting,
+      },
       traced: (d) => d.traceparent,
     }),
     source({
@@ -85,7 +91,11 @@ export function outboxSources(
       unstarted: messages.unstarted,
       key: (m) => m.id,
       start: messageStarter(client, taskQueue),
-      fair: { group: (m) => m.workspace_id, stillStarting: messages.stillStarting },
+      fair: {
+        group: (m) => m.workspace_id,
+        workspace: (m) => m.workspace_id,
+        stillStarting: messages.stillStarting,
+      },
       traced: (m) => m.traceparent,
     }),
     source({
@@ -146,6 +156,12 @@ export type RelayOptions = {
    * one workspace's burst then holds a few slots ahead of another's next row, not its whole backlog.
    */
   inFlightPerGroup?: number;
+  /**
+   * The cap while more than one workspace has rows starting or started in the last second: the fewer
+   * a burst has under way, the sooner another workspace's row gets the worker (on a saturated worker a
+   * row waits for about every row under way ahead of it). Alone, a workspace has `inFlightPerGroup`.
+   */
+  inFlightWhenShared?: number;
 };
 
 /**
@@ -169,6 +185,9 @@ function startInTrace(s: OutboxSource, row: unknown): Promise<void> {
 
 const START_CONCURRENCY = 32;
 const IN_FLIGHT_PER_GROUP = 25;
+const IN_FLIGHT_WHEN_SHARED = 4;
+/** A workspace whose row started this recently still counts as busy (a trickle of 5 a second does). */
+const BUSY_FOR_MS = 1_000;
 /** A pass held back by the cap per group looks again this soon: the rows under way finish in ms. */
 const CAPPED_POLL_MS = 50;
 /** After this, a delivery whose first attempt has not recorded is offered for a (refused) restart. */
@@ -197,9 +216,14 @@ export function startRelay(opts: RelayOptions) {
   const waitingBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
   const logOf = new Map(opts.sources.map((s) => [s.name, log.child({ outbox: s.name })]));
 
-  const cap = opts.inFlightPerGroup ?? IN_FLIGHT_PER_GROUP;
-  // Of the rows started (fair outboxes), each one's group, while it is not yet under way.
-  const startingBy = new Map(opts.sources.map((s) => [s.name, new Map<string, string>()]));
+  const alone = opts.inFlightPerGroup ?? IN_FLIGHT_PER_GROUP;
+  const shared = Math.min(alone, opts.inFlightWhenShared ?? IN_FLIGHT_WHEN_SHARED);
+  // Of the rows started (fair outboxes), each one's group and workspace, while it is not yet under way.
+  const startingBy = new Map(
+    opts.sources.map((s) => [s.name, new Map<string, { group: string; workspace: string }>()]),
+  );
+  // Per fair outbox, when each workspace last had a row started.
+  const busyBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
   let capped = false;
 
   const pass = async (): Promise<number> => {
@@ -217,13 +241,24 @@ export function startRelay(opts: RelayOptions) {
       const still = new Set(await s.fair.stillStarting([...starting.keys()]));
       for (const k of starting.keys()) if (!still.has(k)) starting.delete(k);
     }
+    const busy = busyBy.get(s.name)!;
+    const now = Date.now();
+    for (const [w, at] of busy) if (now - at > BUSY_FOR_MS) busy.delete(w);
+    // Busy: a row starting now, or one started within the last second, or one waiting to start.
+    const workspaces = new Set([
+      ...busy.keys(),
+      ...[...starting.values()].map((r) => r.workspace),
+      ...due.map((d) => s.fair!.workspace(d)),
+    ]);
+    const cap = workspaces.size > 1 ? shared : alone;
     const inFlight = new Map<string, number>();
-    for (const group of starting.values()) inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
+    for (const { group } of starting.values()) inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
     const allowed = due.filter((d) => {
       const group = s.fair!.group(d);
       const n = inFlight.get(group) ?? 0;
       if (n >= cap) return false;
       inFlight.set(group, n + 1);
+      busy.set(s.fair!.workspace(d), now);
       return true;
     });
     if (allowed.length < due.length) capped = true;
@@ -250,7 +285,8 @@ export function startRelay(opts: RelayOptions) {
         try {
           await startInTrace(s, d);
           recentlyStarted.set(key(d), Date.now());
-          if (s.fair) startingBy.get(name)!.set(key(d), s.fair.group(d));
+          if (s.fair)
+            startingBy.get(name)!.set(key(d), { group: s.fair.group(d), workspace: s.fair.workspace(d) });
           waiting.delete(key(d));
           opts.onStart?.(name, true);
         } catch (err) {

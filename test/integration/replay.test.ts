@@ -51,6 +51,12 @@ describe('stored histories replay on the workflow code the service runs, tracing
     assert.deepEqual([...recorded].sort(), registered.sort());
     assert.ok(files().includes('deliverWebhookWorkflow.before-tracing.json'));
     assert.ok(files().includes('approvalWorkflow.before-tracing.json'));
+    // The traced runs were started with trace context, so replaying them runs the span code (and its
+    // random draws); the ones from before tracing were not.
+    for (const f of files()) {
+      const header = read(f).events?.[0]?.workflowExecutionStartedEventAttributes?.header?.fields ?? {};
+      assert.equal('_tracer-data' in header, !f.includes('.before-tracing'), f);
+    }
   });
 
   it('replays every history with tracing not exported (no span processor)', async () => {
