@@ -62,9 +62,7 @@ export function failSpan(span: Span, reason: string): void {
  * another process) continues the trace; null when nothing is traced.
  */
 export function activeTraceparent(): string | null {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier.traceparent ?? null;
+  return traceHeaders().traceparent ?? null;
 }
 
 /** The context a received or stored `traceparent` (and `tracestate`) continues; the root when absent. */
