@@ -15,7 +15,7 @@ import { printWebhooksReport } from './lib/webhooks-report';
 
 const USAGE =
   'npm run bench -- webhooks [--engine dev|cluster] [--events N] [--latency-seconds S] [--parked N (0 skips)] ' +
-  "[--history-shards N (docker-compose.yml's by default)] | webhooks --noisy [--events N (10000)]";
+  "[--history-shards N (docker-compose.yml's by default)] | webhooks --noisy [--events N (10000)] [--burst-writers N (1)]";
 
 /** `--engine dev|cluster` taken out of the arguments; the rest are integer flags. */
 function engineFlag(args: string[]): { engine: Engine; rest: string[] } {
@@ -120,17 +120,18 @@ export async function main(args: string[]) {
 
 /**
  * `npm run bench -- webhooks --noisy`: the noisy neighbour on the dev server with fairness on. Workspace
- * B sends 5 events a second alone, then beside workspace A committing `--events` (10,000) at full speed;
+ * B sends 5 events a second alone, then beside workspace A committing `--events` (10,000) at full speed
+ * from `--burst-writers` (1) connections;
  * B's p50/p99 in both, in one run. Exits 1 when a delivery was lost or doubled.
  */
 async function noisy(args: string[]) {
-  const flags = parseIntFlags(args, { events: 10_000 }, USAGE);
+  const flags = parseIntFlags(args, { events: 10_000, 'burst-writers': 1 }, USAGE);
   const log = benchLogger('webhooks');
   const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
   await withCleanup(log, async (outer) => {
     const s = await startWebhookStack(log, outer);
     await warmUp(s, log);
-    const figures = await noisyPhase(s, flags.events, log);
+    const figures = await noisyPhase(s, flags.events, flags['burst-writers'], log);
     printNoisyReport(figures);
     const load_average = { start: loadAtStart, end: Math.round(loadavg()[0]! * 100) / 100 };
     console.log(

@@ -157,9 +157,10 @@ export type RelayOptions = {
    */
   inFlightPerGroup?: number;
   /**
-   * The cap while more than one workspace has rows starting or started in the last second: the fewer
-   * a burst has under way, the sooner another workspace's row gets the worker (on a saturated worker a
-   * row waits for about every row under way ahead of it). Alone, a workspace has `inFlightPerGroup`.
+   * A burst's cap (a workspace with more than `inFlightPerGroup` rows waiting) while another workspace
+   * has rows waiting, starting or started in the last second: the fewer a burst has under way, the
+   * sooner another workspace's row gets the worker (on a saturated worker a row waits for about every
+   * row under way ahead of it). A trickle keeps `inFlightPerGroup`, and so does a workspace alone.
    */
   inFlightWhenShared?: number;
 };
@@ -183,9 +184,12 @@ function startInTrace(s: OutboxSource, row: unknown): Promise<void> {
   );
 }
 
+/** A row the relay started: when, and (fair outboxes) its group and workspace. */
+type Started = { at: number; group: string; workspace: string };
+
 const START_CONCURRENCY = 32;
 const IN_FLIGHT_PER_GROUP = 25;
-const IN_FLIGHT_WHEN_SHARED = 4;
+const IN_FLIGHT_WHEN_SHARED = 1;
 /** A workspace whose row started this recently still counts as busy (a trickle of 5 a second does). */
 const BUSY_FOR_MS = 1_000;
 /** A pass held back by the cap per group looks again this soon: the rows under way finish in ms. */
@@ -208,9 +212,12 @@ export function startRelay(opts: RelayOptions) {
   let dirty = true;
   let listener: pg.Client | undefined;
 
-  // Started by this relay, waiting for their first attempt to record (which marks the row started):
-  // not started again meanwhile. Lost in a crash, which costs only a refused duplicate start.
-  const recentlyStartedBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
+  // Rows this relay started, each while its first attempt has not recorded (which marks the row
+  // started): not offered again meanwhile, and counted against its group's cap (fair outboxes). A fair
+  // outbox's entry leaves once its row is under way, so the list the next pass leaves out stays as short
+  // as what is in flight; every entry leaves after RECENTLY_STARTED_MS. Lost in a crash, which costs
+  // only a refused duplicate start.
+  const startedBy = new Map(opts.sources.map((s) => [s.name, new Map<string, Started>()]));
   // Rows the last pass found due and could not start yet, each since the pass that first found it
   // (NOTIFY wakes a pass at their commit): the relay's lag. At most a batch per outbox.
   const waitingBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
@@ -218,10 +225,6 @@ export function startRelay(opts: RelayOptions) {
 
   const alone = opts.inFlightPerGroup ?? IN_FLIGHT_PER_GROUP;
   const shared = Math.min(alone, opts.inFlightWhenShared ?? IN_FLIGHT_WHEN_SHARED);
-  // Of the rows started (fair outboxes), each one's group and workspace, while it is not yet under way.
-  const startingBy = new Map(
-    opts.sources.map((s) => [s.name, new Map<string, { group: string; workspace: string }>()]),
-  );
   // Per fair outbox, when each workspace last had a row started.
   const busyBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
   let capped = false;
@@ -233,32 +236,43 @@ export function startRelay(opts: RelayOptions) {
     return most;
   };
 
+  /** Forgets the rows started long ago and, for a fair outbox, those now under way. */
+  const prune = async (s: OutboxSource, started: Map<string, Started>): Promise<void> => {
+    const now = Date.now();
+    for (const [k, { at }] of started) if (now - at > RECENTLY_STARTED_MS) started.delete(k);
+    if (!s.fair || started.size === 0) return;
+    const still = new Set(await s.fair.stillStarting([...started.keys()]));
+    for (const k of started.keys()) if (!still.has(k)) started.delete(k);
+  };
+
   /** The rows that may start now: each group's share under the cap, the rest left for a later pass. */
-  const underCap = async (s: OutboxSource, due: unknown[]): Promise<unknown[]> => {
-    if (!s.fair) return due;
-    const starting = startingBy.get(s.name)!;
-    if (starting.size > 0) {
-      const still = new Set(await s.fair.stillStarting([...starting.keys()]));
-      for (const k of starting.keys()) if (!still.has(k)) starting.delete(k);
-    }
+  const underCap = (s: OutboxSource, due: unknown[], started: Map<string, Started>): unknown[] => {
+    const fair = s.fair;
+    if (!fair) return due;
     const busy = busyBy.get(s.name)!;
     const now = Date.now();
     for (const [w, at] of busy) if (now - at > BUSY_FOR_MS) busy.delete(w);
     // Busy: a row starting now, or one started within the last second, or one waiting to start.
     const workspaces = new Set([
       ...busy.keys(),
-      ...[...starting.values()].map((r) => r.workspace),
-      ...due.map((d) => s.fair!.workspace(d)),
+      ...[...started.values()].map((r) => r.workspace),
+      ...due.map((d) => fair.workspace(d)),
     ]);
-    const cap = workspaces.size > 1 ? shared : alone;
+    // A burst: a workspace with more rows waiting than it may have starting alone. While another
+    // workspace is busy, a burst's groups get the shared cap; a trickle keeps the full one, so its
+    // own next row never waits behind its last.
+    const waitingOf = new Map<string, number>();
+    for (const d of due) waitingOf.set(fair.workspace(d), (waitingOf.get(fair.workspace(d)) ?? 0) + 1);
+    const capOf = (workspace: string) =>
+      workspaces.size > 1 && (waitingOf.get(workspace) ?? 0) > alone ? shared : alone;
     const inFlight = new Map<string, number>();
-    for (const { group } of starting.values()) inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
+    for (const { group } of started.values()) inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
     const allowed = due.filter((d) => {
-      const group = s.fair!.group(d);
+      const group = fair.group(d);
       const n = inFlight.get(group) ?? 0;
-      if (n >= cap) return false;
+      if (n >= capOf(fair.workspace(d))) return false;
       inFlight.set(group, n + 1);
-      busy.set(s.fair!.workspace(d), now);
+      busy.set(fair.workspace(d), now);
       return true;
     });
     if (allowed.length < due.length) capped = true;
@@ -267,15 +281,15 @@ export function startRelay(opts: RelayOptions) {
 
   const passOf = async (s: OutboxSource): Promise<number> => {
     const { name, unstarted, key } = s;
-    const recentlyStarted = recentlyStartedBy.get(name)!;
+    const started = startedBy.get(name)!;
     const sourceLog = logOf.get(name)!;
-    const now = Date.now();
-    for (const [k, at] of recentlyStarted) if (now - at > RECENTLY_STARTED_MS) recentlyStarted.delete(k);
-    const found = await unstarted(batchSize, [...recentlyStarted.keys()]);
+    await prune(s, started);
+    const found = await unstarted(batchSize, [...started.keys()]);
     const before = waitingBy.get(name)!;
+    const now = Date.now();
     const waiting = new Map(found.map((d) => [key(d), before.get(key(d)) ?? now]));
     waitingBy.set(name, waiting);
-    const due = await underCap(s, found);
+    const due = underCap(s, found, started);
     if (due.length === 0) return 0;
     // A pool rather than chunks: a slow start does not hold up the other slots.
     let next = 0;
@@ -284,9 +298,11 @@ export function startRelay(opts: RelayOptions) {
         const d = due[next++]!;
         try {
           await startInTrace(s, d);
-          recentlyStarted.set(key(d), Date.now());
-          if (s.fair)
-            startingBy.get(name)!.set(key(d), { group: s.fair.group(d), workspace: s.fair.workspace(d) });
+          started.set(key(d), {
+            at: Date.now(),
+            group: s.fair?.group(d) ?? '',
+            workspace: s.fair?.workspace(d) ?? '',
+          });
           waiting.delete(key(d));
           opts.onStart?.(name, true);
         } catch (err) {

@@ -13,6 +13,11 @@ export type Committed = { id: string; committedAt: number; committedWall: number
 const r = sequence(29);
 // Numbers every event of the run, so each lead gets its own email and phone.
 let numbered = 0;
+
+/** Numbers this process's events from `n` on: a second writer process keeps apart from the first. */
+export function numberEventsFrom(n: number): void {
+  numbered = n;
+}
 const pick = <T>(items: readonly T[]) => items[r(items.length)]!;
 
 /** The fields intake puts in lead.created (its published schema allows no others): about 400 bytes. */

@@ -41,6 +41,8 @@ export type Engine = 'dev' | 'cluster';
 export type WebhookStack = {
   engine: Engine;
   db: DataSource;
+  /** The database `db` opens, for a process of the bench's own (the noisy phase's burst writer). */
+  databaseUrl: string;
   /** The postmaster (its CPU is its process tree's), and meters of the whole server by database. */
   postgres: { pid: number; meter: DatabaseMeter };
   temporal: { address: string; pid: number; metricsUrl?: string; historyShards?: number };
@@ -162,6 +164,7 @@ export async function startWebhookStack(
   return {
     engine,
     db,
+    databaseUrl: pg.url,
     postgres: { pid: pg.pid, meter },
     temporal,
     worker,

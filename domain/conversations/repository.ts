@@ -193,10 +193,19 @@ export const messageUpkeep = (data: Data) => ({
    */
   unstarted: (limit: number, startedMeanwhile: string[]): Promise<MessageToStart[]> =>
     data.sql<MessageToStart[]>(
-      `WITH heads AS (
-         SELECT workspace_id, min(at) AS oldest FROM messages
-          WHERE direction = 'outbound' AND started_at IS NULL
-          GROUP BY workspace_id ORDER BY oldest LIMIT $1)
+      `WITH RECURSIVE busy AS (
+         (SELECT workspace_id FROM messages
+           WHERE direction = 'outbound' AND started_at IS NULL ORDER BY workspace_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT m.workspace_id FROM messages m
+                  WHERE m.direction = 'outbound' AND m.started_at IS NULL AND m.workspace_id > b.workspace_id
+                  ORDER BY m.workspace_id LIMIT 1)
+           FROM busy b WHERE b.workspace_id IS NOT NULL),
+       heads AS (
+         SELECT b.workspace_id,
+                (SELECT min(m.at) FROM messages m
+                  WHERE m.workspace_id = b.workspace_id AND m.direction = 'outbound' AND m.started_at IS NULL) AS oldest
+           FROM busy b WHERE b.workspace_id IS NOT NULL ORDER BY oldest LIMIT $1)
        SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent
          FROM heads h CROSS JOIN LATERAL (
                 SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent, m.at,

@@ -62,8 +62,9 @@ function memoryOutbox() {
 }
 
 /**
- * The relay's cap on what is started and not yet under way: 25 per endpoint for a workspace alone, 4
- * while another workspace is busy (docs/temporal.md, "Fair delivery across workspaces").
+ * The relay's cap on what is started and not yet under way: 25 per endpoint for a workspace alone, 1
+ * for a burst (more than 25 waiting) while another workspace is busy, 25 for a trickle whatever else
+ * is busy (docs/temporal.md, "Fair delivery across workspaces").
  */
 describe('the relay caps what it starts per endpoint, more tightly while workspaces share it', () => {
   let t: TestDatabase;
@@ -73,7 +74,7 @@ describe('the relay caps what it starts per endpoint, more tightly while workspa
   });
   after(() => t?.drop());
 
-  it('starts 25 of a workspace alone, 4 more at a time while another is busy, and 25 again once it is not', async () => {
+  it('starts 25 of a workspace alone, its burst 1 at a time while another is busy, and 25 again once it is not', async () => {
     const outbox = memoryOutbox();
     outbox.add('a', 200);
     const relay = startRelay({
@@ -101,12 +102,23 @@ describe('the relay caps what it starts per endpoint, more tightly while workspa
       outbox.add('b', 1);
       await waitFor('B started', async () => (outbox.startedOf('b') === 1 ? true : undefined), 10_000, 10);
 
-      // A's 25 get under way; while B's row is still starting, A gets 4 at a time, not 25.
+      // A's 25 get under way; while B's row is still starting, A's burst gets 1 at a time, not 25.
       outbox.underWay('a');
       await waitFor('A started again', async () => (outbox.inFlight('a') > 0 ? true : undefined), 10_000, 10);
       await outbox.passes(3);
-      assert.equal(outbox.inFlight('a'), 4);
-      assert.equal(outbox.startedOf('a'), 29);
+      assert.equal(outbox.inFlight('a'), 1);
+      assert.equal(outbox.startedOf('a'), 26);
+
+      // B is a trickle, not a burst: its next rows start while its first is still starting.
+      outbox.add('b', 2);
+      await waitFor(
+        "B's next two started",
+        async () => (outbox.startedOf('b') === 3 ? true : undefined),
+        10_000,
+        10,
+      );
+      assert.equal(outbox.inFlight('b'), 3);
+      assert.equal(outbox.inFlight('a'), 1, 'A still gets 1 at a time');
 
       // B's row gets under way and B falls quiet: within a second A is alone again, and gets 25.
       outbox.underWay('b');

@@ -21,15 +21,26 @@ export const deliveryUpkeep = (data: Data) => ({
    * started a moment ago (their `runKey`s): each workspace's oldest first, then each one's second,
    * and so on (round robin, workspaces in the order of their oldest waiting row). A workspace that
    * commits 20,000 events takes one row in each turn, not the whole batch, so the others' rows start
-   * at once. SQL: the workspaces with waiting rows come from the partial index by workspace; each
-   * gives at most a batch of its own, numbered, and the numbers interleave them.
+   * at once. SQL: the workspaces with waiting rows come from the partial index by workspace, one index
+   * probe each (a recursive skip over it: an aggregate would read every waiting row, 10,000 of them in
+   * a burst, on every pass); each gives at most a batch of its own, numbered, and the numbers
+   * interleave them.
    */
   unstarted: (limit: number, startedMeanwhile: string[]) =>
     data.sql<DeliveryToStart[]>(
-      `WITH heads AS (
-         SELECT workspace_id, min(created_at) AS oldest FROM webhook_deliveries
-          WHERE workflow_started_at IS NULL AND status = 'PENDING'
-          GROUP BY workspace_id ORDER BY oldest LIMIT $1)
+      `WITH RECURSIVE busy AS (
+         (SELECT workspace_id FROM webhook_deliveries
+           WHERE workflow_started_at IS NULL AND status = 'PENDING' ORDER BY workspace_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.workspace_id FROM webhook_deliveries d
+                  WHERE d.workflow_started_at IS NULL AND d.status = 'PENDING' AND d.workspace_id > b.workspace_id
+                  ORDER BY d.workspace_id LIMIT 1)
+           FROM busy b WHERE b.workspace_id IS NOT NULL),
+       heads AS (
+         SELECT b.workspace_id,
+                (SELECT min(d.created_at) FROM webhook_deliveries d
+                  WHERE d.workspace_id = b.workspace_id AND d.workflow_started_at IS NULL AND d.status = 'PENDING') AS oldest
+           FROM busy b WHERE b.workspace_id IS NOT NULL ORDER BY oldest LIMIT $1)
        SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id,
               e.url AS endpoint_url, ev.traceparent
          FROM heads h CROSS JOIN LATERAL (
