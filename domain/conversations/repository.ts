@@ -1,5 +1,6 @@
 import type { Data } from '../kernel/data';
 import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { workspacesByOldest } from '../kernel/fair-order';
 import { activeTraceparent } from '../kernel/tracing';
 import { IsNull, type FindOptionsWhere } from 'typeorm';
 import { MessageEntity, type Message } from './entities';
@@ -184,34 +185,26 @@ export const messagesIn = (data: Data) => {
 /** An outbound message whose sending workflow the relay must start. */
 export type MessageToStart = Pick<Message, 'id' | 'workspace_id' | 'lead_id' | 'channel' | 'traceparent'>;
 
+/** An outbound message whose workflow has not started (the partial index `messages_unstarted`). */
+const unstartedMessage = (m: string) => `${m}.direction = 'outbound' AND ${m}.started_at IS NULL`;
+
 /** The background work on messages, across workspaces: the relay. */
 export const messageUpkeep = (data: Data) => ({
   /**
    * Outbound messages whose workflow has not started, but for those just started, in a fair order
    * across workspaces: each workspace's oldest first, then each one's second (as webhook deliveries).
-   * SQL: the partial index of unstarted outbound rows by workspace gives each workspace's head.
+   * SQL: the partial index of unstarted outbound rows by workspace gives each workspace's head
+   * (`workspacesByOldest`).
    */
   unstarted: (limit: number, startedMeanwhile: string[]): Promise<MessageToStart[]> =>
     data.sql<MessageToStart[]>(
-      `WITH RECURSIVE busy AS (
-         (SELECT workspace_id FROM messages
-           WHERE direction = 'outbound' AND started_at IS NULL ORDER BY workspace_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT m.workspace_id FROM messages m
-                  WHERE m.direction = 'outbound' AND m.started_at IS NULL AND m.workspace_id > b.workspace_id
-                  ORDER BY m.workspace_id LIMIT 1)
-           FROM busy b WHERE b.workspace_id IS NOT NULL),
-       heads AS (
-         SELECT b.workspace_id,
-                (SELECT min(m.at) FROM messages m
-                  WHERE m.workspace_id = b.workspace_id AND m.direction = 'outbound' AND m.started_at IS NULL) AS oldest
-           FROM busy b WHERE b.workspace_id IS NOT NULL ORDER BY oldest LIMIT $1)
+      `${workspacesByOldest('messages', 'at', unstartedMessage)}
        SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent
          FROM heads h CROSS JOIN LATERAL (
                 SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent, m.at,
                        row_number() OVER (ORDER BY m.at) AS turn
                   FROM messages m
-                 WHERE m.workspace_id = h.workspace_id AND m.direction = 'outbound' AND m.started_at IS NULL
+                 WHERE m.workspace_id = h.workspace_id AND ${unstartedMessage('m')}
                    AND NOT (m.id = ANY($2::uuid[]))
                  ORDER BY m.at LIMIT $1) m
         ORDER BY m.turn, h.oldest, m.at LIMIT $1`,

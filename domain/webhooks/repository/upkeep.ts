@@ -1,9 +1,13 @@
 import { In } from 'typeorm';
 import type { Data } from '../../kernel/data';
+import { workspacesByOldest } from '../../kernel/fair-order';
 import { purgeBatch } from '../../kernel/retention';
 import { DeliveryEntity, type Delivery } from '../entities';
 import type { DeliveryToStart } from '../start-delivery';
 import { WAITING } from './deliveries';
+
+/** A delivery whose workflow has not started (the partial index `webhook_deliveries_unstarted`). */
+const unstartedDelivery = (d: string) => `${d}.workflow_started_at IS NULL AND ${d}.status = 'PENDING'`;
 
 /** Names a generation of a delivery, as the relay remembers what it started. */
 export const runKey = (d: Pick<Delivery, 'id' | 'generation'>) => `${d.id}:${d.generation}`;
@@ -21,32 +25,19 @@ export const deliveryUpkeep = (data: Data) => ({
    * started a moment ago (their `runKey`s): each workspace's oldest first, then each one's second,
    * and so on (round robin, workspaces in the order of their oldest waiting row). A workspace that
    * commits 20,000 events takes one row in each turn, not the whole batch, so the others' rows start
-   * at once. SQL: the workspaces with waiting rows come from the partial index by workspace, one index
-   * probe each (a recursive skip over it: an aggregate would read every waiting row, 10,000 of them in
-   * a burst, on every pass); each gives at most a batch of its own, numbered, and the numbers
+   * at once. SQL: the workspaces with waiting rows come from the partial index by workspace
+   * (`workspacesByOldest`); each gives at most a batch of its own, numbered, and the numbers
    * interleave them.
    */
   unstarted: (limit: number, startedMeanwhile: string[]) =>
     data.sql<DeliveryToStart[]>(
-      `WITH RECURSIVE busy AS (
-         (SELECT workspace_id FROM webhook_deliveries
-           WHERE workflow_started_at IS NULL AND status = 'PENDING' ORDER BY workspace_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT d.workspace_id FROM webhook_deliveries d
-                  WHERE d.workflow_started_at IS NULL AND d.status = 'PENDING' AND d.workspace_id > b.workspace_id
-                  ORDER BY d.workspace_id LIMIT 1)
-           FROM busy b WHERE b.workspace_id IS NOT NULL),
-       heads AS (
-         SELECT b.workspace_id,
-                (SELECT min(d.created_at) FROM webhook_deliveries d
-                  WHERE d.workspace_id = b.workspace_id AND d.workflow_started_at IS NULL AND d.status = 'PENDING') AS oldest
-           FROM busy b WHERE b.workspace_id IS NOT NULL ORDER BY oldest LIMIT $1)
+      `${workspacesByOldest('webhook_deliveries', 'created_at', unstartedDelivery)}
        SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id,
               e.url AS endpoint_url, ev.traceparent
          FROM heads h CROSS JOIN LATERAL (
                 SELECT d.*, row_number() OVER (ORDER BY d.created_at) AS turn
                   FROM webhook_deliveries d
-                 WHERE d.workspace_id = h.workspace_id AND d.workflow_started_at IS NULL AND d.status = 'PENDING'
+                 WHERE d.workspace_id = h.workspace_id AND ${unstartedDelivery('d')}
                    AND NOT ((d.id::text || ':' || d.generation) = ANY($2::text[]))
                  ORDER BY d.created_at LIMIT $1) d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -63,7 +54,7 @@ export const deliveryUpkeep = (data: Data) => ({
     (
       await data.sql<{ key: string }[]>(
         `SELECT d.id::text || ':' || d.generation AS key FROM webhook_deliveries d
-          WHERE d.id = ANY($1::uuid[]) AND d.workflow_started_at IS NULL AND d.status = 'PENDING'
+          WHERE d.id = ANY($1::uuid[]) AND ${unstartedDelivery('d')}
             AND (d.id::text || ':' || d.generation) = ANY($2::text[])`,
         [keys.map((k) => k.slice(0, k.indexOf(':'))), keys],
       )
