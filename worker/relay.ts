@@ -11,7 +11,7 @@ import { salesUpkeep } from '../domain/sales';
 import { invoiceTimerStarter, quoteTimerStarter } from '../infra/temporal/sales';
 import { messageUpkeep } from '../domain/conversations';
 import { Data } from '../domain/kernel/data';
-import { DELIVERIES_CHANNEL } from '../domain/kernel/events';
+import { RELAY_CHANNEL, type Outbox } from '../domain/kernel/events';
 import { contextFrom, inSpan, SpanKind } from '../domain/kernel/tracing';
 import { deliveryUpkeep, runKey } from '../domain/webhooks';
 import type { Logger } from '../infra/logger';
@@ -20,6 +20,7 @@ import { messageStarter } from './start-message';
 
 /** Rows written with a change (an outbox) that each need a workflow started once they commit. */
 export type OutboxSource = {
+  /** What a NOTIFY names to wake this outbox's pass (`relayNotice`), and its metrics' and logs' label. */
   name: string;
   /** Rows with no workflow yet, in turn per workspace, leaving out the keys started a moment ago. */
   unstarted: (limit: number, startedMeanwhile: string[]) => Promise<unknown[]>;
@@ -44,7 +45,7 @@ type Fairness<T> = {
 };
 
 const source = <T>(s: {
-  name: string;
+  name: Outbox;
   unstarted: (limit: number, startedMeanwhile: string[]) => Promise<T[]>;
   key: (row: T) => string;
   start: (row: T) => Promise<void>;
@@ -202,15 +203,23 @@ const RECENTLY_STARTED_MS = 5 * 60_000;
  * outbound message), with a deterministic workflow id. The first attempt's record marks the row
  * started (one write less per row than a separate mark). A crash between commit and start only delays
  * a row (the next pass starts it); a start repeated after a crash is refused by Temporal (same id).
- * Woken by NOTIFY at commit, with a poll as a fallback.
+ * Woken by NOTIFY at commit, which names the outbox to read, with a full poll as a fallback.
  */
 export function startRelay(opts: RelayOptions) {
   const { log } = opts;
   const batchSize = opts.batchSize ?? 200;
   let running = true;
+  const pollMs = opts.pollMs ?? 1000;
   let wake: (() => void) | undefined;
-  let dirty = true;
   let listener: pg.Client | undefined;
+  const names = new Set(opts.sources.map((s) => s.name));
+  // The outboxes a NOTIFY (or a full batch) says have rows waiting, which the next pass reads. Every
+  // outbox is read at least every pollMs (some notify nobody: the quote and invoice timers), and after
+  // a NOTIFY that names none of them.
+  const due = new Set<string>();
+  let lastFull = 0;
+  // The fair outboxes whose last pass left rows for the cap: read again within CAPPED_POLL_MS.
+  const capped = new Set<string>();
 
   // Rows this relay started, each while its first attempt has not recorded (which marks the row
   // started): not offered again meanwhile, and counted against its group's cap (fair outboxes). A fair
@@ -227,14 +236,6 @@ export function startRelay(opts: RelayOptions) {
   const shared = Math.min(alone, opts.inFlightWhenShared ?? IN_FLIGHT_WHEN_SHARED);
   // Per fair outbox, when each workspace last had a row started.
   const busyBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
-  let capped = false;
-
-  const pass = async (): Promise<number> => {
-    capped = false;
-    let most = 0;
-    for (const s of opts.sources) most = Math.max(most, await passOf(s));
-    return most;
-  };
 
   /** Forgets the rows started long ago and, for a fair outbox, those now under way. */
   const prune = async (s: OutboxSource, started: Map<string, Started>): Promise<void> => {
@@ -275,7 +276,7 @@ export function startRelay(opts: RelayOptions) {
       busy.set(fair.workspace(d), now);
       return true;
     });
-    if (allowed.length < due.length) capped = true;
+    if (allowed.length < due.length) capped.add(s.name);
     return allowed;
   };
 
@@ -315,18 +316,30 @@ export function startRelay(opts: RelayOptions) {
     return due.length;
   };
 
+  /** One pass: the outboxes due, or every one when a full pass is. */
+  const pass = async (): Promise<void> => {
+    const full = Date.now() - lastFull >= pollMs;
+    if (full) lastFull = Date.now();
+    const reading = opts.sources.filter((s) => full || due.has(s.name) || capped.has(s.name));
+    for (const s of reading) {
+      due.delete(s.name);
+      capped.delete(s.name);
+      try {
+        // A full batch may have left more behind: read that outbox again at once.
+        if ((await passOf(s)) >= batchSize) due.add(s.name);
+      } catch (err) {
+        logOf.get(s.name)!.error('relay pass failed', { error: String(err) });
+      }
+    }
+  };
+
   const loop = async () => {
     while (running) {
-      dirty = false;
-      let n = 0;
-      try {
-        n = await pass();
-      } catch (err) {
-        log.error('relay pass failed', { error: String(err) });
-      }
-      if (n >= batchSize || dirty) continue;
+      await pass();
+      if (due.size > 0) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, capped ? CAPPED_POLL_MS : (opts.pollMs ?? 1000));
+        const untilFull = Math.max(0, lastFull + pollMs - Date.now());
+        const timer = setTimeout(resolve, capped.size > 0 ? Math.min(CAPPED_POLL_MS, untilFull) : untilFull);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -348,8 +361,9 @@ export function startRelay(opts: RelayOptions) {
       connectionTimeoutMillis: 5_000,
       keepAlive: true,
     });
-    client.on('notification', () => {
-      dirty = true;
+    client.on('notification', ({ payload }) => {
+      if (payload && names.has(payload)) due.add(payload);
+      else lastFull = 0;
       wake?.();
     });
     client.on('error', (err) => {
@@ -359,9 +373,9 @@ export function startRelay(opts: RelayOptions) {
       reconnect();
     });
     await client.connect();
-    await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    await client.query(`LISTEN ${RELAY_CHANNEL}`);
     listener = client;
-    dirty = true; // anything committed while nobody listened
+    lastFull = 0; // anything committed while nobody listened
     wake?.();
   };
   const ready = listen();

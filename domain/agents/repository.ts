@@ -1,5 +1,5 @@
 import type { Data } from '../kernel/data';
-import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { relayNotice } from '../kernel/events';
 import {
   AgentActionEntity,
   AgentDraftEntity,
@@ -52,8 +52,8 @@ export const agentsIn = (data: Data) => {
         { id },
         { ...values, updated_at: now, ...(opts.resync ? { schedule_synced_at: null } : {}) },
       );
-      // SQL: NOTIFY has no TypeORM form; PostgreSQL delivers it at commit, never for a rollback.
-      if (opts.resync) await data.sql(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+      // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
+      if (opts.resync) await data.sql(...relayNotice('agent schedule'));
       return a!;
     },
 

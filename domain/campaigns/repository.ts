@@ -1,5 +1,5 @@
 import type { Data } from '../kernel/data';
-import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { relayNotice } from '../kernel/events';
 import {
   CampaignEntity,
   type Audience,
@@ -92,8 +92,8 @@ export const campaignsIn = (data: Data) => {
         { id },
         { status: 'RUNNING', audience_size: audienceSize, launched_at: now, updated_at: now },
       );
-      // SQL: NOTIFY has no TypeORM form; PostgreSQL delivers it at commit, never for a rollback.
-      await data.sql(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+      // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
+      await data.sql(...relayNotice('campaign'));
       return c!;
     },
 

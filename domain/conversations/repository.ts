@@ -1,5 +1,5 @@
 import type { Data } from '../kernel/data';
-import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { relayNotice } from '../kernel/events';
 import { workspacesByOldest } from '../kernel/fair-order';
 import { activeTraceparent } from '../kernel/tracing';
 import { IsNull, type FindOptionsWhere } from 'typeorm';
@@ -59,8 +59,8 @@ export const messagesIn = (data: Data) => {
         status: 'queued',
         traceparent: activeTraceparent(),
       });
-      // SQL: NOTIFY has no TypeORM form; PostgreSQL delivers it at commit, never for a rollback.
-      await data.sql(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+      // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
+      await data.sql(...relayNotice('message'));
       return row;
     },
 

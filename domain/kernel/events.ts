@@ -11,8 +11,31 @@ export type Subject = { type: (typeof SUBJECT_TYPES)[number]; id: string };
 
 const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 
-/** The channel the outbox relay listens on; NOTIFY is delivered at commit, so never for a rolled-back event. */
-export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+/**
+ * The channel the outbox relay listens on (named for its first outbox; every outbox notifies on it).
+ * NOTIFY is delivered at commit, so never for a rolled-back change.
+ */
+export const RELAY_CHANNEL = 'webhook_deliveries';
+
+/**
+ * The outboxes the relay starts workflows for. A NOTIFY's payload names one, so that the pass it wakes
+ * reads only that outbox (a burst of events wakes the deliveries' statements, not all seven outboxes');
+ * an empty or unknown payload wakes them all.
+ */
+export type Outbox =
+  | 'webhook delivery'
+  | 'message'
+  | 'campaign'
+  | 'sourcing run'
+  | 'quote expiry'
+  | 'invoice due date'
+  | 'agent schedule';
+
+/** The statement that wakes the relay for `outbox` at commit (NOTIFY has no TypeORM form). */
+export const relayNotice = (outbox: Outbox): [string, unknown[]] => [
+  `SELECT pg_notify($1, $2)`,
+  [RELAY_CHANNEL, outbox],
+];
 
 /** An event made ready to append: its id, time and envelope are fixed when it is emitted. */
 export type PendingEvent = {
@@ -88,9 +111,12 @@ export function eventClauses(
   ];
 }
 
-/** The statement's end after `eventClauses`: wakes the outbox relay at commit when any delivery was made. */
+/**
+ * The statement's end after `eventClauses`: wakes the outbox relay's deliveries at commit when any
+ * delivery was made.
+ */
 export const relayWakeUp = (params: unknown[]) =>
-  `SELECT pg_notify(${bind(params, DELIVERIES_CHANNEL)}, '') FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`;
+  `SELECT pg_notify(${bind(params, RELAY_CHANNEL)}, ${bind(params, 'webhook delivery' satisfies Outbox)}) FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`;
 
 /** Appends events (see `eventClauses`) in one round trip, whatever their number. */
 async function appendEvents(
@@ -119,5 +145,4 @@ export async function emitEvent<T extends EventType>(
 }
 
 /** Wakes the outbox relay at commit (requeued deliveries use it too). */
-export const notifyRelay = (m: Pick<EntityManager, 'query'>) =>
-  m.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+export const notifyRelay = (m: Pick<EntityManager, 'query'>) => m.query(...relayNotice('webhook delivery'));

@@ -1,6 +1,6 @@
 import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
-import { DELIVERIES_CHANNEL } from '../kernel/events';
+import { relayNotice } from '../kernel/events';
 import {
   PROSPECT_FIELDS,
   ProspectEntity,
@@ -90,8 +90,8 @@ export const prospectsIn = (data: Data) => {
       values: Pick<SourcingRun, 'list_id' | 'scoring_version' | 'max_candidates' | 'agent_id'>,
     ) => {
       const run = await runs.insert(values);
-      // SQL: NOTIFY has no TypeORM form; PostgreSQL delivers it at commit, never for a rollback.
-      await data.sql(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+      // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
+      await data.sql(...relayNotice('sourcing run'));
       return run;
     },
     run: (id: string) => runs.findOne({ id }),
