@@ -161,7 +161,8 @@ export type RelayOptions = {
    * A burst's cap (a workspace with more than `inFlightPerGroup` rows waiting) while another workspace
    * has rows waiting, starting or started in the last second: the fewer a burst has under way, the
    * sooner another workspace's row gets the worker (on a saturated worker a row waits for about every
-   * row under way ahead of it). A trickle keeps `inFlightPerGroup`, and so does a workspace alone.
+   * row under way ahead of it). A trickle gets TRICKLE_WHEN_SHARED (at least this, at most
+   * `inFlightPerGroup`); a workspace alone gets `inFlightPerGroup`.
    */
   inFlightWhenShared?: number;
 };
@@ -191,6 +192,13 @@ type Started = { at: number; group: string; workspace: string };
 const START_CONCURRENCY = 32;
 const IN_FLIGHT_PER_GROUP = 25;
 const IN_FLIGHT_WHEN_SHARED = 1;
+/**
+ * A trickle's cap while another workspace is busy: enough for its next rows not to wait behind its last
+ * (5 a second at 50 ms each has one under way), few enough that a burst just beginning, which looks like
+ * a trickle until more than IN_FLIGHT_PER_GROUP of its rows wait, has no more than this many ahead of
+ * another workspace's row (on a saturated worker each row under way takes its share of the CPU).
+ */
+const TRICKLE_WHEN_SHARED = 5;
 /** A workspace whose row started this recently still counts as busy (a trickle of 5 a second does). */
 const BUSY_FOR_MS = 1_000;
 /** A pass held back by the cap per group looks again this soon: the rows under way finish in ms. */
@@ -234,6 +242,7 @@ export function startRelay(opts: RelayOptions) {
 
   const alone = opts.inFlightPerGroup ?? IN_FLIGHT_PER_GROUP;
   const shared = Math.min(alone, opts.inFlightWhenShared ?? IN_FLIGHT_WHEN_SHARED);
+  const trickle = Math.min(alone, Math.max(shared, TRICKLE_WHEN_SHARED));
   // Per fair outbox, when each workspace last had a row started.
   const busyBy = new Map(opts.sources.map((s) => [s.name, new Map<string, number>()]));
 
@@ -260,12 +269,12 @@ export function startRelay(opts: RelayOptions) {
       ...due.map((d) => fair.workspace(d)),
     ]);
     // A burst: a workspace with more rows waiting than it may have starting alone. While another
-    // workspace is busy, a burst's groups get the shared cap; a trickle keeps the full one, so its
-    // own next row never waits behind its last.
+    // workspace is busy, a burst's groups get the shared cap and a trickle's a few more, so that its
+    // own next row does not wait behind its last.
     const waitingOf = new Map<string, number>();
     for (const d of due) waitingOf.set(fair.workspace(d), (waitingOf.get(fair.workspace(d)) ?? 0) + 1);
     const capOf = (workspace: string) =>
-      workspaces.size > 1 && (waitingOf.get(workspace) ?? 0) > alone ? shared : alone;
+      workspaces.size === 1 ? alone : (waitingOf.get(workspace) ?? 0) > alone ? shared : trickle;
     const inFlight = new Map<string, number>();
     for (const { group } of started.values()) inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
     const allowed = due.filter((d) => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../infra/logger';
-import { waitFor } from '../../tooling/processes';
 import { startRelay, type OutboxSource } from '../../worker/relay';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
+import { until } from '../helpers/until';
 
 type Row = { id: string; workspace: string; endpoint: string };
 
@@ -56,15 +56,15 @@ function memoryOutbox() {
     /** Resolves once the relay has made `n` more passes. */
     passes: (n: number) => {
       const target = passes + n;
-      return waitFor(`${n} more relay passes`, async () => (passes >= target ? true : undefined), 10_000, 10);
+      return until(`${n} more relay passes`, () => passes >= target);
     },
   };
 }
 
 /**
- * The relay's cap on what is started and not yet under way: 25 per endpoint for a workspace alone, 1
- * for a burst (more than 25 waiting) while another workspace is busy, 25 for a trickle whatever else
- * is busy (docs/temporal.md, "Fair delivery across workspaces").
+ * The relay's cap on what is started and not yet under way: 25 per endpoint for a workspace alone;
+ * while another workspace is busy, 1 for a burst (more than 25 waiting) and 5 for a trickle
+ * (docs/temporal.md, "Fair delivery across workspaces").
  */
 describe('the relay caps what it starts per endpoint, more tightly while workspaces share it', () => {
   let t: TestDatabase;
@@ -74,7 +74,7 @@ describe('the relay caps what it starts per endpoint, more tightly while workspa
   });
   after(() => t?.drop());
 
-  it('starts 25 of a workspace alone, its burst 1 at a time while another is busy, and 25 again once it is not', async () => {
+  it('starts 25 of a workspace alone; while another is busy, a burst 1 at a time and a trickle 5; 25 again once alone', async () => {
     const outbox = memoryOutbox();
     outbox.add('a', 200);
     const relay = startRelay({
@@ -85,12 +85,7 @@ describe('the relay caps what it starts per endpoint, more tightly while workspa
     });
     try {
       await relay.ready;
-      await waitFor(
-        '25 of A started',
-        async () => (outbox.inFlight('a') === 25 ? true : undefined),
-        10_000,
-        10,
-      );
+      await until('25 of A started', () => outbox.inFlight('a') === 25);
       await outbox.passes(3);
       assert.equal(
         outbox.startedOf('a'),
@@ -100,30 +95,34 @@ describe('the relay caps what it starts per endpoint, more tightly while workspa
 
       // B's one row starts at once, beside A's 25.
       outbox.add('b', 1);
-      await waitFor('B started', async () => (outbox.startedOf('b') === 1 ? true : undefined), 10_000, 10);
+      await until('B started', () => outbox.startedOf('b') === 1);
 
       // A's 25 get under way; while B's row is still starting, A's burst gets 1 at a time, not 25.
       outbox.underWay('a');
-      await waitFor('A started again', async () => (outbox.inFlight('a') > 0 ? true : undefined), 10_000, 10);
+      await until('A started again', () => outbox.inFlight('a') > 0);
       await outbox.passes(3);
       assert.equal(outbox.inFlight('a'), 1);
       assert.equal(outbox.startedOf('a'), 26);
 
       // B is a trickle, not a burst: its next rows start while its first is still starting.
       outbox.add('b', 2);
-      await waitFor(
-        "B's next two started",
-        async () => (outbox.startedOf('b') === 3 ? true : undefined),
-        10_000,
-        10,
-      );
+      await until("B's next two started", () => outbox.startedOf('b') === 3);
       assert.equal(outbox.inFlight('b'), 3);
       assert.equal(outbox.inFlight('a'), 1, 'A still gets 1 at a time');
 
-      // B's row gets under way and B falls quiet: within a second A is alone again, and gets 25.
+      // A trickle gets 5 at a time while another workspace is busy, not 25: a burst just beginning
+      // looks like a trickle until more than 25 of its rows wait.
+      outbox.add('b', 4);
+      await until('5 of B started', () => outbox.inFlight('b') === 5);
+      await outbox.passes(3);
+      assert.equal(outbox.startedOf('b'), 5, "B's other 2 wait for its first rows to get under way");
+      outbox.underWay('b');
+      await until('all of B started', () => outbox.startedOf('b') === 7);
+
+      // B's rows get under way and B falls quiet: within a second A is alone again, and gets 25.
       outbox.underWay('b');
       outbox.underWay('a');
-      await waitFor('A back at 25', async () => (outbox.inFlight('a') === 25 ? true : undefined), 10_000, 10);
+      await until('A back at 25', () => outbox.inFlight('a') === 25);
     } finally {
       await relay.stop();
     }
