@@ -27,6 +27,7 @@ export const createCampaignActivities = (deps: CampaignDeps) => {
       return deps.email.send(
         composeEmail({
           ...msg,
+          mailId: msg.mail_id,
           inReplyTo: null,
           marketing: true,
           unsubscribeUrl: links.url(deps.publicUrl, msg.leadId, msg.to),

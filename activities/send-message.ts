@@ -5,6 +5,7 @@ import {
   type ClaimedMessage,
   claimSend,
   type ProviderResult,
+  bodyWithLink,
   settleSend,
   unsubscribeLinks,
 } from '../domain/conversations';
@@ -17,7 +18,7 @@ export type SendDeps = {
   services: Services;
   email?: EmailProvider;
   sms?: SmsProvider;
-  /** Where the service is reached from outside, for unsubscribe links. */
+  /** Where the service is reached from outside, for unsubscribe and page links. */
   publicUrl: string;
   secretsKey: Buffer;
 };
@@ -35,6 +36,10 @@ export const createSendActivities = (deps: SendDeps) => {
       return deps.email.send(
         composeEmail({
           ...msg,
+          // The page's link is made here, inside the hand-over: it is in what leaves and nowhere else.
+          body: bodyWithLink(msg, deps.secretsKey, deps.publicUrl),
+          // A claim kept in a history from before mail_id names a row whose mail_id is its id.
+          mailId: msg.mail_id ?? msg.id,
           fromName: msg.workspaceName,
           inReplyTo: msg.in_reply_to,
           unsubscribeUrl: links.url(deps.publicUrl, msg.lead_id, msg.to),
@@ -43,7 +48,8 @@ export const createSendActivities = (deps: SendDeps) => {
     }
     if (msg.channel === 'sms' || msg.channel === 'whatsapp') {
       if (!deps.sms) return { kind: 'permanent', error: 'no SMS provider is configured (SMS_API_URL)' };
-      return deps.sms.send({ to: msg.to, body: msg.body, whatsapp: msg.channel === 'whatsapp' });
+      const body = bodyWithLink(msg, deps.secretsKey, deps.publicUrl);
+      return deps.sms.send({ to: msg.to, body, whatsapp: msg.channel === 'whatsapp' });
     }
     return { kind: 'permanent', error: `no provider sends on ${msg.channel}` };
   };

@@ -16,7 +16,6 @@ async function main(argv: string[]): Promise<string> {
   const { command: cmd, flags } = parsed;
   const env = besideDevStack();
   const config = loadConfig(env);
-  const links = linkBase(config, env);
   const db = await openDatabase(config.databaseUrl, { poolSize: 2 });
   // Connected only when a command talks to workflows (cancels them, or decides a parked request).
   let temporal: { client: Client; close: () => Promise<void> } | undefined;
@@ -43,9 +42,6 @@ async function main(argv: string[]): Promise<string> {
       },
       campaigns: { wake: async (id, change) => (await workflows()).campaigns.wake(id, change) },
       secretsKey: config.secretsKey,
-      get publicUrl() {
-        return links.url;
-      },
       cancelTimers: cancelWorkflows,
       appointments: {
         start: async (id) => (await workflows()).appointments.start(id),
@@ -63,6 +59,7 @@ async function main(argv: string[]): Promise<string> {
           selector: config.smtp.dkim.selector,
           publicKey: createPublicKey(config.smtp.dkim.privateKey),
           from: config.smtp.from,
+          returnPath: config.smtp.returnPathDomain,
           // URL keeps an IPv6 host in brackets; DNS records name it bare.
           relay: new URL(config.smtp.url).hostname.replace(/^\[|\]$/g, ''),
         },
@@ -74,34 +71,12 @@ async function main(argv: string[]): Promise<string> {
       workspaceId: flags.workspace,
     });
     const shown = cmd.binding.present ? cmd.binding.present(output) : output;
-    process.stderr.write(links.warning());
     // A command written for a person to read (approval show) presents text; the rest print JSON.
     return typeof shown === 'string' ? shown : JSON.stringify(shown, null, 2) + '\n';
   } finally {
     await db.destroy();
     await temporal?.close();
   }
-}
-
-/**
- * The URL the links a command builds start with (a quote's page), read through `services.publicUrl` so
- * that only a command that builds one says so when nobody chose it: without PUBLIC_URL, from the
- * environment or the stack file of `npm run dev`, config's default from PORT is a guess at where
- * customers reach the API. Said after the command succeeded, so an error stays the one line on stderr.
- */
-function linkBase(config: Config, env: NodeJS.ProcessEnv) {
-  let guessed = false;
-  return {
-    get url() {
-      guessed ||= !env.PUBLIC_URL;
-      return config.publicUrl;
-    },
-    warning: () =>
-      guessed
-        ? `warning: PUBLIC_URL is not set; links in what this command sends use ${config.publicUrl} ` +
-          '(set PUBLIC_URL to where customers reach the API)\n'
-        : '',
-  };
 }
 
 /**

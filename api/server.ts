@@ -40,6 +40,7 @@ export type AppDeps = {
         | 'quotePagePerMinute'
         | 'unsubscribePerMinute'
         | 'hooksPerMinute'
+        | 'mailFeedbackDomains'
       >
     >;
   /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
@@ -86,7 +87,7 @@ export function buildApp({
     appointments,
     agents,
     secretsKey: config.secretsKey,
-    publicUrl: config.publicUrl,
+    mailFeedbackDomains: config.mailFeedbackDomains ?? [],
   };
   const routes = v1Router(services);
   const limits = publicLimits(db, {

@@ -25,6 +25,9 @@ import { SellerProfile1763802200000 } from './migrations/1763802200000-seller-pr
 import { WebhookSigning1763802300000 } from './migrations/1763802300000-webhook-signing';
 import { FairRelay1763802400000 } from './migrations/1763802400000-fair-relay';
 import { TraceContext1763802500000 } from './migrations/1763802500000-trace-context';
+import { BearerLinks1763802600000 } from './migrations/1763802600000-bearer-links';
+import { ApprovalPolicy1763802700000 } from './migrations/1763802700000-approval-policy';
+import { MailReports1763802800000 } from './migrations/1763802800000-mail-reports';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -57,6 +60,9 @@ const migrations = [
   WebhookSigning1763802300000,
   FairRelay1763802400000,
   TraceContext1763802500000,
+  BearerLinks1763802600000,
+  ApprovalPolicy1763802700000,
+  MailReports1763802800000,
 ];
 
 /**

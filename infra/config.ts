@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { getDomain } from 'tldts';
 import * as yup from 'yup';
 import { envWithDevStack } from './stack-file';
 
@@ -56,7 +57,21 @@ export type Config = {
    * Outbound email: an SMTP server (`smtp://user:pass@host:port`, `smtps://` for TLS) and the sender;
    * with a DKIM key, every message is signed for `domain` (MAIL_FROM's domain or a parent of it).
    */
-  smtp?: { url: string; from: string; dkim?: { domain: string; selector: string; privateKey: KeyObject } };
+  smtp?: {
+    url: string;
+    from: string;
+    /**
+     * The envelope sender's domain: each email leaves from `bounces+<id>.<mac>@<returnPathDomain>`, so
+     * a bounce proves which email it is about (MAIL_RETURN_PATH_DOMAIN, MAIL_FROM's domain by default).
+     */
+    returnPathDomain: string;
+    dkim?: { domain: string; selector: string; privateKey: KeyObject };
+  };
+  /**
+   * Mailbox providers' feedback-loop domains (MAIL_FEEDBACK_DOMAINS): a complaint From one of them (or a
+   * subdomain), DKIM-signed by it, is proven without a return path; none by default.
+   */
+  mailFeedbackDomains: string[];
   /** SMS and WhatsApp: an HTTP provider shaped like Twilio's Messages API (it also signs inbound webhooks). */
   sms?: { url: string; accountSid: string; authToken: string; from: string };
   /** Traces over OTLP (docs/observability.md, "Traces"); absent, no span is made. */
@@ -88,6 +103,12 @@ const DOMAIN_NAME =
   /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Receivers ignore RSA signatures with shorter keys (RFC 8301). */
 const DKIM_MIN_BITS = 1024;
+
+const feedbackDomainList = (v: string) =>
+  v
+    .split(',')
+    .map((d) => d.trim().replace(/\.$/, ''))
+    .filter(Boolean);
 
 const booleanString = (name: string) =>
   yup.string().oneOf(['true', 'false'], `${name} must be "true" or "false"`).default('false');
@@ -330,6 +351,30 @@ export const configSchema = yup.object({
         "The signing domain `d=`: `MAIL_FROM`'s domain or a parent of it (DMARC relaxed alignment).",
       shown: "`MAIL_FROM`'s domain",
     }),
+  MAIL_RETURN_PATH_DOMAIN: yup
+    .string()
+    .lowercase()
+    .matches(DOMAIN_NAME, 'MAIL_RETURN_PATH_DOMAIN must be a domain name such as bounces.example.com')
+    .optional()
+    .meta({
+      description:
+        "The envelope sender's domain: each email's return path is `bounces+<id>.<mac>@` it, so a bounce proves which email it is about. It needs an MX to the inbound forwarder and SPF (`mail dns`), and must share `MAIL_FROM`'s organisational domain (DMARC alignment).",
+      shown: "`MAIL_FROM`'s domain",
+    }),
+  MAIL_FEEDBACK_DOMAINS: yup
+    .string()
+    .lowercase()
+    .default('')
+    .test(
+      'domains',
+      'MAIL_FEEDBACK_DOMAINS must be comma-separated domain names such as fbl.example.net',
+      (v) => feedbackDomainList(v).every((d) => DOMAIN_NAME.test(d)),
+    )
+    .meta({
+      description:
+        'Comma-separated feedback-loop domains of mailbox providers: a complaint From one of them (or a subdomain) and DKIM-signed by it suppresses without a return path of ours; any other complaint must reach one (docs/email-sending.md).',
+      shown: 'empty',
+    }),
   SMS_API_URL: yup
     .string()
     .matches(/^https?:\/\/[^\s]+$/, 'SMS_API_URL must be an http(s) URL')
@@ -510,6 +555,21 @@ function readDkimKey(
   return privateKey && { domain, selector, privateKey };
 }
 
+/**
+ * The return path's domain: SPF is checked for it, and DMARC counts that pass only when it shares
+ * MAIL_FROM's organisational domain, so one that does not is refused rather than left to fail quietly.
+ */
+function readReturnPathDomain(named: string | undefined, from: string, problems: string[]): string {
+  const fromDomain = from.split('@')[1]!.toLowerCase();
+  if (!named) return fromDomain;
+  const org = (d: string) => getDomain(d, { allowIcannDomains: true, allowPrivateDomains: true }) ?? d;
+  if (org(named) !== org(fromDomain))
+    problems.push(
+      `MAIL_RETURN_PATH_DOMAIN (${named}) must share MAIL_FROM's organisational domain (${org(fromDomain)}), or receivers' DMARC checks will not count its SPF`,
+    );
+  return named;
+}
+
 function readPrivateKey(file: string, problems: string[]): KeyObject | undefined {
   const generate = 'openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048';
   let pem: string;
@@ -575,6 +635,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     problems.push('SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM are needed together to send SMS');
   const mailFrom = parsed.MAIL_FROM ?? 'no-reply@localhost.localdomain';
   const dkim = readDkimKey(parsed, { url: parsed.SMTP_URL, from: mailFrom }, problems);
+  const returnPathDomain = readReturnPathDomain(parsed.MAIL_RETURN_PATH_DOMAIN, mailFrom, problems);
   if (parsed.WORKFLOW_BUNDLE && !existsSync(parsed.WORKFLOW_BUNDLE))
     problems.push(`WORKFLOW_BUNDLE names no file (${parsed.WORKFLOW_BUNDLE}); unset it to bundle at start`);
   const tracing = tracingSettings(parsed);
@@ -622,8 +683,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maintenanceSchedules: parsed.MAINTENANCE_SCHEDULES !== 'false',
     publicUrl: parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`,
     ...(parsed.SMTP_URL && {
-      smtp: { url: parsed.SMTP_URL, from: mailFrom, ...(dkim && { dkim }) },
+      smtp: { url: parsed.SMTP_URL, from: mailFrom, returnPathDomain, ...(dkim && { dkim }) },
     }),
+    mailFeedbackDomains: feedbackDomainList(parsed.MAIL_FEEDBACK_DOMAINS),
     ...(tracing && { tracing }),
     ...(parsed.SMS_ACCOUNT_SID &&
       parsed.SMS_AUTH_TOKEN &&

@@ -2,7 +2,14 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export type Received = { to: string[]; raw: string; mail: ParsedMail; at: number };
+export type Received = {
+  /** The envelope sender (MAIL FROM): where the receiving side sends a bounce. */
+  from: string;
+  to: string[];
+  raw: string;
+  mail: ParsedMail;
+  at: number;
+};
 
 /** A message whose DATA is in and whose 250 is held back; `gone` once its sender hung up. */
 type Held = { messageId: string | undefined; answer: () => void; gone: () => boolean };
@@ -48,6 +55,7 @@ export async function startSmtpSink(
           // Kept once the whole message is in, as a real server queues it before its 250: a sender
           // that dies before it reads the 250 has still sent it.
           const r: Received = {
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((t) => t.address),
             raw,
             mail,

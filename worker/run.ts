@@ -81,7 +81,9 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
       metrics: metrics.activities,
       channels: {
         publicUrl: config.publicUrl,
-        ...(config.smtp && { email: metrics.email(smtpProvider(config.smtp)) }),
+        ...(config.smtp && {
+          email: metrics.email(smtpProvider({ ...config.smtp, secretsKey: config.secretsKey })),
+        }),
         ...(config.sms && { sms: metrics.sms(twilioShapedProvider(config.sms)) }),
       },
       maintenance: {

@@ -1,12 +1,14 @@
 import type { KeyObject } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { type ProviderResult, SEND_TIMEOUT_MS } from '../../domain/conversations';
+import { type ProviderResult, returnPaths, SEND_TIMEOUT_MS } from '../../domain/conversations';
 import { providerSpan } from './span';
 
 /** An email as the SMTP provider sends it. */
 export type Email = {
-  /** Our message id: the Message-ID is built from it, so a resend keeps the same one. */
+  /** Our message id: its return path names it, so a bounce proves which message it is about. */
   id: string;
+  /** The Message-ID's left part (`<mailId@domain>`), random and kept on the message: a resend keeps it. */
+  mailId: string;
   to: string;
   fromName: string;
   subject: string;
@@ -22,6 +24,7 @@ export type Email = {
  */
 export function composeEmail(m: {
   id: string;
+  mailId: string;
   to: string;
   fromName: string;
   subject: string | null;
@@ -32,6 +35,7 @@ export function composeEmail(m: {
 }): Email {
   return {
     id: m.id,
+    mailId: m.mailId,
     to: m.to,
     fromName: m.fromName,
     subject: m.subject ?? `A message from ${m.fromName}`,
@@ -48,8 +52,8 @@ export const NO_SMTP = { kind: 'permanent', error: 'no SMTP server is configured
 
 export type EmailProvider = {
   send: (email: Email) => Promise<ProviderResult>;
-  /** The Message-ID an email of ours carries, for threading and for the record. */
-  messageIdOf: (id: string) => string;
+  /** The Message-ID an email of ours carries (from its `mailId`), for threading and for the record. */
+  messageIdOf: (mailId: string) => string;
   close: () => void;
 };
 
@@ -76,16 +80,22 @@ export type DkimKey = { domain: string; selector: string; privateKey: KeyObject 
 /**
  * Email over SMTP (`SMTP_URL`), with nodemailer's pool: one connection per few messages rather than a
  * handshake each. The sender address comes from `MAIL_FROM`; the display name is the workspace's.
- * With a DKIM key every message is signed.
+ * With a DKIM key every message is signed. With `secretsKey`, each message's envelope sender is its
+ * own return path (`bounces+<id>.<mac>@returnPathDomain`), which proves a bounce is about it; without
+ * it (tests that read no reports), the envelope sender is `MAIL_FROM`.
  */
 export function smtpProvider(opts: {
   url: string;
   from: string;
   pool?: number;
   dkim?: DkimKey;
+  returnPathDomain?: string;
+  secretsKey?: Buffer;
 }): EmailProvider {
   const domain = opts.from.split('@')[1] ?? 'localhost';
-  const messageIdOf = (id: string) => `<${id}@${domain}>`;
+  const messageIdOf = (mailId: string) => `<${mailId}@${domain}>`;
+  const paths = opts.secretsKey && returnPaths(opts.secretsKey);
+  const returnPathDomain = opts.returnPathDomain ?? domain;
   const smtpHost = new URL(opts.url).hostname;
   const transport: Transporter = nodemailer.createTransport({
     url: opts.url,
@@ -111,7 +121,8 @@ export function smtpProvider(opts: {
         to: email.to,
         subject: email.subject,
         text: email.text,
-        messageId: messageIdOf(email.id),
+        messageId: messageIdOf(email.mailId),
+        ...(paths && { envelope: { from: paths.address(email.id, returnPathDomain), to: email.to } }),
         ...(email.inReplyTo && { inReplyTo: email.inReplyTo, references: [email.inReplyTo] }),
         ...(email.unsubscribeUrl && {
           list: { unsubscribe: { url: email.unsubscribeUrl, comment: 'Unsubscribe' } },
@@ -119,7 +130,7 @@ export function smtpProvider(opts: {
           headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
         }),
       });
-      return { kind: 'sent', providerMessageId: messageIdOf(email.id) };
+      return { kind: 'sent', providerMessageId: messageIdOf(email.mailId) };
     } catch (err) {
       return classify(err);
     }

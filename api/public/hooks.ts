@@ -19,7 +19,7 @@ import type { AppContext, RequestState } from '../context';
 import { routeKey, type PublicFamilyDoor } from './family';
 import type { PublicLimits } from './limits';
 import { authenticateMail, envelopeOf } from './mail-authentication';
-import { deliveryReport, feedbackReport } from './mail-reports';
+import { deliveredTo, deliveryReport, feedbackReport } from './mail-reports';
 import { rawBody } from './raw-body';
 import { twilioSignatureValid } from './twilio-signature';
 
@@ -107,6 +107,14 @@ export function hooksFamily(
     const from = mail.from?.value.length === 1 ? mail.from.value[0]?.address : undefined;
     const authenticity =
       verdict.authenticity === 'verified' && from?.toLowerCase() === verdict.from ? 'verified' : 'unverified';
+    // What a report's proof rests on (the conversations area judges it): where it was delivered, and
+    // who signed it.
+    const reported = {
+      deliveredTo: deliveredTo(ctx.get('X-Envelope-To'), mail),
+      signedBy: verdict.signedBy.slice(0, 20),
+      ...(verdict.from && { fromDomain: verdict.from.split('@').pop()!.slice(0, 253) }),
+      ...(mail.messageId && { reportMessageId: mail.messageId.slice(0, 1_000) }),
+    };
     const bounce = deliveryReport(mail);
     if (bounce) {
       ctx.status = 202;
@@ -115,7 +123,7 @@ export function hooksFamily(
           services,
           recordBounce,
           actor(ctx),
-          { ...bounce, authenticity },
+          { ...bounce, ...reported },
           { workspaceId },
         ),
       };
@@ -129,7 +137,7 @@ export function hooksFamily(
           services,
           recordComplaint,
           actor(ctx),
-          { ...complaint, authenticity },
+          { ...complaint, ...reported },
           { workspaceId },
         ),
       };

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import {
   authenticate,
+  type DKIMResult,
   dkimVerify,
   dmarc,
   type DMARCResult,
@@ -32,7 +33,37 @@ export type MailVerdict = {
   results: string;
   /** The From header's address, as checked; empty when the message has none (or several). */
   from: string;
+  /** Domains whose DKIM signature passes and counts: it signs From and the whole body. */
+  signedBy: string[];
 };
+
+/**
+ * What mailauth 4.13 gives of a signature beyond its declared type (lib/dkim/dkim-verifier.js): the
+ * header fields it covers (`signingHeaders.keys`, "From: To: Subject") and how much of the canonical
+ * body it hashed (`canonBodyLength`) out of the whole (`canonBodyLengthTotal`) under an `l=` tag.
+ */
+type Signature = DKIMResult & {
+  signingHeaders?: { keys?: string };
+  canonBodyLength?: number;
+  canonBodyLengthTotal?: number;
+  canonBodyLengthLimited?: boolean;
+  canonBodyLengthLimit?: number;
+};
+
+/**
+ * Why a passing signature does not count, or undefined when it does. RFC 6376 requires From to be
+ * signed: a signature without it vouches for a message whose sender anyone may rewrite. An `l=` shorter
+ * than the body leaves the rest unsigned, and a reader cannot tell the signed words from the appended
+ * ones; we refuse such a signature rather than cut the body at `l=` (as Gmail does: nothing we store or
+ * read then depends on where a signer chose to stop).
+ */
+function weakness(s: Signature): string | undefined {
+  const covered = (s.signingHeaders?.keys ?? '').split(':').map((k) => k.trim().toLowerCase());
+  if (!covered.includes('from')) return 'does not sign From';
+  if (s.canonBodyLengthLimited && (s.canonBodyLengthTotal ?? 0) > (s.canonBodyLength ?? 0))
+    return `l=${s.canonBodyLengthLimit} covers part of the body`;
+  return undefined;
+}
 
 const TLD_OPTIONS = { allowIcannDomains: true, allowPrivateDomains: true };
 const orgDomain = (domain: string) => {
@@ -48,9 +79,11 @@ const aligned = (a: string, b: string) => !!a && !!b && orgDomain(a) === orgDoma
  * DMARC, computed with mailauth; DNS answers come from `resolver` (the system's otherwise).
  *
  * `verified` needs an aligned pass: a DKIM signature that verifies for the From domain's
- * organisational domain, or an SPF pass for an envelope domain aligned with it. A DMARC record that
- * fails is never overridden; a domain without one still needs that aligned pass. Anything else
- * (unsigned, a signature by another domain, a broken body, a DNS failure) is `unverified`.
+ * organisational domain, signing From and the whole body, or an SPF pass for an envelope domain aligned
+ * with it. DMARC is evaluated on those same passes, so a signature that does not count cannot pass it
+ * either. A DMARC record that fails is never overridden; a domain without one still needs that aligned
+ * pass. Anything else (unsigned, a signature by another domain, a broken body, a signature that leaves
+ * From or part of the body out, a DNS failure) is `unverified`.
  */
 export async function authenticateMail(
   raw: Buffer,
@@ -60,43 +93,44 @@ export async function authenticateMail(
   const mta = opts.mta ?? 'inbound.lead-service';
   let dkim;
   let spf: SPFResult | false | undefined;
-  let policy: DMARCResult | false;
   if (envelope) {
     const r = await authenticate(raw, {
       resolver,
       mta,
       disableArc: true,
       disableBimi: true,
+      disableDmarc: true,
       ...(envelope.source === 'given'
         ? { ip: envelope.ip, helo: envelope.helo, sender: envelope.mailFrom }
         : { trustReceived: true }),
     });
-    ({ dkim, spf, dmarc: policy } = r);
+    ({ dkim, spf } = r);
   } else {
     dkim = await dkimVerify(raw, { resolver });
-    policy =
-      dkim.headerFrom.length === 1
-        ? await dmarc({
-            headerFrom: dkim.headerFrom[0]!,
-            dkimDomains: dkim.results
-              .filter((r) => r.status.result === 'pass')
-              .map((r) => ({ id: r.id, domain: r.signingDomain, aligned: r.status.aligned })),
-            spfDomains: [],
-            resolver,
-          })
-        : false;
   }
+  const passes = (dkim.results as Signature[]).filter((r) => r.status.result === 'pass');
+  const counted = passes.filter((r) => !weakness(r));
+  const spfPass = spf && spf.status.result === 'pass' ? spf.domain : '';
+  const policy: DMARCResult | false =
+    dkim.headerFrom.length === 1
+      ? await dmarc({
+          headerFrom: dkim.headerFrom[0]!,
+          dkimDomains: counted.map((r) => ({ id: r.id, domain: r.signingDomain, aligned: r.status.aligned })),
+          spfDomains: spfPass ? [spfPass] : [],
+          resolver,
+        })
+      : false;
   const from = dkim.headerFrom.length === 1 ? dkim.headerFrom[0]!.toLowerCase() : '';
   const fromDomain = from.split('@').pop() ?? '';
-  const dkimPasses = dkim.results.filter((r) => r.status.result === 'pass').map((r) => r.signingDomain);
-  const spfPass = spf && spf.status.result === 'pass' ? spf.domain : '';
+  const signedBy = [...new Set(counted.map((r) => r.signingDomain.toLowerCase()))];
   const alignedPass =
-    dkimPasses.some((d) => aligned(d, fromDomain)) || (spfPass !== '' && aligned(spfPass, fromDomain));
+    signedBy.some((d) => aligned(d, fromDomain)) || (spfPass !== '' && aligned(spfPass, fromDomain));
   const policyResult = policy ? policy.status.result : 'none';
   const verified = fromDomain !== '' && alignedPass && (policyResult === 'pass' || policyResult === 'none');
   return {
     authenticity: verified ? 'verified' : 'unverified',
     from,
+    signedBy,
     results: [
       `dkim=${dkimWords(dkim.results)}`,
       `spf=${spf ? `${spf.status.result}${spf.domain ? ` (${spf.domain})` : ''}` : 'not checked (no client address)'}`,
@@ -105,11 +139,16 @@ export async function authenticateMail(
   };
 }
 
-/** Each signature's result and domain; `none` for a message without one. */
-function dkimWords(results: { status: { result: string }; signingDomain: string }[]) {
+/** Each signature's result and domain, and why a pass does not count; `none` for a message without one. */
+function dkimWords(results: Signature[]) {
   const signed = results.filter((r) => r.signingDomain);
   if (signed.length === 0) return 'none';
-  return signed.map((r) => `${r.status.result} (${r.signingDomain})`).join(', ');
+  return signed
+    .map((r) => {
+      const weak = r.status.result === 'pass' ? weakness(r) : undefined;
+      return `${r.status.result} (${r.signingDomain})${weak ? ` but ${weak}` : ''}`;
+    })
+    .join(', ');
 }
 
 /**

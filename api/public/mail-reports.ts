@@ -64,3 +64,22 @@ export function feedbackReport(mail: ParsedMail) {
     ...(recipient && { recipient: recipient.slice(0, 320) }),
   };
 }
+
+const ADDRESS = /[^\s<>,;:"()[\]]+@[^\s<>,;:"()[\]]+/g;
+const MAX_ADDRESSES = 20;
+
+/**
+ * Where a report was delivered, which a return path of ours in it proves: the forwarder's
+ * `X-Envelope-To` (the SMTP recipient, which only the receiving MTA saw) when it gives one, else the
+ * report's own Delivered-To, X-Original-To and To headers. The latter anyone can write, but only a
+ * return path's MAC counts, and only we can make one.
+ */
+export function deliveredTo(envelopeTo: string, mail: ParsedMail): string[] {
+  const given = envelopeTo.match(ADDRESS);
+  const found =
+    given ??
+    mail.headerLines
+      .filter((h) => ['delivered-to', 'x-original-to', 'to'].includes(h.key))
+      .flatMap((h) => h.line.slice(h.line.indexOf(':') + 1).match(ADDRESS) ?? []);
+  return [...new Set(found.map((a) => a.toLowerCase().slice(0, 320)))].slice(0, MAX_ADDRESSES);
+}

@@ -13,10 +13,12 @@ const BURST = 3;
 /** Messages the outage caught (`retrying` on an SMTP 421 when the server came back). */
 type SmtpOutage = { caught: string[]; upAt: number };
 
-type Row = { id: string; status: string; error: string | null; attempts: number };
+type Row = { id: string; mail_id: string; status: string; error: string | null; attempts: number };
 
 const rowsOf = (stack: ChaosStack, ids: string[]) =>
-  stack.db.query<Row[]>(`SELECT id, status, error, attempts FROM messages WHERE id = ANY($1)`, [ids]);
+  stack.db.query<Row[]>(`SELECT id, mail_id, status, error, attempts FROM messages WHERE id = ANY($1)`, [
+    ids,
+  ]);
 
 /**
  * The SMTP server answers 421 ("try again later") to every recipient for a while, mid-load, then
@@ -82,11 +84,12 @@ async function caughtMessagesSent(stack: ChaosStack, outage: SmtpOutage, deadlin
     // The rows as last read are the verdict.
   }
   const arrivals = stack.smtp.countsByMessageId();
-  const once = (id: string) => [...arrivals].some(([mid, n]) => mid.startsWith(`<${id}@`) && n === 1);
-  const wrong = rows.filter((r) => r.status !== 'sent' || r.attempts < 2 || !once(r.id));
+  // Each Message-ID is `<mail_id@domain>`, the row's random part.
+  const once = (mailId: string) => [...arrivals].some(([mid, n]) => mid.startsWith(`<${mailId}@`) && n === 1);
+  const wrong = rows.filter((r) => r.status !== 'sent' || r.attempts < 2 || !once(r.mail_id));
   const lastAt = Math.max(
     ...stack.smtp.received
-      .filter((r) => outage.caught.some((id) => r.mail.messageId?.startsWith(`<${id}@`)))
+      .filter((r) => rows.some((m) => r.mail.messageId?.startsWith(`<${m.mail_id}@`)))
       .map((r) => r.at),
   );
   return expect(

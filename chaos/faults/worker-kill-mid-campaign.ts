@@ -4,7 +4,7 @@ import type { Check } from '../lib/invariants';
 import type { ChaosStack } from '../lib/stack';
 import { expect, type Fault } from './fault';
 import { killWorkerHolding } from './kill-holding';
-import { cutMessagesFailedVisibly, idOf } from './worker-kill-mid-send';
+import { cutMessagesFailedVisibly } from './worker-kill-mid-send';
 
 const HELD_BEFORE_KILL = 3;
 
@@ -29,13 +29,7 @@ export const workerKillMidCampaign: Fault = {
     });
     const deadline = settings.settleSeconds * 1_000;
     atEnd(() =>
-      cutMessagesFailedVisibly(
-        stack,
-        cut.map(idOf),
-        restartedAt,
-        deadline,
-        'worker killed mid-campaign batch',
-      ),
+      cutMessagesFailedVisibly(stack, cut, restartedAt, deadline, 'worker killed mid-campaign batch'),
     );
     atEnd(() => campaignCompleted(stack, campaignId, deadline));
     const [{ n: audience }] = await stack.db.query<[{ n: number }]>(

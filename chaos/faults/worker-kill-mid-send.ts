@@ -8,8 +8,8 @@ import { killWorkerHolding } from './kill-holding';
 // Hand-overs to wait for before the kill (nodemailer's pool holds up to 5 connections).
 const HELD_BEFORE_KILL = 3;
 
-/** `<id@domain>` → id. */
-export const idOf = (messageIdHeader: string) => messageIdHeader.replace(/^</, '').replace(/@.*$/, '');
+/** `<mail_id@domain>` → mail_id, the row's random part of its Message-ID. */
+const mailIdOf = (messageIdHeader: string) => messageIdHeader.replace(/^</, '').replace(/@.*$/, '');
 
 /**
  * The worker killed (SIGKILL) while the SMTP server holds back its 250 after DATA, so hand-overs are
@@ -28,7 +28,7 @@ export const workerKillMidSend: Fault = {
       // Replies of its own, so hand-overs are under way whatever the steady rate.
       meanwhile: () => replies.burst(HELD_BEFORE_KILL + 1),
     });
-    atEnd(() => cutMessagesFailedVisibly(stack, cut.map(idOf), restartedAt, settings.settleSeconds * 1_000));
+    atEnd(() => cutMessagesFailedVisibly(stack, cut, restartedAt, settings.settleSeconds * 1_000));
     return {
       injected: `SIGKILL with ${held} hand-overs held`,
       checks: [
@@ -50,8 +50,9 @@ export const workerKillMidSend: Fault = {
 };
 
 /**
- * Each message whose hand-over the kill cut off ended `failed` with an `interrupted:` error (the
- * hand-over is never retried), having arrived once at the server and never again.
+ * Each message whose hand-over the kill cut off (by the Message-IDs the server held) ended `failed`
+ * with an `interrupted:` error (the hand-over is never retried), having arrived once at the server and
+ * never again.
  */
 export async function cutMessagesFailedVisibly(
   stack: ChaosStack,
@@ -61,14 +62,16 @@ export async function cutMessagesFailedVisibly(
   fault = 'worker killed mid-send',
 ): Promise<Check> {
   type Row = { id: string; status: string; error: string | null };
+  const mailIds = cut.map(mailIdOf);
   let rows: Row[] = [];
   try {
     await waitFor(
       'the cut messages to fail visibly',
       async () => {
-        rows = await stack.db.query<Row[]>(`SELECT id, status, error FROM messages WHERE id = ANY($1)`, [
-          cut,
-        ]);
+        rows = await stack.db.query<Row[]>(
+          `SELECT id, status, error FROM messages WHERE mail_id = ANY($1::uuid[])`,
+          [mailIds],
+        );
         return rows.length === cut.length && rows.every((r) => r.status !== 'sending');
       },
       deadlineMs,
@@ -78,12 +81,12 @@ export async function cutMessagesFailedVisibly(
     // The rows as last read are the verdict.
   }
   const arrivals = stack.smtp.countsByMessageId();
-  const arrivedOnce = (id: string) => [...arrivals].some(([mid, n]) => idOf(mid) === id && n === 1);
+  const arrivedOnce = (messageIdHeader: string) => arrivals.get(messageIdHeader) === 1;
   const wrong = [
     ...rows
       .filter((r) => r.status !== 'failed' || !INTERRUPTED.test(r.error ?? ''))
       .map((r) => `${r.id} ${r.status} (${r.error ?? ''})`),
-    ...cut.filter((id) => !arrivedOnce(id)).map((id) => `${id} did not arrive exactly once`),
+    ...cut.filter((m) => !arrivedOnce(m)).map((m) => `${m} did not arrive exactly once`),
   ];
   return expect(
     `${fault}: every cut message ended failed, "interrupted:", not sent again`,

@@ -28,7 +28,7 @@ export type OutboundSource = {
   committed: (db: DataSource, before: Date | undefined) => Promise<Outbound[]>;
 };
 
-/** Where the chaos worker sends from: every Message-ID is `<message id@MAIL_DOMAIN>`. */
+/** Where the chaos worker sends from: every Message-ID is `<mail_id@MAIL_DOMAIN>` (the row's random part). */
 export const MAIL_FROM = 'chaos@chaos.example';
 const MAIL_DOMAIN = MAIL_FROM.split('@')[1]!;
 
@@ -36,17 +36,19 @@ const MAIL_DOMAIN = MAIL_FROM.split('@')[1]!;
 const messageRows: OutboundSource = {
   name: 'conversation reply',
   committed: async (db, before) => {
-    const rows = await db.query<Omit<Outbound, 'source' | 'workflowId' | 'messageIdHeader'>[]>(
-      `SELECT id, status, error, attempts, at FROM messages
+    const rows = await db.query<
+      (Omit<Outbound, 'source' | 'workflowId' | 'messageIdHeader'> & { mail_id: string })[]
+    >(
+      `SELECT id, mail_id, status, error, attempts, at FROM messages
         WHERE direction = 'outbound' AND channel = 'email' AND campaign_id IS NULL
           AND ($1::timestamptz IS NULL OR at < $1)`,
       [before ?? null],
     );
-    return rows.map((r) => ({
+    return rows.map(({ mail_id, ...r }) => ({
       ...r,
       source: 'conversation reply',
       workflowId: messageWorkflowId(r.id),
-      messageIdHeader: `<${r.id}@${MAIL_DOMAIN}>`,
+      messageIdHeader: `<${mail_id}@${MAIL_DOMAIN}>`,
     }));
   },
 };
@@ -56,17 +58,20 @@ const campaignSends: OutboundSource = {
   name: 'campaign send',
   committed: async (db, before) => {
     const rows = await db.query<
-      (Omit<Outbound, 'source' | 'workflowId' | 'messageIdHeader'> & { campaign_id: string })[]
+      (Omit<Outbound, 'source' | 'workflowId' | 'messageIdHeader'> & {
+        campaign_id: string;
+        mail_id: string;
+      })[]
     >(
-      `SELECT id, status, error, attempts, at, campaign_id FROM messages
+      `SELECT id, mail_id, status, error, attempts, at, campaign_id FROM messages
         WHERE campaign_id IS NOT NULL AND channel = 'email' AND ($1::timestamptz IS NULL OR at < $1)`,
       [before ?? null],
     );
-    return rows.map(({ campaign_id, ...r }) => ({
+    return rows.map(({ campaign_id, mail_id, ...r }) => ({
       ...r,
       source: 'campaign send',
       workflowId: campaignWorkflowId(campaign_id),
-      messageIdHeader: `<${r.id}@${MAIL_DOMAIN}>`,
+      messageIdHeader: `<${mail_id}@${MAIL_DOMAIN}>`,
     }));
   },
 };

@@ -6,11 +6,12 @@ import type { AuthorityLoss, Decision, GatedCall } from '../kernel/gate';
 import { roleRefusal, type Requirement } from '../kernel/permissions';
 import type { Services } from '../kernel/operation';
 import { requestHash } from '../kernel/idempotency';
-import { membersIn } from '../identity';
+import { snapshotDigests } from '../kernel/effect';
 import type { Approval, ApprovalStatus } from './entities';
 import { approvalsIn, type MoveFields } from './repository';
 import { APPROVAL_TTL_DAYS, WITHDRAWN_BY_ASSISTANT, approvalView, type ApprovalView } from './views';
-import { APPROVER_ROLE, canMove, requireMove } from './rules';
+import { decisionStanding } from './decider';
+import { canMove, requireMove } from './rules';
 
 /**
  * Records a key's gated call as a pending request with the snapshot of its effect, in the caller's
@@ -20,7 +21,9 @@ import { APPROVER_ROLE, canMove, requireMove } from './rules';
  */
 export async function parkRequest(data: Data, call: GatedCall): Promise<{ row: Approval; created: boolean }> {
   const approvals = approvalsIn(data);
-  const inputHash = requestHash({ input: call.input, effect: call.snapshot.digest });
+  // The bound parts' digest and each member set's: asked again once the audience changed, the same
+  // call parks a new request for the people it now reaches.
+  const inputHash = requestHash({ input: call.input, ...snapshotDigests(call.snapshot) });
   const inserted = await approvals.park({
     operation: call.operation,
     input: call.input,
@@ -55,36 +58,56 @@ export const lock = async (data: Data, approvalId: string) => {
 };
 
 /**
- * Records a person's decision, checked when it is made: the request must still wait, and the
- * approver must be a live admin or owner of its workspace. Audited on the approver's name.
+ * Records a person's decision, checked when it is made: the request must still wait, and the person
+ * may decide it (`deciderRefusal`: a live admin or owner of its workspace; to approve, not the owner of
+ * the key that asked where the workspace requires a second person). Audited on the approver's name,
+ * a refusal too (committed on its own, since nothing else is).
  */
 export async function recordDecision(db: DataSource, approvalId: string, d: Decision): Promise<ApprovalView> {
-  return db.transaction(async (m) => {
+  const action = `approval.${d.decision}`;
+  type Outcome = { view: ApprovalView } | { refused: DomainError; row: Approval; userId: string | null };
+  const decided = await db.transaction(async (m): Promise<Outcome> => {
     // Any workspace's request: the operator decides through the request's workflow, by its id.
     const data = new Data(m, undefined);
     const row = await lock(data, approvalId);
     const to = d.decision === 'approve' ? 'APPROVED' : 'REJECTED';
     requireMove(row.status, to);
-    const approver = await membersIn(data.in(row.workspace_id)).byEmail(d.approverEmail);
-    const refusal = roleRefusal(approver?.role ?? null, APPROVER_ROLE);
-    if (!approver || refusal)
-      throw new DomainError(
-        'forbidden',
-        `${d.approverEmail} may not decide this request: only an admin or owner of its workspace may.`,
-        {},
-        `approver: ${refusal}`,
-      );
-    const decided = await move(data, row, to, { decidedBy: approver.userId, reason: d.reason });
+    const { decider, refusal } = await decisionStanding(data, row, { email: d.approverEmail }, d.decision);
+    if (!decider || refusal)
+      return {
+        refused: new DomainError(
+          'forbidden',
+          `${d.approverEmail} may not decide this request: ${refusal?.reason ?? 'only an admin or owner of its workspace may'}.`,
+          {},
+          `approver: ${refusal?.detail ?? 'not a member'}`,
+        ),
+        row,
+        userId: decider?.userId ?? null,
+      };
+    const moved = await move(data, row, to, { decidedBy: decider.userId, reason: d.reason });
     await writeAudit(m, {
       door: 'admin',
-      action: `approval.${d.decision}`,
+      action,
       outcome: 'allowed',
       workspaceId: row.workspace_id,
-      actorUserId: approver.userId,
+      actorUserId: decider.userId,
       details: { approval_id: approvalId, operation: row.operation },
     });
-    return approvalView(decided);
+    return { view: approvalView(moved) };
   });
+  if ('view' in decided) return decided.view;
+  const { refused, row, userId } = decided;
+  await writeAudit(db.manager, {
+    door: 'admin',
+    action,
+    outcome: 'refused',
+    reason: refused.auditReason ?? refused.message,
+    status: 403,
+    workspaceId: row.workspace_id,
+    actorUserId: userId,
+    details: { approval_id: approvalId, operation: row.operation, reason: refused.message },
+  });
+  throw refused;
 }
 
 /** Ends a request nobody decided within its time; a later decision is refused with this status. */

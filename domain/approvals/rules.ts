@@ -1,4 +1,7 @@
 import { DomainError } from '../kernel/errors';
+import type { Decision } from '../kernel/gate';
+import { roleRefusal, type Role } from '../kernel/permissions';
+import type { Approval } from './entities';
 import type { ApprovalStatus } from './views';
 
 /**
@@ -30,4 +33,33 @@ export function requireMove(from: ApprovalStatus, to: ApprovalStatus): void {
 }
 
 /** Only an admin or owner of the request's workspace may decide it; the run checks the approver again. */
-export const APPROVER_ROLE = 'admin' as const;
+const APPROVER_ROLE = 'admin' as const;
+
+/** What a workspace asks of its approvers (`workspace approvals --distinct true|false`). */
+export type ApprovalPolicy = { distinct: boolean };
+
+/** Why someone may not make a decision: a reason a person reads, and what the audit row adds. */
+export type DeciderRefusal = { reason: string; detail: string };
+
+/**
+ * Who may decide a request: a live admin or owner of its workspace; and, to approve it where the
+ * workspace requires a second person, not the member who owns the key that asked (rejecting stays open
+ * to them: it only stops what they asked). Answers why not, or undefined when they may. The one rule:
+ * the decision, `approval show` and the approved run all ask it.
+ */
+export function deciderRefusal(
+  decider: { userId: string; role: Role | null } | undefined,
+  request: Pick<Approval, 'requested_by_user'>,
+  decision: Decision['decision'],
+  policy: ApprovalPolicy,
+): DeciderRefusal | undefined {
+  const role = roleRefusal(decider?.role ?? null, APPROVER_ROLE);
+  if (!decider || role)
+    return { reason: 'only an admin or owner of its workspace may', detail: role ?? 'not a member' };
+  if (decision === 'approve' && policy.distinct && decider.userId === request.requested_by_user)
+    return {
+      reason: 'the workspace requires a second person, and this member owns the key that asked',
+      detail: 'self-approval with distinct approvers required',
+    };
+  return undefined;
+}

@@ -1,11 +1,10 @@
 import type { Actor } from '../kernel/actor';
 import { writeAudit } from '../kernel/audit';
 import { Data } from '../kernel/data';
-import { effectDigest, gateRefusal } from '../kernel/effect';
+import { gateRefusal, snapshotIntact } from '../kernel/effect';
 import { parkedOperation } from '../kernel/gate';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
-import { roleRefusal } from '../kernel/permissions';
 import { runOperation } from '../kernel/runner';
 import { keysIn, membersIn } from '../identity';
 import type { RecordedError } from './entities';
@@ -13,7 +12,8 @@ import { requesterRefusal } from './requester';
 import { lock, move } from './lifecycle';
 import { approvalsIn } from './repository';
 import { approvalView, type ApprovalView } from './views';
-import { APPROVER_ROLE, canMove, requireMove } from './rules';
+import { decisionStanding } from './decider';
+import { canMove, requireMove } from './rules';
 
 /** What a refused run records: the refusal's code, message and field, and whether the gate refused it. */
 const recorded = (err: DomainError): RecordedError => ({
@@ -57,20 +57,27 @@ export async function runApproved(services: Services, approvalId: string): Promi
   try {
     const op = parkedOperation(row.operation);
     if (!op) throw new DomainError('not_found', `The operation ${row.operation} no longer exists.`);
-    const demoted = roleRefusal(actor.role, APPROVER_ROLE);
-    if (demoted)
+    // Asked again on the approver's standing now: demoted, removed, or (a policy set meanwhile) the
+    // requester's own approval where a second person is required.
+    const { refusal } = await decisionStanding(
+      new Data(db.manager, undefined),
+      row,
+      { userId: row.decided_by! },
+      'approve',
+    );
+    if (refusal)
       throw new DomainError(
         'forbidden',
-        'The approver is no longer an admin or owner of the workspace.',
+        `The approver may no longer approve it: ${refusal.reason}.`,
         {},
-        `approver: ${demoted}`,
+        `approver: ${refusal.detail}`,
       );
     const approved = row.effect;
     if (!approved)
       throw gateRefusal(
         'approval predates snapshots: nobody can tell what was approved, so it does not run; ask for approval again.',
       );
-    if (effectDigest(approved) !== approved.digest)
+    if (!snapshotIntact(approved))
       throw gateRefusal('the approved snapshot does not match its digest; nothing was done.');
     await runOperation(services, op, actor, row.input, {
       approved,

@@ -1,8 +1,9 @@
 import type { Data } from '../kernel/data';
-import { changedParts } from '../kernel/effect';
+import { changedParts, memberChanges, type Sample } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { AnyOperation } from '../kernel/operation';
 import { keysIn } from '../identity';
+import { decisionStanding, policyOf } from './decider';
 import type { Approval } from './entities';
 import { requesterRefusal } from './requester';
 import { approvalView } from './views';
@@ -30,25 +31,50 @@ async function requester(data: Data, row: Approval, op: AnyOperation | undefined
 
 /**
  * What differs now from what was approved, read without a lock (the run checks again under its own):
- * the bound parts by name, ['target'] when the record is gone, null for a request with no snapshot.
+ * the bound parts by name (['target'] when the record is gone), and for each member set who left, who
+ * joined and how many approved still qualify; null for a request with no snapshot.
  */
 async function changedSince(data: Data, row: Approval, op: AnyOperation | undefined) {
   if (!row.effect || !op?.effect) return null;
   try {
-    return changedParts(row.effect, await op.effect(row.input, data, { lock: false, count: false }));
+    const now = await op.effect(row.input, data, { lock: false, count: true });
+    return { parts: changedParts(row.effect, now), members: memberChanges(row.effect, now) };
   } catch (err) {
-    if (err instanceof DomainError && err.code === 'not_found') return ['target'];
+    if (err instanceof DomainError && err.code === 'not_found') return { parts: ['target'], members: {} };
     throw err;
   }
 }
 
-/** The request, who asked and whether they still may, and what changed since, for `approval show`. */
-export async function showApproval(data: Data, row: Approval, op: AnyOperation | undefined) {
+/** Whether the person named (`--as`) may approve it, by the rule the decision itself applies. */
+async function decider(data: Data, row: Approval, email: string | undefined) {
+  if (email === undefined)
+    return { second_person_required: (await policyOf(data, row.workspace_id)).distinct, decider: null };
+  const { policy, refusal } = await decisionStanding(data, row, { email }, 'approve');
+  return {
+    second_person_required: policy.distinct,
+    decider: { email, may_decide: refusal === undefined, refusal: refusal?.reason ?? null },
+  };
+}
+
+/**
+ * The request, who asked and whether they still may, whom it reaches (each member set's count and its
+ * first names and addresses, as counted when asked), what changed since, and whether the person named
+ * may approve it, for `approval show`.
+ */
+export async function showApproval(data: Data, row: Approval, op: AnyOperation | undefined, as?: string) {
   const scoped = data.in(row.workspace_id);
+  const changed = row.status === 'PENDING' ? await changedSince(scoped, row, op) : null;
   return {
     ...approvalView(row),
     requester: await requester(scoped, row, op),
-    changed_since_requested: row.status === 'PENDING' ? await changedSince(scoped, row, op) : null,
+    members: row.effect?.members
+      ? Object.fromEntries(
+          Object.entries(row.effect.members).map(([n, m]) => [n, { count: m.ids.length, sample: m.sample }]),
+        )
+      : null,
+    changed_since_requested: changed?.parts ?? null,
+    members_since_requested: changed?.members ?? null,
+    ...(await decider(scoped, row, as)),
   };
 }
 export type ShownApproval = Awaited<ReturnType<typeof showApproval>>;
@@ -114,6 +140,11 @@ function plain(value: unknown, pad: string): string {
   return entries.map(([k, v]) => `\n${pad}${k.replaceAll('_', ' ')}:${plain(v, `${pad}  `)}`).join('');
 }
 
+const people = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'person' : 'people'}`;
+
+/** "Ana Lima <ana@example.com>": one of a set's first few, as the approver reads it. */
+const sampled = (x: Sample) => (x.name ? `${x.name} <${x.address}>` : x.address);
+
 /** `approval show` for a person: the summary, who asked and whether they still may, and every bound part. */
 export function approvalText(a: ShownApproval): string {
   const r = a.requester;
@@ -132,14 +163,42 @@ export function approvalText(a: ShownApproval): string {
   }
   lines.push(`What it does, as it stood when asked:${plain(a.effect.bound, '  ')}`);
   if (a.effect.counted) lines.push(`Counted when asked:${plain(a.effect.counted, '  ')}`);
+  for (const [name, m] of Object.entries(a.members ?? {})) {
+    const rest = m.count - m.sample.length;
+    lines.push(
+      `Whom it reaches (${name}), as counted when asked: ${people(m.count)}; only they can be reached by it.`,
+      ...m.sample.map((x) => `  ${sampled(x)}`),
+      ...(rest > 0 ? [`  ... and ${people(rest)} more`] : []),
+    );
+  }
   if (a.effect.shown) lines.push(`Also:${plain(a.effect.shown, '  ')}`);
   lines.push(`Digest: sha256:${a.effect.digest}`);
   const changed = a.changed_since_requested;
   if (changed)
     lines.push(
-      changed.length === 0
-        ? 'Since it was asked: unchanged.'
-        : `Since it was asked: CHANGED (${changed.join(', ')}); approving it will be refused.`,
+      changed.length > 0
+        ? `Since it was asked: CHANGED (${changed.join(', ')}); approving it will be refused.`
+        : `Since it was asked: ${membersSince(a.members_since_requested) ?? 'unchanged.'}`,
+    );
+  if (a.decider)
+    lines.push(`${a.decider.email} may decide: ${a.decider.may_decide ? 'yes' : `no: ${a.decider.refusal}`}`);
+  else if (a.second_person_required)
+    lines.push(
+      'Approvers: the workspace requires a second person; the owner of the key that asked may not approve it.',
     );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A member set that changed since it was counted: "audience changed: 3 left, 3 joined", and what an
+ * approval would then do (reach those who still qualify, leave out who joined); undefined when none did.
+ */
+function membersSince(m: ShownApproval['members_since_requested']): string | undefined {
+  const said = Object.entries(m ?? {})
+    .filter(([, c]) => c.left > 0 || c.joined > 0)
+    .map(
+      ([name, c]) =>
+        `${name} changed: ${c.left} left, ${c.joined} joined; approving it reaches only the ${people(c.still)} counted who still qualify${c.joined > 0 ? `, and leaves out the ${c.joined} who joined` : ''}.`,
+    );
+  return said.length > 0 ? said.join(' ') : undefined;
 }

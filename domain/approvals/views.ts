@@ -1,3 +1,4 @@
+import { snapshotView } from '../kernel/effect';
 import type { Approval } from './entities';
 
 export { APPROVAL_STATUSES, type ApprovalStatus, type RecordedError } from './entities';
@@ -10,13 +11,17 @@ export const APPROVAL_TTL_DAYS = 7;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** An approval request as every door shows it. */
+/**
+ * An approval request as every door shows it, and as its workflow carries it: a member set (a
+ * campaign's audience) as its count and digest, never its ids or the names and addresses an approver
+ * reads in `approval show`, which stay in the row.
+ */
 export const approvalView = (a: Approval) => ({
   id: a.id,
   status: a.status,
   operation: a.operation,
   summary: a.summary,
-  effect: a.effect,
+  effect: a.effect && snapshotView(a.effect),
   requested_by: { key_id: a.requested_by_key, user_id: a.requested_by_user },
   decided_by: a.decided_by,
   decided_at: iso(a.decided_at),

@@ -27,7 +27,7 @@ export type EngineDeps = {
   /** Hands one message to the campaign channel's provider. */
   send: (
     channel: Campaign['channel'],
-    msg: CampaignSend & { id: string; leadId: string; fromName: string },
+    msg: CampaignSend & { id: string; mail_id: string; leadId: string; fromName: string },
   ) => Promise<ProviderResult>;
 };
 
@@ -115,7 +115,7 @@ export async function sendBatch(
     );
     const toSend = rows
       .filter((r) => r.status === 'queued' && written.has(r.lead_id))
-      .map((r) => ({ ...r, id: written.get(r.lead_id)! }));
+      .map((r) => ({ ...r, ...written.get(r.lead_id)! }));
     return { kind: 'go' as const, campaign: c, toSend, skipped: rows.length - toSend.length, fromName: name };
   });
   if (phaseOne.kind === 'stop') return { state: 'stopped', status: phaseOne.status };

@@ -19,6 +19,12 @@ export type PauseReason = (typeof PAUSE_REASONS)[number];
 export type Audience = { statuses?: string[]; sources?: string[]; created_since?: string };
 /** A message of the sequence, sent `delay_hours` after the previous one (the first: at launch). */
 export type Step = { subject?: string; body: string; delay_hours: number };
+/**
+ * Who an approved launch left out of the audience it fixed, and why: leads that match the audience
+ * now but were not among those the person approved (`joined_since`), and approved leads that no longer
+ * match it (`no_longer_qualify`: their status or source changed, archived, no address on the channel).
+ */
+export type LeftOut = { joined_since: number; no_longer_qualify: number };
 /** When messages may leave, in the workspace's time zone: weekdays 1 (Monday) to 7, hours [start, end). */
 export type SendWindow = { weekdays: number[]; start_hour: number; end_hour: number };
 
@@ -33,6 +39,8 @@ export type Campaign = {
   send_window: SendWindow;
   daily_cap: number;
   audience_size: number | null;
+  /** Set by a launch a person approved; null otherwise (no approval, or launched before this was kept). */
+  left_out: LeftOut | null;
   created_at: Date;
   updated_at: Date;
   launched_at: Date | null;
@@ -58,6 +66,7 @@ export const CampaignEntity = entity<Campaign>({
     send_window: { type: 'jsonb' },
     daily_cap: { type: 'integer' },
     audience_size: { type: 'integer', nullable: true },
+    left_out: { type: 'jsonb', nullable: true },
     created_at: clockDefault,
     updated_at: clockDefault,
     launched_at: { type: 'timestamptz', nullable: true },

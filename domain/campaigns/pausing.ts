@@ -57,7 +57,7 @@ export function brakeReason(f: FeedbackFigures, limits: DeliverabilityLimits): s
 }
 
 /**
- * The deliverability brake, after an authenticated hard bounce or complaint about one of a campaign's
+ * The deliverability brake, after a proven hard bounce or complaint about one of a campaign's
  * messages (in the same transaction): a running campaign whose rates are over its workspace's limits
  * pauses, with reason `deliverability` and the figures that tripped it. Answers the campaign when it
  * paused it.

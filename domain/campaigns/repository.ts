@@ -1,10 +1,12 @@
 import type { Data } from '../kernel/data';
+import type { Sample } from '../kernel/effect';
 import { relayNotice } from '../kernel/events';
 import {
   CampaignEntity,
   type Audience,
   type Campaign,
   type CampaignStatus,
+  type LeftOut,
   type PauseReason,
 } from './entities';
 
@@ -73,7 +75,7 @@ export const campaignsIn = (data: Data) => {
 
     /**
      * What the deliverability brake judges: the campaign's sends (every message handed to the
-     * provider, or in its hands) and its authenticated hard bounces and complaints.
+     * provider, or in its hands) and its proven hard bounces and complaints.
      */
     feedbackFigures: async (campaignId: string): Promise<FeedbackFigures> =>
       (
@@ -86,11 +88,20 @@ export const campaignsIn = (data: Data) => {
         )
       )[0]!,
 
-    /** RUNNING from now, with its audience's size; the relay, woken at commit, starts its workflow. */
-    launch: async (id: string, audienceSize: number): Promise<Campaign> => {
+    /**
+     * RUNNING from now, with its audience's size and who an approval left out of it; the relay, woken at
+     * commit, starts its workflow.
+     */
+    launch: async (id: string, audienceSize: number, leftOut: LeftOut | null): Promise<Campaign> => {
       const [c] = await rows.update(
         { id },
-        { status: 'RUNNING', audience_size: audienceSize, launched_at: now, updated_at: now },
+        {
+          status: 'RUNNING',
+          audience_size: audienceSize,
+          left_out: leftOut,
+          launched_at: now,
+          updated_at: now,
+        },
       );
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
       await data.sql(...relayNotice('campaign'));
@@ -104,34 +115,47 @@ export const campaignsIn = (data: Data) => {
       }),
 
     /**
-     * How many live leads the audience matches now with an address on the channel: what fixing it would
-     * add. SQL: the same filter as `fixAudience`, counted where the leads are.
+     * Who the audience matches now, in audience order: every lead's id, and the name and address of the
+     * first `sample` (what an approver reads). SQL: the same filter as `fixAudience`, one pass, with
+     * contact details read only for the first few.
      */
-    countAudience: async (c: Campaign): Promise<number> => {
-      const rows = await data.sql<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM leads l WHERE ${AUDIENCE_FILTER}`,
-        audienceParams(c),
+    audienceMembers: async (c: Campaign, sample: number): Promise<{ ids: string[]; sample: Sample[] }> => {
+      const rows = await data.sql<{ id: string; name: string | null; address: string | null }[]>(
+        `SELECT l.id,
+                CASE WHEN n <= $6 THEN nullif(concat_ws(' ', l.first_name, l.last_name), '') END AS name,
+                CASE WHEN n <= $6 THEN (CASE WHEN $2 = 'email' THEN l.email ELSE l.phone END) END AS address
+           FROM (SELECT l.*, row_number() OVER (ORDER BY l.created_at, l.id) AS n
+                   FROM leads l WHERE ${AUDIENCE_FILTER}) l
+          ORDER BY l.n`,
+        [...audienceParams(c), sample],
       );
-      return rows[0]!.n;
+      return {
+        ids: rows.map((r) => r.id),
+        sample: rows.slice(0, sample).map((r) => ({ name: r.name, address: r.address ?? '' })),
+      };
     },
 
     /**
      * Fixes the audience at launch: every live lead the filter matches that has an address on the
-     * channel becomes a recipient, due at once, in the order they arrived. Answers how many.
-     * SQL: one INSERT ... SELECT over the filter, however large the audience (no rows through Node).
+     * channel becomes a recipient, due at once, in the order they arrived; with `approved`, only those
+     * of them a person approved. Answers how many, and how many the filter matches now that were not
+     * approved (`joined`). SQL: one INSERT ... SELECT over the filter, however large the audience (no
+     * rows through Node); the count of joiners reads the leads as the statement began.
      */
-    fixAudience: async (c: Campaign): Promise<number> => {
-      const rows = await data.sql<{ n: number }[]>(
+    fixAudience: async (c: Campaign, approved?: string[]): Promise<{ fixed: number; joined: number }> => {
+      const rows = await data.sql<{ fixed: number; joined: number }[]>(
         `WITH added AS (
            INSERT INTO campaign_recipients (campaign_id, lead_id, workspace_id, position, due_at)
            SELECT $6, l.id, l.workspace_id, row_number() OVER (ORDER BY l.created_at, l.id), clock_timestamp()
              FROM leads l
-            WHERE ${AUDIENCE_FILTER}
+            WHERE ${AUDIENCE_FILTER} AND ($7::uuid[] IS NULL OR l.id = ANY($7::uuid[]))
            RETURNING 1)
-         SELECT count(*)::int AS n FROM added`,
-        [...audienceParams(c), c.id],
+         SELECT (SELECT count(*) FROM added)::int AS fixed,
+                (SELECT count(*) FROM leads l
+                  WHERE $7::uuid[] IS NOT NULL AND ${AUDIENCE_FILTER} AND NOT (l.id = ANY($7::uuid[])))::int AS joined`,
+        [...audienceParams(c), c.id, approved ?? null],
       );
-      return rows[0]!.n;
+      return rows[0]!;
     },
 
     /**

@@ -30,6 +30,7 @@ export const campaignView = (c: Campaign) => ({
   window: c.send_window,
   daily_cap: c.daily_cap,
   audience_size: c.audience_size,
+  left_out: c.left_out,
   created_at: c.created_at.toISOString(),
   updated_at: c.updated_at.toISOString(),
   launched_at: iso(c.launched_at),
@@ -52,6 +53,21 @@ export const CAMPAIGN = object(
     window: accepted(windowField),
     daily_cap: integer(),
     audience_size: nullable(integer()),
+    left_out: nullable({
+      ...object({
+        joined_since: integer({
+          minimum: 0,
+          description: 'Leads that match the audience now but were not among those the person approved.',
+        }),
+        no_longer_qualify: integer({
+          minimum: 0,
+          description:
+            'Approved leads that no longer match the audience (status, source, archived, no address).',
+        }),
+      }),
+      description:
+        'Who the launch a person approved left out of the audience it fixed, and why; null when no approval launched it.',
+    }),
     created_at: dateTime,
     updated_at: dateTime,
     launched_at: nullable(dateTime),

@@ -13,6 +13,9 @@ export type CampaignSend = {
   body: string;
 };
 
+/** A send's row as written: its id, and the random left part of its Message-ID. */
+type Written = { id: string; mail_id: string };
+
 const INTERRUPTED_SEND =
   'interrupted: the worker stopped while this batch was with the provider, so it may or may not have left; it is not sent again, so it is never sent twice';
 
@@ -36,9 +39,9 @@ export const campaignMessagesIn = (data: Data) => ({
     ),
 
   /** Rows a crashed batch wrote but never handed over, to send now (their recipients already moved on). */
-  leftovers: (campaignId: string): Promise<(CampaignSend & { id: string })[]> =>
+  leftovers: (campaignId: string): Promise<(CampaignSend & Written)[]> =>
     data.sql(
-      `SELECT id, lead_id, campaign_step AS step, to_address AS to, subject, body FROM messages
+      `SELECT id, mail_id, lead_id, campaign_step AS step, to_address AS to, subject, body FROM messages
         WHERE campaign_id = $1 AND status = 'queued' ORDER BY at, id`,
       [campaignId],
     ),
@@ -65,15 +68,15 @@ export const campaignMessagesIn = (data: Data) => ({
   /**
    * Writes the batch's send rows (`queued`, or `suppressed` for a blocked address), before anything
    * leaves. A row that exists already (a batch retried after a crash) is not written again and is not
-   * answered: that (campaign, lead, step) is never sent twice. Answers the ids of the rows written.
+   * answered: that (campaign, lead, step) is never sent twice. Answers, by lead, the rows written.
    */
   write: async (
     c: Campaign,
     sends: (CampaignSend & { status: 'queued' | 'suppressed'; error: string | null })[],
     now: Date,
-  ): Promise<Map<string, string>> => {
+  ): Promise<Map<string, Written>> => {
     if (sends.length === 0) return new Map();
-    const rows = await data.sql<{ id: string; lead_id: string }[]>(
+    const rows = await data.sql<(Written & { lead_id: string })[]>(
       `INSERT INTO messages (workspace_id, lead_id, channel, direction, status, body, to_address, subject,
                              error, marketing, at, started_at, campaign_id, campaign_step)
        SELECT $1, v.lead_id, $2, 'outbound', v.status, v.body, v.to_address, v.subject, v.error, true,
@@ -81,7 +84,7 @@ export const campaignMessagesIn = (data: Data) => ({
          FROM unnest($4::uuid[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
               AS v(lead_id, step, to_address, subject, body, status, error)
        ON CONFLICT (campaign_id, lead_id, campaign_step) WHERE campaign_id IS NOT NULL DO NOTHING
-       RETURNING id, lead_id`,
+       RETURNING id, mail_id, lead_id`,
       [
         c.workspace_id,
         c.channel,
@@ -96,7 +99,7 @@ export const campaignMessagesIn = (data: Data) => ({
         now,
       ],
     );
-    return new Map(rows.map((r) => [r.lead_id, r.id]));
+    return new Map(rows.map(({ lead_id, ...written }) => [lead_id, written]));
   },
 
   /**

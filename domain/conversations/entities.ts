@@ -46,11 +46,25 @@ export type Message = {
   authenticity: Authenticity | null;
   /** Inbound email: the checks behind the verdict, domains only ("dkim=pass (x.example); spf=...; dmarc=..."). */
   authentication: string | null;
-  /** Outbound email: an authenticated hard bounce or spam complaint about it. */
+  /** Outbound email: a proven hard bounce or spam complaint about it (mail_reports keeps every report). */
   feedback: Feedback | null;
   /** Outbound, queued by a change: that change's W3C trace context, which its sending continues. */
   traceparent: string | null;
+  /**
+   * Outbound email: the random left part of its Message-ID (`<mail_id@domain>`), fixed when queued so
+   * a resend keeps it; unrelated to `id`, so the header a recipient reads names nothing of ours.
+   */
+  mail_id: string;
+  /**
+   * Outbound: a personal page the body links to (a quote's page), named in the stored body by `label`
+   * ("[link to quote Q-0012, revision 2]"). The link itself is derived from the server's key at hand-over
+   * and exists only in what leaves for the recipient.
+   */
+  page_link: PageLink | null;
 };
+
+/** A bearer link a message carries: the page's path, whose page it is, and the words stored in its place. */
+export type PageLink = { path: string; subject: string; label: string };
 export const MessageEntity = entity<Message>({
   name: 'Message',
   tableName: 'messages',
@@ -79,6 +93,8 @@ export const MessageEntity = entity<Message>({
     authentication: { type: 'text', nullable: true },
     feedback: { type: 'text', nullable: true },
     traceparent: { type: 'text', nullable: true },
+    mail_id: { type: 'uuid', generated: 'uuid' },
+    page_link: { type: 'jsonb', nullable: true },
   },
   relations: {
     ...inWorkspace('messages'),
@@ -112,6 +128,71 @@ export const MessageEntity = entity<Message>({
     {
       name: 'messages_provider_id',
       columns: ['workspace_id', 'channel', 'provider_message_id'],
+      unique: true,
+      synchronize: false,
+    },
+  ],
+});
+
+const REPORT_KINDS = ['bounce', 'complaint'] as const;
+/** What proved a report is about an email of ours: its return path's MAC, or a feedback loop we trust. */
+const REPORT_PROOFS = ['verp', 'feedback_domain'] as const;
+export type ReportProof = (typeof REPORT_PROOFS)[number];
+
+/**
+ * A bounce or complaint report that reached the inbound route, proven or not: one row per report (a
+ * replay of the same report's Message-ID is not stored again). Only a proven one may change anything;
+ * an unproven one says why (`reason`). No address is kept: the message says whom it went to.
+ */
+export type MailReport = {
+  id: string;
+  workspace_id: string;
+  /** The email of ours it is about, when one was found (by its return path or its Message-ID). */
+  message_id: string | null;
+  kind: (typeof REPORT_KINDS)[number];
+  proven: boolean;
+  proof: ReportProof | null;
+  /** Why it is not proven; null when it is. */
+  reason: string | null;
+  /** A bounce's RFC 3463 status (5.1.1). */
+  status: string | null;
+  /** A complaint's ARF Feedback-Type (abuse). */
+  feedback_type: string | null;
+  /** The report's own Message-ID: a replayed report is stored, and acts, once. */
+  report_message_id: string | null;
+  received_at: Date;
+};
+
+export const MailReportEntity = entity<MailReport>({
+  name: 'MailReport',
+  tableName: 'mail_reports',
+  columns: {
+    id: uuidKey('mail_reports'),
+    workspace_id: { type: 'uuid' },
+    message_id: { type: 'uuid', nullable: true },
+    kind: { type: 'text' },
+    proven: { type: 'boolean' },
+    proof: { type: 'text', nullable: true },
+    reason: { type: 'text', nullable: true },
+    status: { type: 'text', nullable: true },
+    feedback_type: { type: 'text', nullable: true },
+    report_message_id: { type: 'text', nullable: true },
+    received_at: clockDefault,
+  },
+  relations: {
+    ...inWorkspace('mail_reports'),
+    message: references('mail_reports', 'message_id', 'Message', { setNull: true }),
+  },
+  checks: [
+    oneOfCheck('mail_reports', 'kind', REPORT_KINDS),
+    oneOfCheck('mail_reports', 'proof', REPORT_PROOFS),
+  ],
+  // Partial indexes, which the migration made.
+  indices: [
+    { name: 'mail_reports_message', columns: ['message_id'], synchronize: false },
+    {
+      name: 'mail_reports_report_message_id',
+      columns: ['workspace_id', 'report_message_id'],
       unique: true,
       synchronize: false,
     },

@@ -20,7 +20,7 @@ export const replyReceived = defineHook<
 export const personReplied = defineHook<[Data, string]>('conversation.person_replied');
 
 /**
- * An authenticated bounce or complaint came back for a campaign's message: the campaign's deliverability
+ * A proven bounce or complaint (tied to our email by its return path or a listed feedback loop) came back for a campaign's message: the campaign's deliverability
  * brake reads it. Answers whether the campaign was paused.
  */
 export const campaignFeedback = defineHook<

@@ -10,7 +10,7 @@ import { recordBounce } from './operations/bounce';
 import { recordComplaint } from './operations/complaint';
 import { mailDns } from './operations/mail-dns';
 import { unsubscribeByLink } from './operations/unsubscribe';
-import { MessageEntity } from './entities';
+import { MailReportEntity, MessageEntity } from './entities';
 
 /** The operations this area registers. */
 export const operations = {
@@ -37,7 +37,7 @@ export {
 };
 
 /** Its tables. */
-export const entities = [MessageEntity];
+export const entities = [MessageEntity, MailReportEntity];
 
 /** What it tells the areas above it (domain/registry.ts wires their handlers). */
 export { replyReceived, personReplied, campaignFeedback } from './hooks';
@@ -59,3 +59,5 @@ export type { Claim, ClaimedMessage } from './send';
 export { SEND_TIMEOUT_MS } from './sending';
 export type { AttemptOutcome, ProviderResult } from './sending';
 export { UNSUBSCRIBE_PATH, unsubscribeLinks } from './unsubscribe-links';
+export { bodyWithLink, pageLinks } from './page-links';
+export { returnPaths } from './return-paths';

@@ -2,7 +2,7 @@ import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
 import { type Lead, suppressionsIn } from '../leads';
 import { OUTBOUND_CHANNELS, type OutboundChannel } from './channels';
-import type { Message } from './entities';
+import type { Message, PageLink } from './entities';
 import { messagesIn } from './repository';
 
 const MAX_SUBJECT = 200;
@@ -18,11 +18,13 @@ export async function blockedReason(data: Data, to: string, channel: string): Pr
  * Queues a message to a (locked) lead on a channel, in the caller's transaction; the sending workflow
  * hands it to the provider after the commit. Refused when the lead has no address for the channel or
  * opted out of it or is blocked on it: nothing is stored. An email threads on the lead's last email.
+ * A personal page's link is not written into the body: `pageLink` names the page, and its label stands
+ * in the body where the link goes when the email leaves (page-links.ts).
  */
 export async function queueMessage(
   data: Data,
   lead: Lead,
-  m: { channel: OutboundChannel; body: string; subject?: string; marketing?: boolean },
+  m: { channel: OutboundChannel; body: string; subject?: string; marketing?: boolean; pageLink?: PageLink },
 ): Promise<Message> {
   const field = OUTBOUND_CHANNELS[m.channel];
   const to = lead[field];
@@ -45,6 +47,7 @@ export async function queueMessage(
     body: m.body,
     in_reply_to: inReplyTo,
     marketing: m.marketing ?? false,
+    page_link: m.pageLink ?? null,
   });
 }
 

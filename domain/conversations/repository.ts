@@ -3,10 +3,7 @@ import { relayNotice } from '../kernel/events';
 import { workspacesByOldest } from '../kernel/fair-order';
 import { activeTraceparent } from '../kernel/tracing';
 import { IsNull, type FindOptionsWhere } from 'typeorm';
-import { MessageEntity, type Message } from './entities';
-
-/** Our emails' Message-ID: `<message id@sending domain>`. */
-const OUR_MESSAGE_ID = /^<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^>\s]+>$/i;
+import { MessageEntity, type MailReport, type Message } from './entities';
 
 export type MessageRecord = Pick<
   Message,
@@ -18,7 +15,8 @@ export type Thread = MessageRecord & { messages: number };
 export type Outbound = Pick<
   Message,
   'lead_id' | 'channel' | 'to_address' | 'subject' | 'body' | 'in_reply_to' | 'marketing'
->;
+> &
+  Partial<Pick<Message, 'page_link'>>;
 
 /**
  * Inbound messages that count as the lead's: all but an unverified email (whose sender is not proven;
@@ -86,27 +84,17 @@ export const messagesIn = (data: Data) => {
       rows.exists({ channel, provider_message_id: providerMessageId, direction: 'inbound' }),
 
     /**
-     * An email we sent, by the Message-ID it carried (a bounce or complaint report names it), held
-     * (`FOR UPDATE`) until the transaction ends. A report can come back before we recorded the hand-over
-     * (a receiving server that refuses at once, while our write is still on its way): the Message-ID is
-     * `<id@domain>`, so a message still `sending` is found by its own id.
+     * An email we sent, held (`FOR UPDATE`) until the transaction ends: by its id (a report's return
+     * path names it, and finds it even before its hand-over is recorded), or by the Message-ID it
+     * carried (recorded at the hand-over).
      */
-    lockOutboundEmail: async (messageId: string) =>
-      (await rows.findOne(
-        { channel: 'email', provider_message_id: messageId, direction: 'outbound' },
+    lockOutboundEmail: (by: { id: string } | { messageId: string }) =>
+      rows.findOne(
+        'id' in by
+          ? { id: by.id, channel: 'email', direction: 'outbound' }
+          : { provider_message_id: by.messageId, channel: 'email', direction: 'outbound' },
         { lock: true },
-      )) ??
-      (OUR_MESSAGE_ID.test(messageId)
-        ? rows.findOne(
-            {
-              id: OUR_MESSAGE_ID.exec(messageId)![1]!,
-              channel: 'email',
-              direction: 'outbound',
-              status: 'sending',
-            },
-            { lock: true },
-          )
-        : null),
+      ),
 
     /**
      * Records the provider's acceptance of an outbound message, unless a bounce report about it came
@@ -181,6 +169,39 @@ export const messagesIn = (data: Data) => {
       ),
   };
 };
+
+/** What a report (a bounce, a complaint) is stored as, proven or not. */
+export type MailReportRecord = Omit<MailReport, 'id' | 'workspace_id' | 'received_at'>;
+
+/** The workspace's bounce and complaint reports. */
+export const mailReportsIn = (data: Data) => ({
+  /**
+   * Stores a report, unless one with the same Message-ID is already stored (a replay): answers whether
+   * it is new. SQL: INSERT ... ON CONFLICT DO NOTHING on the partial unique index, which waits for a
+   * concurrent insert of the same report and then skips, as no read-then-write could.
+   */
+  file: async (r: MailReportRecord): Promise<boolean> =>
+    (
+      await data.sql<{ id: string }[]>(
+        `INSERT INTO mail_reports (workspace_id, message_id, kind, proven, proof, reason, status, feedback_type,
+                                   report_message_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (workspace_id, report_message_id) WHERE report_message_id IS NOT NULL DO NOTHING
+         RETURNING id`,
+        [
+          data.workspaceId,
+          r.message_id,
+          r.kind,
+          r.proven,
+          r.proof,
+          r.reason,
+          r.status,
+          r.feedback_type,
+          r.report_message_id,
+        ],
+      )
+    ).length > 0,
+});
 
 /** An outbound message whose sending workflow the relay must start. */
 export type MessageToStart = Pick<Message, 'id' | 'workspace_id' | 'lead_id' | 'channel' | 'traceparent'>;

@@ -14,7 +14,11 @@ import type { AttemptOutcome, ProviderResult } from './sending';
 export type ClaimedMessage = Pick<
   Message,
   'id' | 'workspace_id' | 'lead_id' | 'channel' | 'subject' | 'body' | 'in_reply_to' | 'marketing'
-> & { to: string; workspaceName: string; attempt: number };
+> &
+  // Absent in the histories of sendings claimed before messages named pages.
+  Partial<Pick<Message, 'page_link'>> &
+  // Absent in the histories of sendings claimed before Message-IDs were random: those rows' mail_id is their id.
+  Partial<Pick<Message, 'mail_id'>> & { to: string; workspaceName: string; attempt: number };
 
 export type Claim = { send: ClaimedMessage } | { done: AttemptOutcome };
 
@@ -63,6 +67,9 @@ export async function claimSend(db: DataSource, messageId: string, attempt: numb
         body: msg.body,
         in_reply_to: msg.in_reply_to,
         marketing: msg.marketing,
+        // Which page the body links to, never the link: this result is kept in the workflow's history.
+        page_link: msg.page_link,
+        mail_id: msg.mail_id,
         to: msg.to_address,
         workspaceName: workspace?.name ?? '',
         attempt,

@@ -1,6 +1,6 @@
 /**
  * When a running campaign pauses itself to protect the sender's reputation: over at least `min_sends`
- * sends, authenticated hard bounces above `max_bounce_percent` or spam complaints above
+ * sends, proven hard bounces above `max_bounce_percent` or spam complaints above
  * `max_complaint_percent` of them. A workspace may set its own within `DELIVERABILITY_BOUNDS`: never
  * looser than what mailbox providers hold against a sender (Gmail and Yahoo refuse bulk senders whose
  * complaint rate reaches 0.3%), nor so tight that a handful of sends decides.

@@ -31,6 +31,12 @@ export type Workspace = {
   /** The terms a quote is accepted under: a link or a text, never both. */
   seller_terms_url: string | null;
   seller_terms_text: string | null;
+  /**
+   * Whether approving a parked request takes a second person: the member who owns the key that asked
+   * may not approve it (`workspace approvals --distinct true`). False by default, so a workspace with
+   * one admin can still approve its assistant's requests.
+   */
+  distinct_approver: boolean;
 };
 export const WorkspaceEntity = entity<Workspace>({
   name: 'Workspace',
@@ -50,6 +56,7 @@ export const WorkspaceEntity = entity<Workspace>({
     seller_phone: { type: 'text', nullable: true },
     seller_terms_url: { type: 'text', nullable: true },
     seller_terms_text: { type: 'text', nullable: true },
+    distinct_approver: { type: 'boolean', default: false },
   },
   checks: [
     lengthCheck('workspaces', 'name', 1, 200),

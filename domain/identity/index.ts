@@ -10,6 +10,7 @@ import {
   createWorkspace,
   getWorkspace,
   issueInboundEmailSecret,
+  setApprovalPolicy,
   setDeliverability,
   setSellerProfile,
 } from './operations/workspaces';
@@ -28,6 +29,7 @@ export const operations = {
   issueInboundEmailSecret,
   setDeliverability,
   setSellerProfile,
+  setApprovalPolicy,
   addMember,
   setMemberRole,
   removeMember,
@@ -46,6 +48,7 @@ export {
   listAudit,
   removeMember,
   revokeApiKey,
+  setApprovalPolicy,
   setDeliverability,
   setMemberRole,
   setSellerProfile,

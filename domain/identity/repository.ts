@@ -38,6 +38,9 @@ export const workspacesIn = (data: Data) => ({
   setDeliverability: async (id: string, limits: DeliverabilityLimits): Promise<void> => {
     await data.global(WorkspaceEntity).set({ id }, { deliverability: limits });
   },
+  setDistinctApprover: async (id: string, distinct: boolean): Promise<void> => {
+    await data.global(WorkspaceEntity).set({ id }, { distinct_approver: distinct });
+  },
 });
 
 /** The workspace's members: its memberships, and the users they name by email. */

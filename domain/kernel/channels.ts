@@ -13,7 +13,7 @@ export const CHANNELS = ['email', 'sms', 'whatsapp', 'voice', 'chat', 'form'] as
  * An outbound message's life: `queued` (written with the change), `sending` (handed to the provider
  * right now), `sent` (the provider accepted it), `retrying` (a transient failure; it waits for its next
  * hand-over), `failed` (a permanent failure or the ladder ran out), `suppressed` (the contact opted out
- * or was blocked before it left), `bounced` (an authenticated bounce report came back: the provider took it, and
+ * or was blocked before it left), `bounced` (a proven bounce report came back: the provider took it, and
  * the receiving side refused it for good).
  * Inbound messages are `received`.
  */

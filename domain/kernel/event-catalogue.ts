@@ -515,6 +515,6 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'invoice.overdue':
     'An issued invoice passed its due date unpaid and its first overdue reminder went out; carries the amount still due.',
   'campaign.paused':
-    'A running campaign paused: a person paused it, or the deliverability brake did (authenticated hard bounces or spam complaints over the workspace limits); carries the sending figures. Resuming it waits for a person to approve.',
+    'A running campaign paused: a person paused it, or the deliverability brake did (proven hard bounces or spam complaints over the workspace limits); carries the sending figures. Resuming it waits for a person to approve.',
   'endpoint.test': "Sent only by an endpoint's Test, to that endpoint, whatever it subscribed to.",
 };

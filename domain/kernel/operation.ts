@@ -61,8 +61,6 @@ export type Services = {
       agentId: string,
     ) => Promise<{ exists: boolean; paused: boolean; note: string | null; next_runs: string[] }>;
   };
-  /** The service's public URL, for links people open (a quote's page); absent: http://localhost:3000. */
-  publicUrl?: string;
   /**
    * Cancels timer workflows whose reason is gone (a paid invoice's due-date reminder); absent at doors
    * that cannot reach Temporal, where the timer wakes, finds nothing to do and ends.
@@ -72,10 +70,22 @@ export type Services = {
   clock?: () => Date;
   /**
    * How outbound mail leaves and is signed, for the DNS records an operator publishes: the DKIM
-   * domain, selector and public key (DKIM_*), the sender (MAIL_FROM) and the SMTP relay's host
-   * (SMTP_URL); absent where no DKIM key is configured.
+   * domain, selector and public key (DKIM_*), the sender (MAIL_FROM), the return path's domain
+   * (MAIL_RETURN_PATH_DOMAIN) and the SMTP relay's host (SMTP_URL); absent where no DKIM key is configured.
    */
-  mailSigning?: { domain: string; selector: string; publicKey: KeyObject; from: string; relay: string };
+  mailSigning?: {
+    domain: string;
+    selector: string;
+    publicKey: KeyObject;
+    from: string;
+    returnPath: string;
+    relay: string;
+  };
+  /**
+   * Mailbox providers' feedback-loop domains (MAIL_FEEDBACK_DOMAINS) whose DKIM-signed complaints prove
+   * themselves; absent or empty, a complaint needs a return path of ours like a bounce.
+   */
+  mailFeedbackDomains?: string[];
   /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */
   webhooks?: {
     secretsKey: Buffer;
@@ -117,8 +127,8 @@ export type OperationContext = {
   afterCommit: (effect: () => Promise<void>) => void;
   /**
    * For an approved request's run: the effect the person approved, its bound parts already checked
-   * against the record under the run's lock. An operation bounds what it counted with it (a campaign's
-   * audience may not have grown past the approved size by more than the stated margin).
+   * against the record under the run's lock. An operation reaches only the members it names (a
+   * campaign's launch fixes only the approved leads that still match its audience).
    */
   approved?: Effect;
 };
@@ -258,7 +268,8 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
    * For a gated operation: what the call will do, read from its target (held when `lock`), as the
    * approver sees it. Taken as the call parks and again under the approved run's lock: a bound part
    * that differs refuses the run and nothing happens. `count` asks for what is counted too (an
-   * audience's size, for the approver); the check against a snapshot compares bound parts only.
+   * audience's size and its members, for the approver); the check against a snapshot compares bound
+   * parts only.
    */
   effect?: (input: yup.InferType<S>, data: Data, opts: { lock: boolean; count: boolean }) => Promise<Effect>;
   /**

@@ -1,16 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { instantOf } from '../appointments';
 import type { Interval, Line, Quote } from './entities';
 
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** A public page's token: 256 random bits, base64url; only its SHA-256 is stored. */
-export function newPageToken(): { token: string; hash: string } {
-  const token = randomBytes(32).toString('base64url');
-  return { token, hash: sha256(token) };
-}
-
-/** What a token looks like, so anything else is refused before a lookup. */
+/** What a page's token looks like (derived or, sent before links were derived, random), so anything else is refused before a lookup. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /** Lines as entered: a description, a quantity and a unit amount in minor units. */

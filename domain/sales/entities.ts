@@ -121,7 +121,11 @@ export type Quote = {
    * covers it); null for a draft, and for a quote sent before quotes kept it.
    */
   seller: QuoteSeller | null;
-  /** SHA-256 of its public page's token: the token itself is only ever in the customer's email. */
+  /**
+   * SHA-256 of the random page token of a revision sent before page links were derived (its link is in
+   * the customer's email and still opens the page); null for later ones, whose token is derived from
+   * the revision's id and the server's key when the email leaves, and stored nowhere.
+   */
   token_hash: string | null;
   /** The email that carried the link. */
   message_id: string | null;

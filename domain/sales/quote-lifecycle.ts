@@ -5,12 +5,15 @@ import type { OperationContext } from '../kernel/operation';
 import { type Lead, workspaceTimezone } from '../leads';
 import { sellerNamed, workspaceNamed } from '../identity';
 import type { Quote } from './entities';
-import { dayIn, documentOf, endOfDay, money, newPageToken, sha256 } from './documents';
+import { dayIn, documentOf, endOfDay, money, sha256 } from './documents';
 import { nextNumber, opportunitiesIn, quotesIn } from './repository';
 
 type Ctx = Pick<OperationContext, 'data' | 'emit' | 'services'>;
 
-/** Where a quote's public page lives: `<public URL>/quotes/<token>`. */
+/**
+ * Where a quote's public page lives: `<public URL>/quotes/<token>`, the token derived from the
+ * revision's id and the server's key when the email leaves (conversations' page links).
+ */
 export const QUOTE_PAGE_PATH = '/quotes';
 
 /** The words a signer agrees to by ticking the box; a change to them is a new version. */
@@ -36,8 +39,9 @@ export function notPast(day: string, today: string, field: string) {
 /**
  * Sends a draft revision: numbers the quote if it never had one (gap-free: the counter is locked until
  * commit), fixes the hash of what the customer will see, supersedes the revision sent before it,
- * emails the customer the link to its page (the token exists only there), moves the opportunity to
- * PROPOSAL and emits quote.sent. The relay starts its expiry timer after commit.
+ * emails the customer the link to its page, moves the opportunity to PROPOSAL and emits quote.sent.
+ * The relay starts its expiry timer after commit. The link is made when the email leaves and exists
+ * only there: the stored message says "[link to quote Q-0012, revision 2]" in its place.
  */
 export async function sendQuote(ctx: Ctx, q: Quote, lead: Lead, data: Data) {
   const quotes = quotesIn(data);
@@ -55,18 +59,22 @@ export async function sendQuote(ctx: Ctx, q: Quote, lead: Lead, data: Data) {
   const number = family.find((r) => r.number)?.number ?? (await nextNumber(data, 'quote'));
   const seller = sellerNamed((await workspaceNamed(data, q.workspace_id))!);
   const documentSha256 = sha256(documentOf({ ...q, number, seller }));
-  const { token, hash } = newPageToken();
-  const link = `${(ctx.services.publicUrl ?? 'http://localhost:3000').replace(/\/$/, '')}${QUOTE_PAGE_PATH}/${token}`;
+  const link = {
+    path: QUOTE_PAGE_PATH,
+    subject: q.id,
+    label: `[link to quote ${number}, revision ${q.revision}]`,
+  };
   const name = lead.first_name ? ` ${lead.first_name}` : '';
   const message = await queueMessage(data, lead, {
     channel: 'email',
+    pageLink: link,
     subject: `Quote ${number}${q.revision > 1 ? ` (revision ${q.revision})` : ''}`,
     body: [
       `Hello${name},`,
       '',
       `Here is quote ${number}${q.revision > 1 ? `, revision ${q.revision}` : ''}: ${money(q.total, q.currency)}${q.recurring_interval ? ` per ${q.recurring_interval}` : ''}, valid until ${q.valid_until}.`,
       '',
-      `View it, and accept or decline it, here: ${link}`,
+      `View it, and accept or decline it, here: ${link.label}`,
       '',
       'The link is personal: please do not forward it.',
     ].join('\n'),
@@ -80,7 +88,6 @@ export async function sendQuote(ctx: Ctx, q: Quote, lead: Lead, data: Data) {
     expires_at: endOfDay(q.valid_until, zone),
     document_sha256: documentSha256,
     seller,
-    token_hash: hash,
     message_id: message.id,
   });
   const opportunities = opportunitiesIn(data);
@@ -95,7 +102,7 @@ export async function sendQuote(ctx: Ctx, q: Quote, lead: Lead, data: Data) {
     currency: q.currency,
     valid_until: q.valid_until,
   });
-  return { quote: sent, link };
+  return { quote: sent, messageId: message.id };
 }
 
 /**

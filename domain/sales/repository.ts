@@ -138,11 +138,14 @@ export const invoicesIn = (data: Data) => {
 };
 
 /**
- * The quote a public page's token names (by the unique index on its hash; the token itself is never
- * stored): in any workspace for the public door, which has no key, or only in the call's own.
+ * The quote a public page's token names: by its id (a derived token's) or by the unique index on the
+ * hash of a random token sent before links were derived. In any workspace for the public door, which
+ * has no key, or only in the call's own.
  */
-export const quoteByTokenHash = async (data: Data, tokenHash: string): Promise<Quote | undefined> =>
-  (await data.scoped(QuoteEntity).findOne({ token_hash: tokenHash })) ?? undefined;
+export const quoteForPage = async (
+  data: Data,
+  by: { id: string } | { token_hash: string },
+): Promise<Quote | undefined> => (await data.scoped(QuoteEntity).findOne(by)) ?? undefined;
 
 /** Sent quotes and issued invoices whose timer workflow the relay has yet to start. */
 export const salesUpkeep = (data: Data) => ({

@@ -113,8 +113,17 @@ describe('channels: messages that really leave, opt-outs, and what providers rep
     assert.equal(sent.status, 'sent');
     assert.equal(sent.attempts, 1);
     const got = await mailTo(lead.email!);
-    assert.equal(got.mail.messageId, `<${queued.id}@acme.example>`);
+    // The Message-ID's left part is random, kept on the message; the message's id is in no header.
+    const [{ mail_id }] = await s.db.query<[{ mail_id: string }]>(
+      `SELECT mail_id FROM messages WHERE id = $1`,
+      [queued.id],
+    );
+    assert.notEqual(mail_id, queued.id);
+    assert.equal(got.mail.messageId, `<${mail_id}@acme.example>`);
+    assert.ok(!got.raw.split('\r\n\r\n')[0]!.includes(queued.id), 'no header names the message id');
     assert.equal(sent.provider_message_id, got.mail.messageId);
+    // The envelope sender is the message's own return path, where a bounce about it comes back.
+    assert.match(got.from, /^bounces\+[0-9a-f]{32}\.[0-9a-f]{20}@acme\.example$/);
     assert.equal(got.mail.subject, 'Your visit');
     assert.equal(got.mail.text?.trim(), 'Thanks for asking: Tuesday works.');
     assert.equal(got.mail.from?.value[0]?.address, 'hello@acme.example');
@@ -371,18 +380,21 @@ describe('channels: messages that really leave, opt-outs, and what providers rep
     assert.equal(got.mail.subject, 'Re: Question about prices');
   });
 
-  it('a signed bounce report for an email the server accepted marks it bounced and suppresses the address, once', async () => {
+  it('a bounce report to the return path of an email the server accepted marks it bounced and suppresses the address, once', async () => {
     const lead = await newLead();
     const { secret, path } = await s.run(issueInboundEmailSecret, {}, { workspaceId: s.workspace.id });
     const queued = await reply(lead.id, 'email', 'Did this arrive?');
     const sent = await settled(queued.id);
     assert.equal(sent.status, 'sent');
+    // The receiving MX sends its report to the envelope sender the SMTP server was given.
+    const returnPath = (await mailTo(lead.email!)).from;
     const report = (status: string) =>
       deliveryStatusReport({
         messageId: sent.provider_message_id!,
         recipient: lead.email!,
         mx: 'mx.example.com',
         status,
+        to: returnPath,
       });
     const post = async (status: string) =>
       request(s.app)

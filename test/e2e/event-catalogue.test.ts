@@ -124,7 +124,6 @@ describe('the whole event catalogue, each type produced by its operation and del
       db: s.db,
       webhooks: s.endpointDeps,
       appointments: bookingDesk(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
-      publicUrl: 'https://leads.example.com',
       cancelTimers: workflowCanceller(s.client),
     };
     served = (await request(s.app).get('/api/v1/event-types').set(bearer(s.key)).expect(200))
@@ -260,7 +259,7 @@ describe('the whole event catalogue, each type produced by its operation and del
     'lead.handover_required': async () => (d) => d.lead_id === w.agentLead,
     'quote.sent': async () => {
       const q = await draftQuote(services, s.workspace.id, w.lead!);
-      const sent = await send(services, q.id);
+      const sent = await send(services, q.id, 'https://leads.example.com');
       w.quote = q.id;
       w.quotePath = sent.path;
       await waitFor(

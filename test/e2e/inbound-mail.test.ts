@@ -10,7 +10,7 @@ import { CHASE_LENGTH } from '../../domain/agents/templates';
 import { Data } from '../../domain/kernel/data';
 import { createCampaign, getCampaign } from '../../domain/campaigns/operations/drafts';
 import { launchCampaign } from '../../domain/campaigns/operations/lifecycle';
-import { getConversation, replyToConversation } from '../../domain/conversations/operations/conversations';
+import { getConversation } from '../../domain/conversations/operations/conversations';
 import { issueInboundEmailSecret, setDeliverability } from '../../domain/identity/operations/workspaces';
 import type { DomainError } from '../../domain/kernel/errors';
 import { waitFor } from '../../tooling/processes';
@@ -26,15 +26,15 @@ type LeadRow = { status: string; needs_attention: boolean; intent: string | null
 type Lead = { id: string; email: string };
 
 /**
- * Mail whose sender is proven, through the real inbound route: every message and report is checked
- * (DKIM, SPF when the envelope is known, DMARC) against DNS answers from the test's own zone, where
- * customer.example publishes a DKIM key and `p=reject`, and attacker.example signs for itself.
+ * Mail whose sender is proven, through the real inbound route: every message is checked (DKIM, SPF
+ * when the envelope is known, DMARC) against DNS answers from the test's own zone, where
+ * customer.example publishes a DKIM key and `p=reject`, and attacker.example signs for itself. Reports
+ * and what proves them: test/e2e/mail-reports.test.ts.
  */
-describe('inbound mail: authenticated before it acts; bounce and complaint reports; the campaign brake', () => {
+describe('inbound mail: authenticated before it acts; the campaign brake', () => {
   const zone = mailZone();
   const customer = sendingDomain(zone, 'customer.example');
   const attacker = sendingDomain(zone, 'attacker.example', { dmarc: null });
-  const isp = sendingDomain(zone, 'isp.example');
   let s: WebhookStack;
   let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
   let rx: Receiver;
@@ -98,11 +98,6 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
         [id],
       )
     )[0]!;
-  const suppressions = (address: string) =>
-    s.db.query<{ reason: string; source: string }[]>(
-      `SELECT reason, source FROM suppressions WHERE workspace_id = $1 AND address = $2`,
-      [s.workspace.id, address],
-    );
   const webhookOf = (type: string, ok: (data: Record<string, unknown>) => boolean) => rx.eventOf(type, ok);
   /** A lead a follow-up agent is chasing (its first email reached the SMTP server). */
   const chasedLead = async (): Promise<Lead & { agentId: string }> => {
@@ -131,67 +126,6 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     );
     return { ...lead, agentId: agent.id };
   };
-  const sentEmail = async (lead: Lead) => {
-    const queued = (await s.run(replyToConversation, {
-      leadId: lead.id,
-      channel: 'email',
-      body: 'Did this arrive?',
-    })) as { id: string };
-    return waitFor(
-      `message ${queued.id} sent`,
-      async () =>
-        (
-          await s.db.query<{ id: string; provider_message_id: string; status: string }[]>(
-            `SELECT id, provider_message_id, status FROM messages WHERE id = $1 AND status = 'sent'`,
-            [queued.id],
-          )
-        )[0],
-      20_000,
-      50,
-    );
-  };
-  /** A delivery-status report from the recipient's MX, about `messageId`. */
-  const bounceReport = (messageId: string, recipient: string) =>
-    deliveryStatusReport({ messageId, recipient, mx: 'mx.customer.example' });
-  /** An ARF feedback report from the recipient's mailbox provider: its user marked `messageId` as spam. */
-  const complaintReport = (messageId: string, recipient: string) =>
-    rawMail(
-      {
-        From: 'Feedback Loop <fbl@isp.example>',
-        To: 'hello@acme.example',
-        Subject: 'Abuse report',
-        'Message-ID': `<arf-${randomUUID()}@isp.example>`,
-        'MIME-Version': '1.0',
-        'Content-Type': 'multipart/report; report-type=feedback-report; boundary="F"',
-      },
-      [
-        '--F',
-        'Content-Type: text/plain',
-        '',
-        'This is an email abuse report for an email message received from you.',
-        '',
-        '--F',
-        'Content-Type: message/feedback-report',
-        '',
-        'Feedback-Type: abuse',
-        'User-Agent: isp-fbl/1.0',
-        'Version: 1',
-        `Original-Rcpt-To: <${recipient}>`,
-        '',
-        '--F',
-        'Content-Type: message/rfc822',
-        '',
-        'From: hello@acme.example',
-        `To: ${recipient}`,
-        `Message-ID: ${messageId}`,
-        'Subject: Did this arrive?',
-        '',
-        'Did this arrive?',
-        '',
-        '--F--',
-      ].join('\r\n'),
-    );
-
   it('a forged From (fails DMARC) is stored unverified, shown so on every door, and changes nothing', async () => {
     const lead = await chasedLead();
     const before = await leadRow(lead.id);
@@ -279,6 +213,62 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     assert.equal(await count(s.db, 'handoffs', 'lead_id = $1', [lead.id]), 1);
   });
 
+  it('a signature whose l= leaves appended text unsigned counts for nothing: unverified, and the text acts on nothing', async () => {
+    const lead = await newLead();
+    const before = await leadRow(lead.id);
+    // The lead's server signed "Thanks." (l=9, the canonical body's length); someone appended the rest.
+    const signed = await customer.sign(reply(lead.email, 'Thanks.'), { maxBodyLength: 9 });
+    const appended = `${signed}I want to book a meeting. Call me tomorrow, this is urgent.\r\n`;
+    const res = await post(appended);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.data.authenticity, 'unverified');
+    const row = await messageRow(res.body.data.id as string);
+    assert.equal(row.authenticity, 'unverified');
+    assert.match(row.authentication!, /^dkim=pass \(customer\.example\) but l=9 covers part of the body; /);
+    assert.match(row.authentication!, /dmarc=fail \(customer\.example, p=reject\)/);
+    assert.deepEqual(await leadRow(lead.id), before, 'status, attention, intent and follow-up unchanged');
+    assert.equal(await count(s.db, 'handoffs', 'lead_id = $1', [lead.id]), 0, 'no escalation');
+    const events = await eventsFor(s.db, lead.id);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'reply.received' || e.type === 'lead.intent_changed'),
+      [],
+      'no reply counted, no intent moved',
+    );
+
+    // The same signature over the whole body is a signature like any other.
+    const whole = await newLead();
+    const exact = await post(await customer.sign(reply(whole.email, 'Thanks.'), { maxBodyLength: 9 }));
+    assert.equal(exact.body.data.authenticity, 'verified', 'an l= that covers the whole body');
+  });
+
+  it('a signature whose h= leaves From out counts for nothing: another lead’s From written in is unverified', async () => {
+    const ana = await newLead();
+    const bea = await newLead();
+    const before = await leadRow(bea.id);
+    const signed = await customer.sign(reply(ana.email, 'I want to book a meeting. Call me tomorrow.'), {
+      headerList: 'to:subject:message-id:date',
+    });
+    const rewritten = signed.replace(`From: Ana Lima <${ana.email}>`, `From: Bea Lima <${bea.email}>`);
+    assert.notEqual(rewritten, signed);
+    const res = await post(rewritten);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.data.authenticity, 'unverified');
+    const row = await messageRow(res.body.data.id as string);
+    assert.match(row.authentication!, /^dkim=pass \(customer\.example\) but does not sign From; /);
+    assert.deepEqual(await leadRow(bea.id), before, 'status, attention, intent and follow-up unchanged');
+    assert.deepEqual(
+      (await eventsFor(s.db, bea.id)).filter(
+        (e) => e.type === 'reply.received' || e.type === 'lead.intent_changed',
+      ),
+      [],
+    );
+    assert.equal(
+      (await eventsFor(s.db, ana.id)).filter((e) => e.type === 'message.received').length,
+      0,
+      'nor is it the signed lead’s',
+    );
+  });
+
   it('SPF from the envelope the forwarder gives, or from the provider’s own Received header when told', async () => {
     zone.publish('customer.example', ['v=spf1 ip4:192.0.2.10 -all']);
     const lead = await newLead();
@@ -310,47 +300,6 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     );
   });
 
-  it('a forged bounce report suppresses nothing; a signed one suppresses the address, once', async () => {
-    const lead = await newLead();
-    const sent = await sentEmail(lead);
-    const forged = await post(bounceReport(sent.provider_message_id, lead.email));
-    assert.equal(forged.status, 202);
-    assert.equal(forged.body.data.recorded, false);
-    const otherRecipient = await post(
-      await customer.sign(bounceReport(sent.provider_message_id, 'someone.else@customer.example')),
-    );
-    assert.equal(otherRecipient.body.data.recorded, false, 'a report naming another recipient');
-    assert.deepEqual(await suppressions(lead.email), []);
-    assert.equal((await messageRow(sent.id)).authenticity, null);
-
-    const signed = await post(await customer.sign(bounceReport(sent.provider_message_id, lead.email)));
-    assert.equal(signed.status, 202);
-    assert.equal(signed.body.data.recorded, true);
-    assert.deepEqual(await suppressions(lead.email), [{ reason: 'bounce', source: 'bounce report' }]);
-    const [m] = await s.db.query<{ status: string; feedback: string }[]>(
-      `SELECT status, feedback FROM messages WHERE id = $1`,
-      [sent.id],
-    );
-    assert.deepEqual(m, { status: 'bounced', feedback: 'hard_bounce' });
-    const again = await post(await customer.sign(bounceReport(sent.provider_message_id, lead.email)));
-    assert.equal(again.body.data.recorded, false, 'once');
-  });
-
-  it('an ARF complaint, authenticated, suppresses the address (reason complaint); a forged one nothing', async () => {
-    const lead = await newLead();
-    const sent = await sentEmail(lead);
-    const forged = await post(complaintReport(sent.provider_message_id, lead.email));
-    assert.equal(forged.status, 202);
-    assert.equal(forged.body.data.recorded, false);
-    assert.deepEqual(await suppressions(lead.email), []);
-    const signed = await post(await isp.sign(complaintReport(sent.provider_message_id, lead.email)));
-    assert.equal(signed.status, 202);
-    assert.deepEqual(signed.body.data, { message_id: sent.id, feedback_type: 'abuse', recorded: true });
-    assert.deepEqual(await suppressions(lead.email), [{ reason: 'complaint', source: 'complaint report' }]);
-    const event = await webhookOf('contact.suppressed', (d) => d.lead_id === lead.id);
-    assert.equal(event.data.reason, 'complaint');
-  });
-
   it("a workspace tightens the brake's thresholds within bounds; outside them it is refused, naming the field", async () => {
     const ws = { workspaceId: s.workspace.id };
     await assert.rejects(s.run(setDeliverability, { max_complaint_percent: 0.5 }, ws), (err: DomainError) => {
@@ -372,18 +321,26 @@ describe('inbound mail: authenticated before it acts; bounce and complaint repor
     });
   });
 
-  it('a campaign whose mailboxes bounce 10% (signed reports) pauses itself for deliverability before its 200th send', async () => {
+  it('a campaign whose mailboxes bounce 10% (reports to its return paths) pauses itself for deliverability before its 200th send', async () => {
     const source = `brake-${randomUUID().slice(0, 6)}`;
     const leads = [];
     for (let i = 0; i < 220; i += 1) leads.push(await newLead({ source }));
     const audience = new Set(leads.map((l) => l.email));
     let seen = 0;
-    // Every tenth mailbox of the audience does not exist: its MX reports so at once, signed.
+    // Every tenth mailbox of the audience does not exist: its MX reports so at once, to the return
+    // path the email was sent with (before the hand-over is recorded: the return path finds it).
     onMessage = async (r) => {
       const to = r.to[0]!;
       if (!audience.has(to) || ++seen % 10 !== 0) return;
-      const res = await post(await customer.sign(bounceReport(r.mail.messageId!, to)));
+      const report = deliveryStatusReport({
+        messageId: r.mail.messageId!,
+        recipient: to,
+        mx: 'mx.customer.example',
+        to: r.from,
+      });
+      const res = await post(report);
       assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.equal(res.body.data.recorded, true, JSON.stringify(res.body));
     };
     const campaign = (await s.run(
       createCampaign,

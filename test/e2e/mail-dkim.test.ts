@@ -43,6 +43,8 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
   let keyFile: string;
   /** The marketing email as the SMTP server received it, byte for byte. */
   let raw: string;
+  /** Its envelope sender, as the SMTP server saw it. */
+  let envelopeFrom: string;
   // Under the repository's own .data/, as the other tests keep their files; the CLI reads the key too.
   const dir = path.join(repoRoot(), '.data', `mail-dkim-${process.pid}-${randomBytes(4).toString('hex')}`);
 
@@ -71,7 +73,7 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
 
   /** The services the admin CLI builds from the same configuration. */
   const services = (): Services => {
-    const { url, from, dkim } = config.smtp!;
+    const { url, from, dkim, returnPathDomain } = config.smtp!;
     return {
       db: t.db,
       mailSigning: {
@@ -79,6 +81,7 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
         selector: dkim!.selector,
         publicKey: createPublicKey(dkim!.privateKey),
         from,
+        returnPath: returnPathDomain,
         relay: new URL(url).hostname,
       },
     };
@@ -87,11 +90,13 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
     (await asOperator(services(), mailDns, { domain: DOMAIN })).records.find((r) => r.purpose === purpose)!;
 
   it('signs a marketing email, unsubscribe headers included, so that it verifies with the DKIM record', async () => {
-    const provider = smtpProvider(config.smtp!);
+    const provider = smtpProvider({ ...config.smtp!, secretsKey: config.secretsKey });
     const id = randomUUID();
+    const mailId = randomUUID();
     const sent = await provider.send(
       composeEmail({
         id,
+        mailId,
         to: 'ana@receiver.example',
         fromName: 'Acme Solar',
         subject: 'Spring offer',
@@ -103,7 +108,15 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
     );
     provider.close();
     assert.equal(sent.kind, 'sent');
-    raw = sink.received.find((r) => r.mail.messageId === provider.messageIdOf(id))!.raw;
+    const received = sink.received.find((r) => r.mail.messageId === provider.messageIdOf(mailId))!;
+    raw = received.raw;
+    envelopeFrom = received.from;
+    // The Message-ID names nothing of ours; the envelope sender is the message's own return path.
+    assert.equal(received.mail.messageId, `<${mailId}@mail.example.com>`);
+    assert.ok(!raw.includes(id) && !raw.includes(id.replace(/-/g, '')), 'the message id is not in the email');
+    assert.match(envelopeFrom, /^bounces\+[0-9a-f]{32}\.[0-9a-f]{20}@mail\.example\.com$/);
+    assert.ok(envelopeFrom.split('@')[0]!.length <= 64, 'a local part of at most 64 characters');
+    assert.equal(envelopeFrom.slice('bounces+'.length, 'bounces+'.length + 32), id.replace(/-/g, ''));
     assert.ok(headerLines(raw).includes('List-Unsubscribe-Post: List-Unsubscribe=One-Click'), raw);
 
     const dkim = await recordsFor('dkim');
@@ -151,7 +164,7 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
     const result = await authenticate(raw, {
       ip: '127.0.0.1',
       helo: 'relay.test',
-      sender: FROM,
+      sender: envelopeFrom,
       mta: 'mx.receiver.example',
       resolver: zone.resolver,
       disableArc: true,
@@ -163,6 +176,31 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
     assert.ok(result.dmarc);
     assert.equal(result.dmarc.status.result, 'pass', result.dmarc.info);
     assert.equal(result.dmarc.p, 'none');
+  });
+
+  it('puts SPF and the MX to the inbound relay on a return path domain of its own', async () => {
+    const own = {
+      ...services(),
+      mailSigning: { ...services().mailSigning!, returnPath: `bounces.${DOMAIN}` },
+    };
+    const out = await asOperator(own, mailDns, { domain: DOMAIN, inbound_mx: 'mx.inbound.example' });
+    assert.deepEqual(out.return_path, {
+      domain: `bounces.${DOMAIN}`,
+      envelope_sender: `bounces+<message id>.<mac>@bounces.${DOMAIN}`,
+      inbound_mx: 'mx.inbound.example',
+    });
+    assert.deepEqual(
+      out.records.map((r) => [r.purpose, r.name, r.type, r.value]),
+      [
+        ['dkim', `${SELECTOR}._domainkey.${DOMAIN}`, 'TXT', out.records[0]!.value],
+        ['spf', `bounces.${DOMAIN}`, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
+        ['mx', `bounces.${DOMAIN}`, 'MX', '10 mx.inbound.example.'],
+        ['dmarc', `_dmarc.${DOMAIN}`, 'TXT', out.records[3]!.value],
+      ],
+    );
+    const zone = mailDns.doors.admin!.present!(out) as string;
+    assert.ok(zone.split('\n').includes(`bounces.${DOMAIN}. IN MX 10 mx.inbound.example.`), zone);
+    assert.match(zone.replace(/\n; /g, ' '), /keep its MX and route bounces\+\* to the inbound relay/);
   });
 
   it('refuses a domain it does not sign for, or any domain without a key, saying what to set', async () => {
@@ -217,6 +255,7 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
       lines.every((l) => l === '' || l.startsWith(';') || / IN TXT "/.test(l)),
       'nothing a zone file would not take',
     );
+    assert.match(said, /needs an MX .* Run again with --inbound-mx HOST/, 'says the return path needs an MX');
 
     const zone = mailZone();
     zone.publish(`${SELECTOR}._domainkey.${DOMAIN}`, pieces);

@@ -2,38 +2,27 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { approveApproval } from '../../domain/approvals/operations/approvals';
 import type { ApprovalView } from '../../domain/approvals/views';
-import { approvalGate } from '../../infra/temporal/approvals';
 import { addMember } from '../../domain/identity/operations/members';
 import { waitFor } from '../../tooling/processes';
-import { testApp } from '../helpers/api';
+import { startCampaignStack, type CampaignStack } from '../helpers/campaign-stack';
 import { workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
-import { mcpClient, serve, structured, textOf } from '../helpers/mcp';
-import { startSmtpSink } from '../../tooling/smtp-sink';
-import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { mcpClient, structured, textOf } from '../helpers/mcp';
+import type { WebhookStack } from '../helpers/webhook-stack';
 
 const ALWAYS = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 0, end_hour: 24 };
 
 /** Campaigns through the official MCP client, with the real worker, approvals and an SMTP server. */
 describe('campaigns through the assistant endpoint: gated send, launch and resume; pause at once', () => {
   let s: WebhookStack;
-  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-  let api: Awaited<ReturnType<typeof serve>>;
+  let smtp: CampaignStack['smtp'];
+  let api: CampaignStack['api'];
+  let stack: CampaignStack;
   before(async () => {
-    smtp = await startSmtpSink();
-    s = await startWebhookStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'news@acme.example' } });
-    api = await serve(
-      testApp(s.db, {
-        approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
-        config: { publicUrl: s.config.publicUrl },
-      }),
-    );
+    stack = await startCampaignStack();
+    ({ s, smtp, api } = stack);
   });
-  after(async () => {
-    await api?.close();
-    await s?.stop();
-    await smtp.stop();
-  });
+  after(() => stack?.stop());
 
   async function setup(leads: number) {
     const w = await workspaceWithKey(s.db, {

@@ -54,6 +54,7 @@ async function pdfPages(pdf: Uint8Array): Promise<{ text: string; size: number[]
 describe('the public quote page in a real browser', () => {
   let t: TestDatabase;
   let services: Services;
+  let pageBase: string;
   let server: http.Server;
   let browser: Browser;
   let workspaceId: string;
@@ -74,7 +75,8 @@ describe('the public quote page in a real browser', () => {
     server = http.createServer((req, res) => (app.handle ? void app.handle(req, res) : res.end()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    services = { db: t.db, publicUrl };
+    services = { db: t.db };
+    pageBase = publicUrl;
     await asOperator(services, setSellerProfile, SELLER, { workspaceId });
     app.handle = testApp(t.db, { config: { quotePagePerMinute: 1_000, publicUrl } });
     browser = await puppeteer.launch({
@@ -96,7 +98,7 @@ describe('the public quote page in a real browser', () => {
   ) => {
     const lead = await leadIn(services, workspaceId, customer);
     const q = await draftQuote(services, workspaceId, lead.id, over);
-    return { q, ...(await send(services, q.id)) };
+    return { q, ...(await send(services, q.id, pageBase)) };
   };
   const quoteRow = async (id: string) =>
     (await t.db.query<Record<string, unknown>[]>(`SELECT * FROM quotes WHERE id = $1`, [id]))[0]!;
@@ -212,7 +214,7 @@ describe('the public quote page in a real browser', () => {
       quote: first.q.id,
       lines: [{ description: 'Onboarding workshop', quantity: 1, unit_amount: 100_000 }],
     })) as { id: string };
-    const second = await send(services, revision.id);
+    const second = await send(services, revision.id, pageBase);
     await page.goto(first.link);
     assert.match(await text(page, '.banner'), /replaced by a newer revision/);
     assert.equal((await page.$$('form')).length, 0);

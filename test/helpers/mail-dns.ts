@@ -57,13 +57,26 @@ export function sendingDomain(
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return {
     domain,
-    sign: async (raw: string) => {
+    /**
+     * `maxBodyLength`: an `l=` tag, signing only that much of the body; `headerList`: the `h=` fields
+     * (colon-separated), mailauth's default list otherwise.
+     */
+    sign: async (raw: string, opts: { maxBodyLength?: number; headerList?: string } = {}) => {
       // mailauth's signer reads the keys from `signatureData`; its types want them at the top as well.
       const key = { signingDomain: domain, selector, privateKey: pem };
       const { signatures, errors } = await dkimSign(raw, {
         ...key,
         canonicalization: 'relaxed/relaxed',
-        signatureData: [{ ...key, algorithm: 'rsa-sha256', canonicalization: 'relaxed/relaxed' }],
+        // mailauth 4.13 reads it as a colon-separated string (tools.js getSigningHeaderLines); its types say an array.
+        ...(opts.headerList && { headerList: opts.headerList as unknown as string[] }),
+        signatureData: [
+          {
+            ...key,
+            algorithm: 'rsa-sha256',
+            canonicalization: 'relaxed/relaxed',
+            ...(opts.maxBodyLength !== undefined && { maxBodyLength: opts.maxBodyLength }),
+          },
+        ],
       });
       if (errors.length > 0) throw errors[0]!;
       return signatures + raw;
@@ -80,19 +93,21 @@ export const rawMail = (headers: Record<string, string>, body: string) =>
 
 /**
  * A delivery-status report (RFC 3464) from the recipient's MX `mx`, about our `messageId` to
- * `recipient`: failed for a 5.x.x status, delayed otherwise.
+ * `recipient` (no Final-Recipient when null), sent `to` an address (our envelope sender, as an MX
+ * does; `hello@acme.example` unless told): failed for a 5.x.x status, delayed otherwise.
  */
 export const deliveryStatusReport = (r: {
   messageId: string;
-  recipient: string;
+  recipient: string | null;
   mx: string;
   status?: string;
+  to?: string;
 }) => {
   const status = r.status ?? '5.1.1';
   return rawMail(
     {
       From: `Mail Delivery System <MAILER-DAEMON@${r.mx}>`,
-      To: 'hello@acme.example',
+      To: r.to ?? 'hello@acme.example',
       Subject: 'Undelivered Mail Returned to Sender',
       'Message-ID': `<dsn-${randomUUID()}@${r.mx}>`,
       'MIME-Version': '1.0',
@@ -109,7 +124,7 @@ export const deliveryStatusReport = (r: {
       '',
       `Reporting-MTA: dns; ${r.mx}`,
       '',
-      `Final-Recipient: rfc822; ${r.recipient}`,
+      ...(r.recipient === null ? [] : [`Final-Recipient: rfc822; ${r.recipient}`]),
       status.startsWith('5') ? 'Action: failed' : 'Action: delayed',
       `Status: ${status}`,
       'Diagnostic-Code: smtp; 550 5.1.1 No such user',
@@ -123,3 +138,51 @@ export const deliveryStatusReport = (r: {
     ].join('\r\n'),
   );
 };
+
+/**
+ * An ARF feedback report (RFC 5965) from a mailbox provider's feedback loop `from`: its user marked our
+ * `messageId` as spam. It names `recipient` as Original-Rcpt-To (none when null) and is sent `to` an
+ * address (`hello@acme.example` unless told).
+ */
+export const feedbackLoopReport = (r: {
+  messageId: string;
+  recipient: string | null;
+  from: string;
+  to?: string;
+}) =>
+  rawMail(
+    {
+      From: `Feedback Loop <${r.from}>`,
+      To: r.to ?? 'hello@acme.example',
+      Subject: 'Abuse report',
+      'Message-ID': `<arf-${randomUUID()}@${r.from.split('@')[1]}>`,
+      'MIME-Version': '1.0',
+      'Content-Type': 'multipart/report; report-type=feedback-report; boundary="F"',
+    },
+    [
+      '--F',
+      'Content-Type: text/plain',
+      '',
+      'This is an email abuse report for an email message received from you.',
+      '',
+      '--F',
+      'Content-Type: message/feedback-report',
+      '',
+      'Feedback-Type: abuse',
+      'User-Agent: fbl/1.0',
+      'Version: 1',
+      ...(r.recipient === null ? [] : [`Original-Rcpt-To: <${r.recipient}>`]),
+      '',
+      '--F',
+      'Content-Type: message/rfc822',
+      '',
+      'From: hello@acme.example',
+      `To: ${r.recipient ?? 'someone@example.com'}`,
+      `Message-ID: ${r.messageId}`,
+      'Subject: Did this arrive?',
+      '',
+      'Did this arrive?',
+      '',
+      '--F--',
+    ].join('\r\n'),
+  );

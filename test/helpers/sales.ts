@@ -3,6 +3,9 @@ import type { Services } from '../../domain/kernel/operation';
 import { createLead } from '../../domain/leads/operations/create';
 import { createQuote, sendQuoteOp } from '../../domain/sales/operations/quotes';
 import { dayIn } from '../../domain/sales/documents';
+import { QUOTE_PAGE_PATH } from '../../domain/sales/quote-lifecycle';
+import { pageLinks } from '../../domain/conversations';
+import { SERVICE_DEFAULTS } from './api';
 import { asOperator } from './fixtures';
 import { intakeBody } from './leads';
 
@@ -50,11 +53,20 @@ export const draftQuote = async (
     { workspaceId },
   )) as QuoteOut;
 
-/** Sends a draft; the answer carries the page's link, from which the token is taken. */
-export async function send(services: Services, quoteId: string) {
+/**
+ * The link a quote's email carries, made as the worker makes it when the email leaves (from the
+ * revision's id and the tests' default SECRETS_KEY); the answer to `quote send` never holds it.
+ * test/e2e/bearer-links.test.ts takes it from the mail the real SMTP sink received instead.
+ */
+export const quoteLink = (quoteId: string, publicUrl = SERVICE_DEFAULTS.publicUrl) =>
+  pageLinks(SERVICE_DEFAULTS.secretsKey, QUOTE_PAGE_PATH).url(publicUrl, quoteId);
+
+/** Sends a draft; with the link its email carries, and that link's token and path. */
+export async function send(services: Services, quoteId: string, publicUrl?: string) {
   const sent = (await asOperator(services, sendQuoteOp, { quote: quoteId })) as {
     quote: QuoteOut;
-    link: string;
+    message_id: string;
   };
-  return { ...sent, token: new URL(sent.link).pathname.split('/').pop()!, path: new URL(sent.link).pathname };
+  const link = quoteLink(sent.quote.id, publicUrl);
+  return { ...sent, link, token: new URL(link).pathname.split('/').pop()!, path: new URL(link).pathname };
 }

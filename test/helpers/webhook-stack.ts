@@ -90,7 +90,11 @@ export async function startWebhookStack(
     /** The in-process worker (its metrics page, for one), unless `inProcessWorker: false`. */
     worker,
     app: testApp(t.db, {
-      config: { sms: config.sms, publicUrl: config.publicUrl },
+      config: {
+        sms: config.sms,
+        publicUrl: config.publicUrl,
+        mailFeedbackDomains: config.mailFeedbackDomains,
+      },
       mailResolver: opts.mailResolver,
     }),
     workspace: w.workspace,

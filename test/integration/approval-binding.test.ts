@@ -170,10 +170,26 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
       const p = await s.park(launchCampaign, { campaignId: c.id });
       assert.equal(p.summary, `Launch the email campaign "Spring ${n}" (2 steps) to 3 people`);
       const [stored] = await t.db.query<
-        { effect: { bound: { steps: unknown[] }; counted: { audience: number }; digest: string } }[]
+        {
+          effect: {
+            bound: { steps: unknown[] };
+            counted: { audience: number };
+            members: { audience: { ids: string[]; digest: string; sample: unknown[] } };
+            digest: string;
+          };
+        }[]
       >('SELECT effect FROM approvals WHERE id = $1', [p.approval_id]);
       assert.equal(stored!.effect.counted.audience, 3);
       assert.match(stored!.effect.digest, /^[0-9a-f]{64}$/);
+      const audience = stored!.effect.members.audience;
+      assert.equal(audience.ids.length, 3, 'the people counted are kept with the snapshot');
+      assert.equal(audience.sample.length, 3);
+      const seen = await runOperation(services, getApproval, s.actor, { approvalId: p.approval_id });
+      assert.deepEqual(
+        seen.effect?.members,
+        { audience: { count: 3, digest: audience.digest } },
+        'what travels names them by count and digest only',
+      );
       const outcome = await s.approve(p);
       assert.equal(outcome.status, 'EXECUTED', JSON.stringify(outcome.error));
       const row = await campaignRow(c.id);
@@ -187,24 +203,36 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
       assert.equal(ran?.details.effect_digest, stored!.effect.digest);
     });
 
-    it('an audience that grew within the margin runs; past it, the run refuses and nothing is queued', async () => {
+    it('leads that joined the audience after the request are left out: the run fixes only those approved, and says so', async () => {
       const s = await workspace(3);
-      const within = await s.campaign();
-      const pWithin = await s.park(sendCampaign, { campaignId: within.id });
-      const past = await s.campaign();
-      const pPast = await s.park(sendCampaign, { campaignId: past.id });
-      await s.addLeads(5); // 3 → 8: the margin is 10% and at least 5 people
-      assert.equal((await s.approve(pWithin)).status, 'EXECUTED');
-      assert.equal(await recipients(within.id), 8);
-      await s.addLeads(1); // 3 → 9
-      const outcome = await s.approve(pPast);
+      const c = await s.campaign();
+      const p = await s.park(sendCampaign, { campaignId: c.id });
+      await s.addLeads(6); // 3 → 9 matching: the six are no change of the definition, and nobody approved them
+      const outcome = await s.approve(p);
+      assert.equal(outcome.status, 'EXECUTED', JSON.stringify(outcome.error));
+      assert.equal(await recipients(c.id), 3);
+      assert.equal((await campaignRow(c.id)).audience_size, 3);
+      const leftOut = { joined_since: 6, no_longer_qualify: 0 };
+      assert.deepEqual((outcome.outcome as { left_out: unknown }).left_out, leftOut);
+      const ran = (await s.audit('campaign.send')).find((r) => r.outcome === 'allowed');
+      assert.deepEqual(ran?.details.left_out, leftOut);
+    });
+
+    it('approved leads that no longer match are skipped; when none is left, nothing is queued', async () => {
+      const s = await workspace(2);
+      const c = await s.campaign();
+      const p = await s.park(sendCampaign, { campaignId: c.id });
+      await t.db.query(`UPDATE leads SET archived_at = now() WHERE source = $1`, [s.source]);
+      await s.addLeads(1);
+      const outcome = await s.approve(p);
       assert.equal(outcome.status, 'FAILED');
-      assert.match(
-        outcome.reason!,
-        /the audience grew from 3 people to 9 people since approval was requested/,
+      assert.equal(
+        outcome.reason,
+        'none of the 2 people approved still match the audience, and the 1 person who joined it since was not approved: nothing was sent; ask for approval again.',
       );
-      assert.equal(await recipients(past.id), 0);
-      assert.equal((await campaignRow(past.id)).status, 'DRAFT');
+      assert.equal(outcome.error?.refused_by, 'gate');
+      assert.equal(await recipients(c.id), 0);
+      assert.equal((await campaignRow(c.id)).status, 'DRAFT');
     });
 
     it('an edit racing the approval: the edited version is never sent, and every outcome follows the order', async () => {
@@ -285,6 +313,8 @@ describe('an approval binds what the person saw: changed targets refuse, widenin
       assert.match(text, /subject: Spring \{first_name\}/);
       assert.match(text, /body: Hello \{first_name\}, our spring offer\./);
       assert.match(text, /audience: 3/);
+      assert.match(text, /Whom it reaches \(audience\), as counted when asked: 3 people/);
+      assert.match(text, /^ {2}Ana Lima <ana\.lima\.\d+\.[0-9a-f]{8}@example\.com>$/m);
       assert.match(text, /channel: email/);
       assert.match(text, /window:\n\s+weekdays: 1, 2, 3, 4, 5, 6, 7/);
       assert.match(

@@ -15,6 +15,8 @@ import { addConnection } from '../../domain/connections/operations/connections';
 import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
 import { unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
+import { pageLinks } from '../../domain/conversations/page-links';
+import { QUOTE_PAGE_PATH } from '../../domain/sales/quote-lifecycle';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
 import { issueInvoice } from '../../domain/sales/operations/invoices';
 import { createOpportunity } from '../../domain/sales/operations/opportunities';
@@ -210,9 +212,10 @@ async function populated(db: DataSource, services: Services) {
       },
       { workspaceId },
     );
+  // The token the email carries, made as the worker makes it when the email leaves.
   const sendQuote = async () => {
-    const { link } = await runOperation(services, sendQuoteOp, as, { quote: (await quote()).id });
-    return link.split('/').pop()!;
+    const { quote: sent } = await runOperation(services, sendQuoteOp, as, { quote: (await quote()).id });
+    return pageLinks(services.secretsKey!, QUOTE_PAGE_PATH).token(sent.id);
   };
   const quoteToken = await sendQuote();
   const invoiced = await sendQuote();
@@ -317,6 +320,7 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'message.complaint': (w) => ({ originalMessageId: w.sentEmailId, feedbackType: 'abuse' }),
   'mail.dns': () => ({ domain: 'acme.example' }),
   'workspace.set_deliverability': () => ({ max_bounce_percent: 4 }),
+  'workspace.set_approval_policy': () => ({ distinct: 'false' }),
   'workspace.set_seller_profile': () => ({ name: 'Acme SAS', terms_url: 'https://acme.example/terms' }),
   'contact.unsubscribe_link': (w) => ({
     token: unsubscribeLinks(SECRETS_KEY).token(w.leadId, 'anyone@example.com'),

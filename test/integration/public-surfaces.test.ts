@@ -54,11 +54,11 @@ describe('public surfaces: tokens kept out of records, rate limits shared across
 
   before(async () => {
     t = await freshDatabase();
-    services = { db: t.db, secretsKey: SERVICE_DEFAULTS.secretsKey, publicUrl: PUBLIC_URL };
+    services = { db: t.db, secretsKey: SERVICE_DEFAULTS.secretsKey };
     workspaceId = (await workspaceWithKey(t.db, { role: 'admin', scopes: ['leads:read'] })).workspace.id;
     const lead = await leadIn(services, workspaceId);
     leadId = lead.id;
-    quote = await send(services, (await draftQuote(services, workspaceId, lead.id)).id);
+    quote = await send(services, (await draftQuote(services, workspaceId, lead.id)).id, PUBLIC_URL);
     a = app(0);
     b = app(1);
   });

@@ -30,7 +30,7 @@ describe('opportunities, quotes on their public page, and invoices', () => {
 
   before(async () => {
     t = await freshDatabase();
-    services = { db: t.db, publicUrl: 'https://leads.example.com' };
+    services = { db: t.db };
     app = testApp(t.db, { config: { quotePagePerMinute: 1_000, publicUrl: 'https://leads.example.com' } });
     workspaceId = (await workspaceWithKey(t.db)).workspace.id;
   });
@@ -64,7 +64,7 @@ describe('opportunities, quotes on their public page, and invoices', () => {
   const sentQuote = async () => {
     const lead = await leadIn(services, workspaceId);
     const q = await draftQuote(services, workspaceId, lead.id);
-    return { lead, q, ...(await send(services, q.id)) };
+    return { lead, q, ...(await send(services, q.id, 'https://leads.example.com')) };
   };
 
   describe('opportunities', () => {
@@ -211,16 +211,25 @@ describe('opportunities, quotes on their public page, and invoices', () => {
       );
     });
 
-    it('quote.sent emails the customer a link to the page; the page is the quote, and viewing emits quote.viewed once', async () => {
-      const { lead, q, quote, link, path } = await sentQuote();
-      assert.match(link, /^https:\/\/leads\.example\.com\/quotes\/[A-Za-z0-9_-]{43}$/);
+    it('quote.sent queues the customer an email that links to the page; the page is the quote, and viewing emits quote.viewed once', async () => {
+      const { lead, q, quote, token, path, message_id } = await sentQuote();
       assert.equal(quote.status, 'SENT');
       const [mail] = await t.db.query<Row[]>(
-        `SELECT to_address, subject, body FROM messages WHERE lead_id = $1`,
+        `SELECT id, to_address, subject, body, page_link FROM messages WHERE lead_id = $1`,
         [lead.id],
       );
+      assert.equal(mail!.id, message_id);
       assert.equal(mail!.to_address, lead.email);
-      assert.ok(String(mail!.body).includes(link), 'the email carries the link');
+      // The stored email names the page; the link is made when it leaves (test/e2e/bearer-links.test.ts).
+      assert.match(String(mail!.body), /here: \[link to quote Q-\d{6}, revision 1\]/);
+      assert.ok(!String(mail!.body).includes(token), 'no token in the stored body');
+      assert.deepEqual(mail!.page_link, {
+        path: '/quotes',
+        subject: q.id,
+        label: `[link to quote ${quote.number}, revision 1]`,
+      });
+      const [row] = await t.db.query<Row[]>(`SELECT token_hash FROM quotes WHERE id = $1`, [q.id]);
+      assert.equal(row!.token_hash, null, 'nothing of the token is stored');
       const [sent] = await events('quote.sent', `data->>'quote_id' = $2`, [q.id]);
       assert.equal(sent!.data.total, LINES_TOTAL);
       assert.equal(sent!.data.number, quote.number);

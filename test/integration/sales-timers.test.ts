@@ -13,6 +13,7 @@ import type { InvoiceTimerInput, QuoteTimerInput } from '../../domain/sales/work
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { LINES_TOTAL, draftQuote, leadIn, send, today } from '../helpers/sales';
+import { SERVICE_DEFAULTS } from '../helpers/api';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
 import { invoiceDueWorkflow, quoteExpiryWorkflow } from '../../workflows/sales';
@@ -40,6 +41,8 @@ describe('quote expiry and invoice overdue timers, under time-skipping', () => {
     [env, t] = await Promise.all([timeSkippingEnvironment(), freshDatabase()]);
     services = {
       db: t.db,
+      // The quote page checks the derived links the worker would have emailed (test/helpers/sales.ts).
+      secretsKey: SERVICE_DEFAULTS.secretsKey,
       cancelTimers: async (ids) => {
         for (const id of ids) await env.client.workflow.getHandle(id).cancel();
       },

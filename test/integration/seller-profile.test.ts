@@ -25,7 +25,7 @@ describe('the seller profile on quote pages', () => {
 
   before(async () => {
     t = await freshDatabase();
-    services = { db: t.db, publicUrl: 'https://leads.example.com' };
+    services = { db: t.db };
     app = testApp(t.db, { config: { quotePagePerMinute: 1_000, publicUrl: 'https://leads.example.com' } });
   });
   after(() => t.drop());
@@ -202,7 +202,7 @@ describe('the seller profile on quote pages', () => {
     assert.match(page.text, /no refunds/);
     // The stored hash is the document with its seller; other terms would be another hash.
     const [sent] = await t.db.query<Quote[]>(
-      `SELECT * FROM quotes WHERE token_hash IS NOT NULL AND workspace_id = $1 ORDER BY sent_at LIMIT 1`,
+      `SELECT * FROM quotes WHERE sent_at IS NOT NULL AND workspace_id = $1 ORDER BY sent_at LIMIT 1`,
       [ws],
     );
     assert.equal(sha256(documentOf(sent!)), sent!.document_sha256);

@@ -115,6 +115,32 @@ describe('DKIM signing configuration', () => {
     assert.equal(loadConfig(mail).smtp?.dkim, undefined, 'no key, no signature');
   });
 
+  it("sends from a return path on MAIL_FROM's domain, or on one sharing its organisational domain", () => {
+    assert.equal(loadConfig(mail).smtp?.returnPathDomain, 'mail.example.com');
+    assert.equal(
+      loadConfig({ ...mail, MAIL_RETURN_PATH_DOMAIN: 'Bounces.Example.com' }).smtp?.returnPathDomain,
+      'bounces.example.com',
+    );
+    assert.match(
+      refused({ ...mail, MAIL_RETURN_PATH_DOMAIN: 'bounces.other.example' }),
+      /MAIL_RETURN_PATH_DOMAIN \(bounces\.other\.example\) must share MAIL_FROM's organisational domain \(example\.com\)/,
+    );
+    assert.match(
+      refused({ ...mail, MAIL_RETURN_PATH_DOMAIN: 'not a domain' }),
+      /MAIL_RETURN_PATH_DOMAIN must be/,
+    );
+    assert.deepEqual(loadConfig(mail).mailFeedbackDomains, []);
+    assert.deepEqual(
+      loadConfig({ ...mail, MAIL_FEEDBACK_DOMAINS: ' FBL.example.net, feedback.mail.example ' })
+        .mailFeedbackDomains,
+      ['fbl.example.net', 'feedback.mail.example'],
+    );
+    assert.match(
+      refused({ ...mail, MAIL_FEEDBACK_DOMAINS: 'fbl.example.net,not a domain' }),
+      /MAIL_FEEDBACK_DOMAINS must be/,
+    );
+  });
+
   it('needs the selector and the key file together, and SMTP_URL to sign for', () => {
     assert.match(
       refused({ ...mail, DKIM_SELECTOR: 'leads2026' }),

@@ -30,6 +30,8 @@ const DECIDE: Requirement = { scope: 'business:write', minRole: 'admin' };
 /** A key sees the requests it parked; the operator sees the workspace's. */
 const ownKey = (ctx: OperationContext) => (ctx.actor.type === 'key' ? ctx.actor.principal.keyId : undefined);
 
+const SHA256 = string({ pattern: '^[0-9a-f]{64}$', maxLength: 64 });
+
 const APPROVAL_FIELDS = {
   id: uuid,
   status: oneOf(APPROVAL_STATUSES),
@@ -48,13 +50,15 @@ const APPROVAL_FIELDS = {
           description: "What was counted as it parked, shown but not bound (the audience's size then).",
         },
         shown: openObject('What the approver also reads that follows from the input and the bound parts.'),
-        digest: string({
-          pattern: '^[0-9a-f]{64}$',
-          maxLength: 64,
-          description: 'SHA-256 of the bound parts.',
-        }),
+        members: {
+          type: 'object',
+          additionalProperties: object({ count: integer({ minimum: 0 }), digest: SHA256 }),
+          description:
+            "Whom it reaches, counted as it parked (a campaign's audience: its leads), by count and the SHA-256 of their ids: the approved run reaches only these, those that still qualify.",
+        },
+        digest: { ...SHA256, description: 'SHA-256 of the bound parts.' },
       },
-      { optional: ['counted', 'shown'] },
+      { optional: ['counted', 'shown', 'members'] },
     ),
   ),
   requested_by: object({ key_id: uuid, user_id: uuid }),
@@ -168,21 +172,25 @@ export const cancelApproval = defineOperation({
 });
 
 /**
- * What an approver reads before deciding: the snapshot of the effect in plain words, who asked and
- * whether that key and its owner may still ask it, and whether the target changed since.
+ * What an approver reads before deciding: the snapshot of the effect in plain words, whom it reaches,
+ * who asked and whether that key and its owner may still ask it, whether the target changed since, and
+ * whether the person named may approve it.
  */
 export const showApproval = defineOperation({
   name: 'approval.show',
   title: 'Show an approval request in full',
   description:
-    "One approval request as an approver should read it before deciding: its summary; what it will do as it stood when asked (every campaign step with its subject and body, placeholders shown, the audience and its size then, window and channel; an agent's review level, limits, sources and cadence; the system and account of a connection); who asked (key name, owner) and whether that key and owner are still valid; and whether the target changed since (approving a changed request is refused).",
+    "One approval request as an approver should read it before deciding: its summary; what it will do as it stood when asked (every campaign step with its subject and body, placeholders shown, the audience and its size then, window and channel; an agent's review level, limits, sources and cadence; the system and account of a connection); whom it reaches (a campaign's audience as counted when asked, with the first names and addresses); who asked (key name, owner) and whether that key and owner are still valid; whether the target changed since (approving a changed request is refused; an audience whose people changed is reached only where they still qualify); and, for the person named in as, whether they may approve it (the workspace may require a second person).",
   returns:
-    'The approval request with `requester` and `changed_since_requested`; the admin command prints it as text.',
+    'The approval request with `requester`, `members`, `changed_since_requested`, `members_since_requested`, `second_person_required` and `decider`; the admin command prints it as text.',
   requirement: DECIDE,
   reach: 'record',
   operatorOnly: true,
   ...READ_ONLY,
-  input: yup.object({ id: describe(approvalId, 'The approval request id.') }),
+  input: yup.object({
+    id: describe(approvalId, 'The approval request id.'),
+    as: describe(emailSchema, 'The email of the admin or owner who would decide: says whether they may.'),
+  }),
   output: object(
     {
       ...APPROVAL_FIELDS,
@@ -197,14 +205,41 @@ export const showApproval = defineOperation({
         refusal: nullable(string()),
         still_valid: { type: 'boolean' },
       }),
+      members: nullable({
+        type: 'object',
+        additionalProperties: object({
+          count: integer({ minimum: 0 }),
+          sample: arrayOf(object({ name: nullable(string()), address: string() })),
+        }),
+        description:
+          'Whom it reaches, as counted when asked: how many, and the first few names and addresses.',
+      }),
       changed_since_requested: nullable(arrayOf(string())),
+      members_since_requested: nullable({
+        type: 'object',
+        additionalProperties: object({
+          left: integer({ minimum: 0 }),
+          joined: integer({ minimum: 0 }),
+          still: integer({ minimum: 0 }),
+        }),
+        description:
+          'Per member set, while it waits: how many counted no longer qualify (left), how many qualify now that were not counted (joined, left out by an approval), and how many counted still qualify (whom approving it reaches).',
+      }),
+      second_person_required: {
+        type: 'boolean',
+        description:
+          'The workspace requires a second person: the owner of the key that asked may not approve it.',
+      },
+      decider: nullable(
+        object({ email: string(), may_decide: { type: 'boolean' }, refusal: nullable(string()) }),
+      ),
     },
     { title: 'ApprovalShown' },
   ),
   doors: {
     admin: {
       command: 'approval show',
-      flags: (f) => ({ id: f.id }),
+      flags: (f) => ({ id: f.id, as: f.as }),
       present: (out: ShownApproval) => approvalText(out),
     },
   },
@@ -212,7 +247,7 @@ export const showApproval = defineOperation({
   run: async (ctx, i) => {
     const row = await approvalsIn(ctx.data).find(i.id);
     if (!row) throw notFound('approval request');
-    return shown(ctx.data, row, parkedOperation(row.operation));
+    return shown(ctx.data, row, parkedOperation(row.operation), i.as);
   },
 });
 

@@ -1,9 +1,10 @@
 import * as yup from 'yup';
 import type { Data } from '../../kernel/data';
-import { gateRefusal, type Effect } from '../../kernel/effect';
+import { SAMPLE_SIZE, gateRefusal, memberSet, type Effect } from '../../kernel/effect';
 import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import { boolean, object } from '../../kernel/shapes';
+import type { LeftOut } from '../entities';
 import { brakeOnFeedback, pauseRunning } from '../pausing';
 import { campaignsIn } from '../repository';
 import { CAMPAIGNS_WRITE } from '../requirements';
@@ -16,8 +17,9 @@ const input = yup.object({ campaignId: campaignIdField });
 /**
  * What a person approves when a campaign starts sending: its name, channel, every step's subject, body
  * and delay, its window and daily cap, and its audience definition (all bound: any edit refuses the
- * approved run), with the audience's size counted as it parked (shown, and bounded at run time by
- * `AUDIENCE_GROWTH`). Read under the campaign's lock when `lock`.
+ * approved run). With `count`, whom it reaches: a draft's audience as it matches now
+ * (`members.audience`, the leads' ids, shown as their number and the first few names and addresses),
+ * or the recipients a launched campaign fixed (their number). Read under the campaign's lock when `lock`.
  */
 async function campaignEffect(
   i: { campaignId: string },
@@ -25,39 +27,21 @@ async function campaignEffect(
   opts: { lock: boolean; count: boolean },
 ): Promise<Effect> {
   const c = await campaignOf(campaignsIn(data), i.campaignId, opts);
-  // Counting a draft's audience scans its leads: only when the approver is to read it, never for the
-  // approved run's check (which fixes the audience itself and bounds its growth).
-  const audience = !opts.count
-    ? undefined
-    : c.status === 'DRAFT'
-      ? await campaignsIn(data.in(c.workspace_id)).countAudience(c)
-      : (c.audience_size ?? 0);
-  return {
-    bound: {
-      name: c.name,
-      channel: c.channel,
-      steps: c.steps.map((s) => ({
-        subject: s.subject ?? null,
-        body: s.body,
-        delay_hours: s.delay_hours,
-      })),
-      audience: c.audience,
-      window: c.send_window,
-      daily_cap: c.daily_cap,
-    },
-    ...(audience !== undefined ? { counted: { audience } } : {}),
+  const bound = {
+    name: c.name,
+    channel: c.channel,
+    steps: c.steps.map((s) => ({ subject: s.subject ?? null, body: s.body, delay_hours: s.delay_hours })),
+    audience: c.audience,
+    window: c.send_window,
+    daily_cap: c.daily_cap,
   };
+  // Reading a draft's audience scans its leads: only when the approver is to read it, never for the
+  // approved run's check, which restricts the launch to the approved leads themselves.
+  if (!opts.count) return { bound };
+  if (c.status !== 'DRAFT') return { bound, counted: { audience: c.audience_size ?? 0 } };
+  const { ids, sample } = await campaignsIn(data.in(c.workspace_id)).audienceMembers(c, SAMPLE_SIZE);
+  return { bound, counted: { audience: ids.length }, members: { audience: memberSet(ids, sample) } };
 }
-
-/**
- * How far an audience may grow between the request and its approved run: new leads matching the same
- * definition are not a change of it, but a person approved a size, so the run refuses an audience more
- * than 10% (and more than 5 people) larger than the size counted when the request parked.
- */
-const AUDIENCE_GROWTH = { ratio: 0.1, people: 5 } as const;
-
-const audienceAllowed = (approved: number) =>
-  approved + Math.max(Math.ceil(approved * AUDIENCE_GROWTH.ratio), AUDIENCE_GROWTH.people);
 
 /**
  * What launch, send and resume share: each starts messages leaving, so a key's call parks for a
@@ -95,9 +79,36 @@ const reach = (effect?: Effect) =>
   effect?.counted?.audience !== undefined ? people(effect.counted.audience) : 'its audience';
 
 /**
+ * The leads a person approved the launch for, or undefined when no approval is running it. The set,
+ * not its size, is what binds: the launch reaches only approved leads that still match, so it can
+ * never reach more people than were approved, and a size margin (the 10% this replaced) has nothing
+ * left to bound. A request parked before the set was kept names nobody, so it cannot run.
+ */
+function approvedAudience(ctx: OperationContext): string[] | undefined {
+  if (!ctx.approved) return undefined;
+  const set = ctx.approved.members?.audience;
+  if (!set)
+    throw gateRefusal(
+      'approval predates its audience being kept: nobody can tell whom it approved, so nothing was sent; ask for approval again.',
+    );
+  return set.ids;
+}
+
+/** The refusal of an approved launch none of whose approved leads still match: nothing is sent. */
+function nobodyApproved(leftOut: LeftOut) {
+  const approved = leftOut.no_longer_qualify;
+  const joined = leftOut.joined_since;
+  return gateRefusal(
+    `${approved === 0 ? 'nobody was approved' : `none of the ${people(approved)} approved still match the audience`}${joined > 0 ? `, and the ${people(joined)} who joined it since ${joined === 1 ? 'was' : 'were'} not approved` : ''}: nothing was sent; ask for approval again.`,
+    { left_out: leftOut },
+  );
+}
+
+/**
  * Starts a draft: its audience is fixed now (every matching lead with an address on the channel
- * becomes a recipient), and the campaign's workflow, started by the relay once this commits, sends it.
- * An audience that matches nobody is refused with the reason, and nothing changes.
+ * becomes a recipient; for an approved launch, only the approved ones among them), and the campaign's
+ * workflow, started by the relay once this commits, sends it. An audience that matches nobody is
+ * refused with the reason, and nothing changes.
  */
 async function start(ctx: OperationContext, campaignId: string, broadcast: boolean) {
   const c = await campaignOf(campaignsIn(ctx.data), campaignId, { lock: true });
@@ -109,21 +120,25 @@ async function start(ctx: OperationContext, campaignId: string, broadcast: boole
       'conflict',
       `campaign.send sends a one-step broadcast; this campaign has ${c.steps.length} steps: launch it instead.`,
     );
-  const size = await repo.fixAudience(c);
-  const approvedSize = ctx.approved?.counted?.audience;
-  if (approvedSize !== undefined && size > audienceAllowed(approvedSize))
-    throw gateRefusal(
-      `the audience grew from ${people(approvedSize)} to ${people(size)} since approval was requested, more than the ${AUDIENCE_GROWTH.ratio * 100}% (at least ${AUDIENCE_GROWTH.people} people) allowed: nothing was sent; ask for approval again.`,
-      { changed: ['audience_size'] },
-    );
-  if (size === 0)
+  const approved = approvedAudience(ctx);
+  const { fixed, joined } = await repo.fixAudience(c, approved);
+  const leftOut: LeftOut | null = approved
+    ? { joined_since: joined, no_longer_qualify: approved.length - fixed }
+    : null;
+  if (fixed === 0 && leftOut) throw nobodyApproved(leftOut);
+  if (fixed === 0)
     throw new DomainError(
       'conflict',
       `The audience matches no live lead with ${c.channel === 'email' ? 'an email address' : 'a phone number'}: nothing would be sent. Widen the audience (statuses, sources, created_since).`,
       { field: 'audience' },
     );
-  const launched = await repo.launch(c.id, size);
-  ctx.audit(c.workspace_id, { campaign_id: c.id, audience_size: size, broadcast });
+  const launched = await repo.launch(c.id, fixed, leftOut);
+  ctx.audit(c.workspace_id, {
+    campaign_id: c.id,
+    audience_size: fixed,
+    broadcast,
+    ...(leftOut && { left_out: leftOut }),
+  });
   return campaignView(launched);
 }
 
@@ -131,7 +146,7 @@ export const launchCampaign = defineOperation({
   name: 'campaign.launch',
   title: 'Launch a campaign sequence',
   description:
-    'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. A lead who replies, books or opts out leaves the sequence.',
+    'Starts a draft campaign: fixes its audience now and sends its steps, each after its delay, inside the sending window and under the daily cap. Once approved, it reaches only the leads counted when it was asked that still match the audience; leads that joined the audience since are left out (left_out says how many, and why). A lead who replies, books or opts out leaves the sequence.',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
   summary: async (i, look, effect) => `Launch ${await described(i, look, effect)} to ${reach(effect)}`,
@@ -142,7 +157,7 @@ export const sendCampaign = defineOperation({
   name: 'campaign.send',
   title: 'Send a one-step broadcast now',
   description:
-    'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap).',
+    'Sends a draft one-step campaign to its audience now (inside the sending window, under the daily cap). Once approved, it reaches only the leads counted when it was asked that still match the audience; leads that joined the audience since are left out (left_out says how many, and why).',
   returns: 'The campaign, now RUNNING (once approved).',
   ...GATED_START,
   summary: async (i, look, effect) => `Send ${await described(i, look, effect)} to ${reach(effect)} now`,
@@ -209,7 +224,7 @@ export const checkDeliverability = defineOperation({
   name: 'campaign.check_deliverability',
   title: "Check a campaign's deliverability",
   description:
-    'Pauses a running campaign whose authenticated hard bounces or spam complaints are over the workspace limits (campaign.paused, reason deliverability); otherwise changes nothing.',
+    'Pauses a running campaign whose proven hard bounces or spam complaints are over the workspace limits (campaign.paused, reason deliverability); otherwise changes nothing.',
   returns: '{ paused }.',
   requirement: CAMPAIGNS_WRITE,
   reach: 'record',

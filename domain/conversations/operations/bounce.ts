@@ -1,23 +1,23 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
-import { boolean, object, string, uuid } from '../../kernel/shapes';
-import { reportedEmail, takeFeedback } from '../feedback';
+import { boolean, nullable, object, string, uuid } from '../../kernel/shapes';
+import { fileReport, takeFeedback } from '../feedback';
 import { EMAIL_HOOK } from '../provider-hooks';
 import { REPORT_OPERATION, reportFields } from './reports';
 
 /**
- * A bounce report (a DSN, RFC 3464) for an email we sent. Authenticated (its sender's domain proven)
- * and naming the recipient the email went to, a permanent failure (5.x.x) marks the message `bounced`
- * with a hard bounce, suppresses the address (`contact.suppressed`, reason `bounce`) and feeds the
- * campaign's brake, once. A delay (4.x.x) or an unauthenticated report changes nothing.
+ * A bounce report (a DSN, RFC 3464) for an email we sent. Stored whatever it says; proven (delivered to
+ * the email's own return path, and naming the recipient it went to), a permanent failure (5.x.x) marks
+ * the message `bounced` with a hard bounce, suppresses the address (`contact.suppressed`, reason
+ * `bounce`) and feeds the campaign's brake, once. A delay (4.x.x) or an unproven report changes nothing.
  */
 export const recordBounce = defineOperation({
   name: 'message.bounce',
   title: 'Record a bounce report',
   description:
-    'Records a delivery-status report for an email we sent: an authenticated permanent failure marks the message bounced and suppresses the address (contact.suppressed, bounce), and may pause its campaign (deliverability); a delay or an unauthenticated report changes nothing.',
-  returns: '{ message_id, bounced, status, recorded }.',
+    "Records a delivery-status report for an email we sent: a proven permanent failure (delivered to the email's own return path, naming its recipient) marks the message bounced and suppresses the address (contact.suppressed, bounce), and may pause its campaign (deliverability); a delay or an unproven report is stored and changes nothing.",
+  returns: '{ message_id, bounced, status, proven, recorded }.',
   ...REPORT_OPERATION,
   input: yup.object({
     ...reportFields,
@@ -30,30 +30,47 @@ export const recordBounce = defineOperation({
     ),
     diagnostic: describe(yup.string().max(500).default(''), "The receiving server's words."),
   }),
-  output: object({ message_id: uuid, bounced: boolean, status: string(), recorded: boolean }),
+  output: object({
+    message_id: nullable(uuid),
+    bounced: boolean,
+    status: string(),
+    proven: boolean,
+    recorded: boolean,
+  }),
   // A delivery-status report arrives at the inbound-email webhook.
   doors: { public: [EMAIL_HOOK] },
   summary: (i) => `Record a ${i.status} bounce`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
-    const { msg, ignored } = await reportedEmail(ctx, i);
-    const permanent = i.status.startsWith('5.');
-    const first = !ignored && permanent && (msg.status === 'sent' || msg.status === 'sending');
-    const taken = first
-      ? await takeFeedback(ctx, msg, 'hard_bounce', {
-          status: 'bounced',
-          error: `bounced: ${i.status} ${i.diagnostic}`.trim().slice(0, 500),
-          source: 'bounce report',
-        })
-      : undefined;
-    ctx.audit(workspaceId, {
-      message_id: msg.id,
+    const { msg, proof, fresh } = await fileReport(ctx, 'bounce', i, {
       status: i.status,
-      authenticity: i.authenticity,
-      recorded: first,
-      ...(ignored && { ignored }),
-      ...(taken?.braked && { campaign_paused: msg.campaign_id }),
+      feedback_type: null,
     });
-    return { message_id: msg.id, bounced: permanent, status: i.status, recorded: first };
+    const permanent = i.status.startsWith('5.');
+    const first =
+      fresh && proof.proven && permanent && !!msg && (msg.status === 'sent' || msg.status === 'sending');
+    const taken =
+      first && msg
+        ? await takeFeedback(ctx, msg, 'hard_bounce', {
+            status: 'bounced',
+            error: `bounced: ${i.status} ${i.diagnostic}`.trim().slice(0, 500),
+            source: 'bounce report',
+          })
+        : undefined;
+    ctx.audit(workspaceId, {
+      message_id: msg?.id ?? null,
+      status: i.status,
+      ...(proof.proven ? { proof: proof.proof } : { unproven: proof.reason }),
+      recorded: first,
+      ...(!fresh && { replayed: true }),
+      ...(taken?.braked && { campaign_paused: msg!.campaign_id }),
+    });
+    return {
+      message_id: msg?.id ?? null,
+      bounced: permanent,
+      status: i.status,
+      proven: proof.proven,
+      recorded: first,
+    };
   },
 });

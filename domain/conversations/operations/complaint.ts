@@ -1,8 +1,8 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
-import { boolean, object, string, uuid } from '../../kernel/shapes';
-import { reportedEmail, takeFeedback } from '../feedback';
+import { boolean, nullable, object, string, uuid } from '../../kernel/shapes';
+import { fileReport, takeFeedback } from '../feedback';
 import { EMAIL_HOOK } from '../provider-hooks';
 import { REPORT_OPERATION, reportFields } from './reports';
 
@@ -11,16 +11,17 @@ const COMPLAINTS = ['abuse', 'fraud'];
 
 /**
  * A complaint (an ARF feedback report, RFC 5965) about an email we sent: a mailbox provider says its
- * user marked it as spam. Authenticated and naming the recipient it went to, it keeps the complaint on
- * the message, suppresses the address (`contact.suppressed`, reason `complaint`) and feeds the
- * campaign's brake, once.
+ * user marked it as spam. Stored whatever it says; proven (delivered to the email's own return path, or
+ * signed by a feedback loop on MAIL_FEEDBACK_DOMAINS) and naming the recipient it went to, it keeps the
+ * complaint on the message, suppresses the address (`contact.suppressed`, reason `complaint`) and feeds
+ * the campaign's brake, once.
  */
 export const recordComplaint = defineOperation({
   name: 'message.complaint',
   title: 'Record a spam complaint',
   description:
-    'Records a feedback-loop report (ARF) for an email we sent: an authenticated abuse or fraud report suppresses the address (contact.suppressed, complaint) and may pause its campaign (deliverability); an unauthenticated report changes nothing.',
-  returns: '{ message_id, feedback_type, recorded }.',
+    "Records a feedback-loop report (ARF) for an email we sent: a proven abuse or fraud report (delivered to the email's own return path, or signed by a configured feedback loop, and naming its recipient) suppresses the address (contact.suppressed, complaint) and may pause its campaign (deliverability); an unproven report is stored and changes nothing.",
+  returns: '{ message_id, feedback_type, proven, recorded }.',
   ...REPORT_OPERATION,
   input: yup.object({
     ...reportFields,
@@ -29,25 +30,38 @@ export const recordComplaint = defineOperation({
       'The Feedback-Type the report gives (abuse, fraud, virus, other, not-spam).',
     ),
   }),
-  output: object({ message_id: uuid, feedback_type: string(), recorded: boolean }),
+  output: object({
+    message_id: nullable(uuid),
+    feedback_type: string(),
+    proven: boolean,
+    recorded: boolean,
+  }),
   // A feedback-loop report arrives at the inbound-email webhook.
   doors: { public: [EMAIL_HOOK] },
   summary: (i) => `Record a ${i.feedbackType} complaint`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
-    const { msg, ignored } = await reportedEmail(ctx, i);
-    const first = !ignored && COMPLAINTS.includes(i.feedbackType) && msg.feedback !== 'complaint';
-    const taken = first
-      ? await takeFeedback(ctx, msg, 'complaint', { source: 'complaint report' })
-      : undefined;
-    ctx.audit(workspaceId, {
-      message_id: msg.id,
+    const { msg, proof, fresh } = await fileReport(ctx, 'complaint', i, {
+      status: null,
       feedback_type: i.feedbackType,
-      authenticity: i.authenticity,
-      recorded: first,
-      ...(ignored && { ignored }),
-      ...(taken?.braked && { campaign_paused: msg.campaign_id }),
     });
-    return { message_id: msg.id, feedback_type: i.feedbackType, recorded: first };
+    const first =
+      fresh && proof.proven && !!msg && COMPLAINTS.includes(i.feedbackType) && msg.feedback !== 'complaint';
+    const taken =
+      first && msg ? await takeFeedback(ctx, msg, 'complaint', { source: 'complaint report' }) : undefined;
+    ctx.audit(workspaceId, {
+      message_id: msg?.id ?? null,
+      feedback_type: i.feedbackType,
+      ...(proof.proven ? { proof: proof.proof } : { unproven: proof.reason }),
+      recorded: first,
+      ...(!fresh && { replayed: true }),
+      ...(taken?.braked && { campaign_paused: msg!.campaign_id }),
+    });
+    return {
+      message_id: msg?.id ?? null,
+      feedback_type: i.feedbackType,
+      proven: proof.proven,
+      recorded: first,
+    };
   },
 });

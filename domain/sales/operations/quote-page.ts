@@ -6,6 +6,7 @@ import { WRITE, defineOperation, type OperationContext } from '../../kernel/oper
 import { arrayOf, boolean, dateTime, integer, nullable, object, oneOf, string } from '../../kernel/shapes';
 import { sellerNamed, workspaceNamed } from '../../identity';
 import { type Lead, lockLead } from '../../leads';
+import { pageLinks } from '../../conversations';
 import { QUOTE_STATUSES, type Quote } from '../entities';
 import { TOKEN_PATTERN, dayIn, sha256 } from '../documents';
 import {
@@ -17,7 +18,7 @@ import {
   expireIfDue,
   markViewed,
 } from '../quote-lifecycle';
-import { quoteByTokenHash, quotesIn } from '../repository';
+import { quoteForPage, quotesIn } from '../repository';
 import { SALES_WRITE } from '../requirements';
 import { idField } from '../schemas';
 
@@ -40,13 +41,22 @@ const clientFields = {
   ),
 };
 
-/** The revision a token names, locked, with its lead locked first; a past valid-until is expired on the spot. */
+/**
+ * The revision a token names, locked, with its lead locked first; a past valid-until is expired on the
+ * spot. A token is derived from the revision's id and the server's key (checked in constant time), or
+ * is the random one of a quote sent before links were derived, found by its hash.
+ */
 async function byToken(
   ctx: OperationContext,
   token: string,
 ): Promise<{ quote: Quote; lead: Lead; data: Data }> {
-  const hash = TOKEN_PATTERN.test(token) ? sha256(token) : undefined;
-  const found = hash ? await quoteByTokenHash(ctx.data, hash) : undefined;
+  const { secretsKey } = ctx.services;
+  const id = secretsKey ? pageLinks(secretsKey, QUOTE_PAGE_PATH).read(token) : undefined;
+  const found = id
+    ? await quoteForPage(ctx.data, { id })
+    : TOKEN_PATTERN.test(token)
+      ? await quoteForPage(ctx.data, { token_hash: sha256(token) })
+      : undefined;
   if (!found) throw new DomainError('not_found', 'This link is not valid.', { field: 'token' });
   const { lead, data } = await lockLead(ctx.data.in(found.workspace_id), found.lead_id);
   const quote = await quotesIn(data).mustFind(found.id, true);

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, WRITE, defineOperation } from '../../kernel/operation';
-import { object, page, string } from '../../kernel/shapes';
+import { object, page, uuid } from '../../kernel/shapes';
 import { lockLead } from '../../leads';
 import type { Interval, Quote } from '../entities';
 import { priced } from '../documents';
@@ -139,20 +139,21 @@ export const sendQuoteOp = defineOperation({
   title: 'Send a quote',
   description:
     'Sends a draft revision to the lead by email with a link to its public page, where the customer views it, signs to accept, or declines. The quote is numbered when first sent (gap-free per workspace); the revision sent before it is superseded and can no longer be signed. It expires at the end of its valid-until day. Refused when the lead has no email address or cannot be emailed.',
-  returns: 'The sent quote and the link to its page (shown only here and in the email).',
+  returns:
+    'The sent quote and the id of the email queued to the lead. The link to its page is made when that email leaves and is nowhere else: not in this answer, the stored message, events or logs.',
   requirement: SALES_WRITE,
   reach: 'record',
   ...WRITE,
   openWorld: true,
   input: yup.object({ quote: quoteField }),
-  output: object({ quote: QUOTE, link: string({ format: 'uri' }) }),
+  output: object({ quote: QUOTE, message_id: uuid }),
   doors: { admin: { command: 'quote send', flags: (f) => ({ quote: f.quote }) } },
   summary: (i) => `Send quote ${i.quote}`,
   run: async (ctx, i) => {
     const { row: quote, lead, data } = await lockedWithLead(ctx.data, quotesIn, i.quote);
-    const { quote: sent, link } = await sendQuote({ ...ctx, data }, quote, lead, data);
+    const { quote: sent, messageId } = await sendQuote({ ...ctx, data }, quote, lead, data);
     ctx.audit(quote.workspace_id, { quote_id: sent.id, number: sent.number, revision: sent.revision });
-    return { quote: quoteView(sent), link };
+    return { quote: quoteView(sent), message_id: messageId };
   },
 });
 
