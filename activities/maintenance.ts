@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { type Approval, approvalsIn, approvalWorkflowId } from '../domain/approvals';
 import { appointmentsIn, appointmentWorkflowId } from '../domain/appointments';
+import { messageUpkeep } from '../domain/conversations';
 import { writeAudit } from '../domain/kernel/audit';
 import { Data } from '../domain/kernel/data';
 import type { StartJob } from '../domain/kernel/operation';
@@ -40,7 +41,13 @@ export type ReconcileReport = {
   /** Secrets whose rotation overlap had ended, destroyed. */
   secrets_destroyed: number;
 };
-export type RetentionReport = { idempotency_keys: number; audit_rows: number; events: number };
+export type RetentionReport = {
+  idempotency_keys: number;
+  audit_rows: number;
+  events: number;
+  /** Absent in the histories of runs from before mail reports were kept. */
+  mail_reports?: number;
+};
 
 export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
   /**
@@ -185,6 +192,10 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         audit_rows: await inBatches(() => purgeAuditRows(data, retention.auditDays, PURGE_BATCH)),
         // An event still being delivered stays until its delivery ends; its deliveries go with it.
         events: await inBatches(() => deliveries.purgeEvents(retention.eventDays, PURGE_BATCH)),
+        // Stored for every report, forged ones too: kept as long as the audit rows that record them.
+        mail_reports: await inBatches(() =>
+          messageUpkeep(data).purgeReports(retention.auditDays, PURGE_BATCH),
+        ),
       };
     },
   };

@@ -280,7 +280,7 @@ export const configSchema = yup.object({
     description: 'Idempotency records kept (at least 24, the replay window).',
   }),
   AUDIT_RETENTION_DAYS: intSetting('AUDIT_RETENTION_DAYS', 1, 3_650, 365).meta({
-    description: 'Audit rows kept.',
+    description: 'Audit rows kept, and the mail reports (bounces, complaints, proven or not) beside them.',
   }),
   EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30).meta({
     description: 'Events (with their deliveries and attempts) kept; never one still being delivered.',

@@ -187,9 +187,10 @@ export const MailReportEntity = entity<MailReport>({
     oneOfCheck('mail_reports', 'kind', REPORT_KINDS),
     oneOfCheck('mail_reports', 'proof', REPORT_PROOFS),
   ],
-  // Partial indexes, which the migration made.
+  // Partial indexes, which the migration made; and the retention purge's.
   indices: [
     { name: 'mail_reports_message', columns: ['message_id'], synchronize: false },
+    { name: 'mail_reports_received', columns: ['received_at'] },
     {
       name: 'mail_reports_report_message_id',
       columns: ['workspace_id', 'report_message_id'],

@@ -2,6 +2,7 @@ import type { Data } from '../kernel/data';
 import { relayNotice } from '../kernel/events';
 import { workspacesByOldest } from '../kernel/fair-order';
 import { activeTraceparent } from '../kernel/tracing';
+import { purgeBatch } from '../kernel/retention';
 import { IsNull, type FindOptionsWhere } from 'typeorm';
 import { MessageEntity, type MailReport, type Message } from './entities';
 
@@ -211,6 +212,18 @@ const unstartedMessage = (m: string) => `${m}.direction = 'outbound' AND ${m}.st
 
 /** The background work on messages, across workspaces: the relay. */
 export const messageUpkeep = (data: Data) => ({
+  /**
+   * Deletes up to `limit` mail reports older than `days` (every workspace's): the inbound route stores
+   * every report, forged ones included, so the table is bounded by time as the audit log is.
+   */
+  purgeReports: (days: number, limit: number) =>
+    purgeBatch(
+      data,
+      `DELETE FROM mail_reports WHERE id IN (SELECT id FROM mail_reports
+        WHERE received_at < clock_timestamp() - make_interval(days => $1) ORDER BY received_at LIMIT $2)`,
+      [days, limit],
+    ),
+
   /**
    * Outbound messages whose workflow has not started, but for those just started, in a fair order
    * across workspaces: each workspace's oldest first, then each one's second (as webhook deliveries).

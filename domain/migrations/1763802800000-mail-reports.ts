@@ -31,6 +31,8 @@ export class MailReports1763802800000 implements MigrationInterface {
       CREATE INDEX mail_reports_message ON mail_reports (message_id) WHERE message_id IS NOT NULL;
       CREATE UNIQUE INDEX mail_reports_report_message_id ON mail_reports (workspace_id, report_message_id)
         WHERE report_message_id IS NOT NULL;
+      -- The retention purge takes the oldest (AUDIT_RETENTION_DAYS, as the audit rows beside them).
+      CREATE INDEX mail_reports_received ON mail_reports (received_at);
     `);
   }
 

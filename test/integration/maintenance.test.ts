@@ -26,7 +26,7 @@ describe('maintenance: retention and requests whose workflow never started', () 
       ...over,
     });
 
-  it('purges idempotency records, audit rows and events past retention, never an event still being delivered', async () => {
+  it('purges idempotency records, audit rows, mail reports and events past retention, never an event still being delivered', async () => {
     const { workspace, key } = await workspaceWithKey(t.db);
     const ws = workspace.id;
     const aged = (table: string, column: string, age: string, where: string, params: unknown[]) =>
@@ -49,6 +49,13 @@ describe('maintenance: retention and requests whose workflow never started', () 
       `INSERT INTO audit_log (door, action, outcome, workspace_id, at) VALUES
          ('rest', 'old', 'allowed', $1, clock_timestamp() - interval '31 days'),
          ('rest', 'recent', 'allowed', $1, clock_timestamp() - interval '29 days')`,
+      [ws],
+    );
+    // Mail reports (the inbound route keeps forged ones too) go with the audit rows' retention.
+    await t.db.query(
+      `INSERT INTO mail_reports (workspace_id, kind, proven, reason, received_at) VALUES
+         ($1, 'bounce', false, 'old', clock_timestamp() - interval '31 days'),
+         ($1, 'bounce', false, 'recent', clock_timestamp() - interval '29 days')`,
       [ws],
     );
     const endpoint = await t.db.query<{ id: string }[]>(
@@ -83,6 +90,15 @@ describe('maintenance: retention and requests whose workflow never started', () 
     assert.equal(report.idempotency_keys, 1);
     assert.ok(report.audit_rows >= 1);
     assert.equal(report.events, 1);
+    assert.equal(report.mail_reports, 1);
+    const reports = await t.db.query<{ reason: string }[]>(
+      'SELECT reason FROM mail_reports WHERE workspace_id = $1',
+      [ws],
+    );
+    assert.deepEqual(
+      reports.map((r) => r.reason),
+      ['recent'],
+    );
     const keys = await t.db.query<{ idempotency_key: string }[]>(
       'SELECT idempotency_key FROM idempotency_keys WHERE key_id = $1',
       [key.id],
