@@ -180,10 +180,10 @@ async function executeUntraced<S extends yup.AnyObjectSchema, O>(
   opts: RunOptions,
 ): Promise<RunResult<O>> {
   const { input, prepared } = await admitted(services, op, actor, raw);
-  if (op.gated && actor.type === 'key') {
+  if (gatedKey(op, actor)) {
     const workspaceId = await confine(services.db.manager, op, actor, opts.workspaceId);
     const look = new Data(services.db.manager, workspaceId);
-    if (await waitsForApproval(op, input, look, false)) {
+    if (await waitsForApproval(op, actor, input, look, false)) {
       await op.precondition?.(input, look);
       const effect = await op.effect?.(input, look, { lock: false, count: true });
       throw new DomainError(
@@ -197,13 +197,26 @@ async function executeUntraced<S extends yup.AnyObjectSchema, O>(
   return perform(services, op, actor, input, prepared, opts);
 }
 
-/** Whether a key's call of a gated operation waits: always, unless the operation decides per call. */
+/**
+ * The key whose call may wait for a person, or undefined: only a key's call of a gated operation can
+ * (an agent is refused a gated operation outright; a member, the operator and an approved run act on
+ * their own authority). Every path asks this, and `waitsForApproval` builds on it: one rule.
+ */
+const gatedKey = (op: AnyOperation, actor: Actor): Extract<Actor, { type: 'key' }> | undefined =>
+  op.gated && actor.type === 'key' ? actor : undefined;
+
+/**
+ * Whether the call waits for a person: the one rule every door's path asks. A gated call waits always,
+ * unless the operation decides per call (`gatedWhen`, read under the record's lock when `lock`).
+ */
 const waitsForApproval = async <S extends yup.AnyObjectSchema, O>(
   op: Operation<S, O>,
+  actor: Actor,
   input: yup.InferType<S>,
   data: Data,
   lock: boolean,
-): Promise<boolean> => op.gated && (!op.gatedWhen || (await op.gatedWhen(input, data, { lock })));
+): Promise<boolean> =>
+  !!gatedKey(op, actor) && (!op.gatedWhen || (await op.gatedWhen(input, data, { lock })));
 
 /** `execute` for doors that only need the answer; an answer that is a refusal is thrown. */
 export async function runOperation<S extends yup.AnyObjectSchema, O>(
@@ -240,7 +253,8 @@ async function executeOrParkUntraced<S extends yup.AnyObjectSchema, O>(
   opts: RunOptions,
 ): Promise<RunResult<O> | { parked: Parked }> {
   const { input, prepared } = await admitted(services, op, actor, raw);
-  if (!(op.gated && actor.type === 'key')) return perform(services, op, actor, input, prepared, opts);
+  const key = gatedKey(op, actor);
+  if (!key) return perform(services, op, actor, input, prepared, opts);
   const gate = services.approvals;
   if (!gate) throw new Error(`${op.name} is gated, and this door has no approval gate to park it in`);
   const parkedOrNot = await services.db.transaction(async (m) => {
@@ -248,7 +262,7 @@ async function executeOrParkUntraced<S extends yup.AnyObjectSchema, O>(
     const data = new Data(m, workspaceId);
     // Decided under the record's lock; the call that does not wait runs in a transaction of its own,
     // which decides again under the lock (perform), so a change in between cannot slip past.
-    if (!(await waitsForApproval(op, input, data, true))) return undefined;
+    if (!(await waitsForApproval(op, actor, input, data, true))) return undefined;
     await op.precondition?.(input, data);
     if (!op.effect) throw new Error(`${op.name} is gated but declares no effect to snapshot`);
     // Read under the record's lock: what the approver is shown is what stood when the call parked.
@@ -260,7 +274,7 @@ async function executeOrParkUntraced<S extends yup.AnyObjectSchema, O>(
       summary,
       snapshot: snapshotOf(effect),
       workspaceId,
-      principal: actor.principal,
+      principal: key.principal,
     });
     await writeAudit(
       m,
@@ -319,7 +333,7 @@ async function perform<S extends yup.AnyObjectSchema, O>(
     await opts.firstInTransaction?.(m);
     // A key's call that did not wait for approval: decided again under the record's lock, so an edit
     // made since (a running agent set to draft by someone else) cannot turn it into a widening.
-    if (actor.type === 'key' && op.gatedWhen && (await waitsForApproval(op, input, ctx.data, true)))
+    if (op.gatedWhen && (await waitsForApproval(op, actor, input, ctx.data, true)))
       throw new DomainError(
         'conflict',
         `The record changed while ${op.name} was called: this call now needs a person's approval. Nothing was done; call it again to ask for approval.`,
