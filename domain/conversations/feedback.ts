@@ -117,11 +117,40 @@ export async function fileReport(
   return { msg, proof, fresh };
 }
 
+type Filed = Awaited<ReturnType<typeof fileReport>>;
+
+/**
+ * What a filed report does, and what its audit row says: a fresh, proven report whose email `acts`
+ * (a permanent failure not yet recorded, a complaint not yet kept) takes its feedback; the details name
+ * the email, the proof or why there is none, a replay, and a campaign the brake paused. One shape for
+ * every report operation.
+ */
+export async function settleReport(
+  ctx: Pick<OperationContext, 'data' | 'emit' | 'afterCommit' | 'services'>,
+  { msg, proof, fresh }: Filed,
+  acts: (msg: Email) => boolean,
+  feedback: Feedback,
+  change: Partial<Message> & { source: string },
+): Promise<{ recorded: boolean; audit: Record<string, unknown> }> {
+  const target = fresh && proof.proven && msg && acts(msg) ? msg : undefined;
+  const taken = target ? await takeFeedback(ctx, target, feedback, change) : undefined;
+  return {
+    recorded: !!target,
+    audit: {
+      message_id: msg?.id ?? null,
+      ...(proof.proven ? { proof: proof.proof } : { unproven: proof.reason }),
+      recorded: !!target,
+      ...(!fresh && { replayed: true }),
+      ...(taken?.braked && { campaign_paused: target!.campaign_id }),
+    },
+  };
+}
+
 /**
  * What a proven report does to an email of ours: it keeps the feedback (once), the address is
  * suppressed (`contact.suppressed`), and a campaign's message feeds the campaign's deliverability brake.
  */
-export async function takeFeedback(
+async function takeFeedback(
   ctx: Pick<OperationContext, 'data' | 'emit' | 'afterCommit' | 'services'>,
   msg: Email,
   feedback: Feedback,

@@ -18,7 +18,7 @@ import { startSmtpSink, type Received } from '../../tooling/smtp-sink';
 import { runAdmin } from '../helpers/admin';
 import { bearer, zoneAtNoon } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody, postLead } from '../helpers/leads';
-import { deliveryStatusReport, mailZone, rawMail, sendingDomain } from '../helpers/mail-dns';
+import { deliveryStatusReport, mailZone, rawMail, sendingDomain, postInbound } from '../helpers/mail-dns';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
@@ -67,12 +67,7 @@ describe('inbound mail: authenticated before it acts; the campaign brake', () =>
     return res.body.data as Lead;
   };
   const post = (raw: string, headers: Record<string, string> = {}) =>
-    request(s.app)
-      .post(inbound.path)
-      .set('Authorization', `Bearer ${inbound.secret}`)
-      .set('Content-Type', 'message/rfc822')
-      .set(headers)
-      .send(raw);
+    postInbound(s.app, inbound, raw, headers);
   const reply = (from: string, body: string) =>
     rawMail(
       {

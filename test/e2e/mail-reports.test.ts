@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import request from 'supertest';
 import { replyToConversation } from '../../domain/conversations/operations/conversations';
 import { issueInboundEmailSecret } from '../../domain/identity/operations/workspaces';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { eventsFor, intakeBody, postLead } from '../helpers/leads';
-import { deliveryStatusReport, feedbackLoopReport, mailZone, sendingDomain } from '../helpers/mail-dns';
+import {
+  deliveryStatusReport,
+  feedbackLoopReport,
+  mailZone,
+  sendingDomain,
+  postInbound,
+} from '../helpers/mail-dns';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
@@ -54,12 +59,7 @@ describe('mail reports: a bounce or complaint acts only when it proves it answer
   });
 
   const post = (raw: string, headers: Record<string, string> = {}) =>
-    request(s.app)
-      .post(inbound.path)
-      .set('Authorization', `Bearer ${inbound.secret}`)
-      .set('Content-Type', 'message/rfc822')
-      .set(headers)
-      .send(raw);
+    postInbound(s.app, inbound, raw, headers);
   /** A lead, emailed by the service; what the SMTP server was handed, as a receiving MX would see it. */
   const sentEmail = async (): Promise<Sent> => {
     const email = `ana.${randomUUID().slice(0, 8)}@customer.example`;

@@ -1,5 +1,6 @@
 import { createHash, createSign, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { dkimSign } from 'mailauth';
+import request from 'supertest';
 
 /**
  * An in-process DNS zone for mail authentication, in the shape of mailauth's `resolver` option (and
@@ -231,3 +232,20 @@ export const feedbackLoopReport = (r: {
       '--F--',
     ].join('\r\n'),
   );
+
+/**
+ * Posts a raw email to a workspace's inbound route as its forwarder does: the route's secret as a
+ * bearer, the message as `message/rfc822`, and any X-Envelope-* headers the forwarder adds.
+ */
+export const postInbound = (
+  app: Parameters<typeof request>[0],
+  inbound: { secret: string; path: string },
+  raw: string,
+  headers: Record<string, string> = {},
+) =>
+  request(app)
+    .post(inbound.path)
+    .set('Authorization', `Bearer ${inbound.secret}`)
+    .set('Content-Type', 'message/rfc822')
+    .set(headers)
+    .send(raw);

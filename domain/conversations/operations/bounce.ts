@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
 import { boolean, nullable, object, string, uuid } from '../../kernel/shapes';
-import { fileReport, takeFeedback } from '../feedback';
+import { fileReport, settleReport } from '../feedback';
 import { EMAIL_HOOK } from '../provider-hooks';
 import { REPORT_OPERATION, reportFields } from './reports';
 
@@ -42,35 +42,26 @@ export const recordBounce = defineOperation({
   summary: (i) => `Record a ${i.status} bounce`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
-    const { msg, proof, fresh } = await fileReport(ctx, 'bounce', i, {
-      status: i.status,
-      feedback_type: null,
-    });
+    const filed = await fileReport(ctx, 'bounce', i, { status: i.status, feedback_type: null });
     const permanent = i.status.startsWith('5.');
-    const first =
-      fresh && proof.proven && permanent && !!msg && (msg.status === 'sent' || msg.status === 'sending');
-    const taken =
-      first && msg
-        ? await takeFeedback(ctx, msg, 'hard_bounce', {
-            status: 'bounced',
-            error: `bounced: ${i.status} ${i.diagnostic}`.trim().slice(0, 500),
-            source: 'bounce report',
-          })
-        : undefined;
-    ctx.audit(workspaceId, {
-      message_id: msg?.id ?? null,
-      status: i.status,
-      ...(proof.proven ? { proof: proof.proof } : { unproven: proof.reason }),
-      recorded: first,
-      ...(!fresh && { replayed: true }),
-      ...(taken?.braked && { campaign_paused: msg!.campaign_id }),
-    });
+    const { recorded, audit } = await settleReport(
+      ctx,
+      filed,
+      (msg) => permanent && (msg.status === 'sent' || msg.status === 'sending'),
+      'hard_bounce',
+      {
+        status: 'bounced',
+        error: `bounced: ${i.status} ${i.diagnostic}`.trim().slice(0, 500),
+        source: 'bounce report',
+      },
+    );
+    ctx.audit(workspaceId, { ...audit, status: i.status });
     return {
-      message_id: msg?.id ?? null,
+      message_id: filed.msg?.id ?? null,
       bounced: permanent,
       status: i.status,
-      proven: proof.proven,
-      recorded: first,
+      proven: filed.proof.proven,
+      recorded,
     };
   },
 });

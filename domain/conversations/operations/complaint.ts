@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
 import { boolean, nullable, object, string, uuid } from '../../kernel/shapes';
-import { fileReport, takeFeedback } from '../feedback';
+import { fileReport, settleReport } from '../feedback';
 import { EMAIL_HOOK } from '../provider-hooks';
 import { REPORT_OPERATION, reportFields } from './reports';
 
@@ -41,27 +41,20 @@ export const recordComplaint = defineOperation({
   summary: (i) => `Record a ${i.feedbackType} complaint`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
-    const { msg, proof, fresh } = await fileReport(ctx, 'complaint', i, {
-      status: null,
-      feedback_type: i.feedbackType,
-    });
-    const first =
-      fresh && proof.proven && !!msg && COMPLAINTS.includes(i.feedbackType) && msg.feedback !== 'complaint';
-    const taken =
-      first && msg ? await takeFeedback(ctx, msg, 'complaint', { source: 'complaint report' }) : undefined;
-    ctx.audit(workspaceId, {
-      message_id: msg?.id ?? null,
-      feedback_type: i.feedbackType,
-      ...(proof.proven ? { proof: proof.proof } : { unproven: proof.reason }),
-      recorded: first,
-      ...(!fresh && { replayed: true }),
-      ...(taken?.braked && { campaign_paused: msg!.campaign_id }),
-    });
+    const filed = await fileReport(ctx, 'complaint', i, { status: null, feedback_type: i.feedbackType });
+    const { recorded, audit } = await settleReport(
+      ctx,
+      filed,
+      (msg) => COMPLAINTS.includes(i.feedbackType) && msg.feedback !== 'complaint',
+      'complaint',
+      { source: 'complaint report' },
+    );
+    ctx.audit(workspaceId, { ...audit, feedback_type: i.feedbackType });
     return {
-      message_id: msg?.id ?? null,
+      message_id: filed.msg?.id ?? null,
       feedback_type: i.feedbackType,
-      proven: proof.proven,
-      recorded: first,
+      proven: filed.proof.proven,
+      recorded,
     };
   },
 });
