@@ -1,12 +1,10 @@
 import {
-  approvalsIn,
-  approvalView,
   type ApprovalView,
   expireApproval,
+  readApproval,
   recordDecision,
   runApproved,
 } from '../domain/approvals';
-import { Data } from '../domain/kernel/data';
 import { refusalsAsFailures } from '../infra/temporal/failures';
 import type { Decision } from '../domain/kernel/gate';
 import type { Services } from '../domain/kernel/operation';
@@ -33,9 +31,7 @@ export const createApprovalActivities = (services: Services, metrics: ActivityMe
       return counted(expireApproval(services.db, approvalId));
     },
     async readApprovalRequest(approvalId: string): Promise<ApprovalView> {
-      const row = await approvalsIn(new Data(services.db.manager, undefined)).find(approvalId);
-      if (!row) throw new Error(`approval ${approvalId} does not exist`);
-      return approvalView(row);
+      return readApproval(services.db, approvalId);
     },
   };
 };

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { type Approval, approvalsIn, approvalWorkflowId } from '../domain/approvals';
+import { type Approval, approvalWorkflowId, unstartedApprovals } from '../domain/approvals';
 import { appointmentsIn, appointmentWorkflowId } from '../domain/appointments';
 import { messageUpkeep } from '../domain/conversations';
 import { writeAudit } from '../domain/kernel/audit';
@@ -87,7 +87,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
    * runs every few minutes), so a workspace's many requests waiting for a person cost nothing here.
    */
   const startOrphanedApprovals = async () =>
-    startOrphans(await approvalsIn(global()).unstarted(GRACE_MINUTES, BATCH), {
+    startOrphans(await unstartedApprovals(deps.db, GRACE_MINUTES, BATCH), {
       action: 'approval.reconcile',
       idField: 'approval_id',
       workflowId: approvalWorkflowId,

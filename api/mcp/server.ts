@@ -2,8 +2,7 @@ import { ProtocolError, Server, type CallToolResult, type Tool } from '@modelcon
 import * as yup from 'yup';
 import {
   type ApprovalView,
-  cancelApproval,
-  getApproval,
+  operations as approvals,
   taskOf,
   taskOfParked,
   type TaskState,
@@ -228,7 +227,7 @@ export function buildMcpServer(
     const approvalOf = async (taskId: string, envelope: unknown): Promise<ApprovalView> => {
       requireTasks(envelope);
       try {
-        return await runOperation(services, getApproval, actor, { approvalId: taskId });
+        return await runOperation(services, approvals.getApproval, actor, { approvalId: taskId });
       } catch (err) {
         if (err instanceof DomainError && (err.code === 'not_found' || err.code === 'invalid_request'))
           throw new ProtocolError(RPC.invalidParams, 'Failed to retrieve task: Task not found');
@@ -242,7 +241,7 @@ export function buildMcpServer(
     server.setRequestHandler('tasks/cancel', { params: byTask }, async ({ taskId }, ctx) => {
       const approval = await approvalOf(taskId, ctx.mcpReq.envelope);
       if (approval.status === 'PENDING')
-        await runOperation(services, cancelApproval, actor, { approvalId: taskId });
+        await runOperation(services, approvals.cancelApproval, actor, { approvalId: taskId });
       return {};
     });
     // Nothing here ever asks the client for input, so there is never a response to take.

@@ -4,7 +4,6 @@ import { DomainError } from '../../domain/kernel/errors';
 import { authenticateKey, bearerToken, type KeyLookup, presentedKeys } from '../../domain/identity';
 import { Data } from '../../domain/kernel/data';
 import { batched } from '../../infra/batch';
-import { refusalReason, type Requirement } from '../../domain/kernel/permissions';
 import type { RequestState } from '../context';
 import type { RefusedTraffic } from './refused-traffic';
 
@@ -56,12 +55,3 @@ export const authenticate = (db: DataSource, refused: RefusedTraffic): Middlewar
     await next();
   };
 };
-
-/** Route guard: the key's scope AND the owner's live role; the narrower wins. */
-export const requires =
-  (need: Requirement): Middleware<RequestState> =>
-  async (ctx, next) => {
-    const reason = ctx.state.principal ? refusalReason(ctx.state.principal, need) : 'no principal';
-    if (reason) throw new DomainError('forbidden', 'forbidden', {}, reason);
-    await next();
-  };

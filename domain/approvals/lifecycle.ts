@@ -8,10 +8,10 @@ import type { Services } from '../kernel/operation';
 import { requestHash } from '../kernel/idempotency';
 import { snapshotDigests } from '../kernel/effect';
 import type { Approval, ApprovalStatus } from './entities';
-import { approvalsIn, type MoveFields } from './repository';
+import { approvalsIn, type MoveFields } from './repository/approvals';
 import { APPROVAL_TTL_DAYS, WITHDRAWN_BY_ASSISTANT, approvalView, type ApprovalView } from './views';
-import { decisionStanding } from './decider';
-import { canMove, requireMove } from './rules';
+import { standingOf } from './decider';
+import { canMove, requireMove, stepRefusal } from './rules';
 
 /**
  * Records a key's gated call as a pending request with the snapshot of its effect, in the caller's
@@ -58,10 +58,10 @@ export const lock = async (data: Data, approvalId: string) => {
 };
 
 /**
- * Records a person's decision, checked when it is made: the request must still wait, and the person
- * may decide it (`deciderRefusal`: a live admin or owner of its workspace; to approve, not the owner of
- * the key that asked where the workspace requires a second person). Audited on the approver's name,
- * a refusal too (committed on its own, since nothing else is).
+ * Records a person's decision. The request is locked once, and the step's one check (`stepRefusal`:
+ * still waiting; the person a live admin or owner of its workspace and, to approve, not the owner of
+ * the key that asked where the workspace requires a second person) is made on it. Audited on the
+ * approver's name, a refusal of who they are too (committed on its own, since nothing else is).
  */
 export async function recordDecision(db: DataSource, approvalId: string, d: Decision): Promise<ApprovalView> {
   const action = `approval.${d.decision}`;
@@ -70,27 +70,22 @@ export async function recordDecision(db: DataSource, approvalId: string, d: Deci
     // Any workspace's request: the operator decides through the request's workflow, by its id.
     const data = new Data(m, undefined);
     const row = await lock(data, approvalId);
+    const standing = await standingOf(data, row, { email: d.approverEmail });
+    const refused = stepRefusal(row, { decide: d.decision, email: d.approverEmail }, standing);
+    // A request no longer waiting is answered as it is, with nothing recorded: nobody was refused.
+    if (refused?.code === 'conflict') throw refused;
+    if (refused) return { refused, row, userId: standing.decider?.userId ?? null };
     const to = d.decision === 'approve' ? 'APPROVED' : 'REJECTED';
-    requireMove(row.status, to);
-    const { decider, refusal } = await decisionStanding(data, row, { email: d.approverEmail }, d.decision);
-    if (!decider || refusal)
-      return {
-        refused: new DomainError(
-          'forbidden',
-          `${d.approverEmail} may not decide this request: ${refusal?.reason ?? 'only an admin or owner of its workspace may'}.`,
-          {},
-          `approver: ${refusal?.detail ?? 'not a member'}`,
-        ),
-        row,
-        userId: decider?.userId ?? null,
-      };
-    const moved = await move(data, row, to, { decidedBy: decider.userId, reason: d.reason });
+    const moved = await approvalsIn(data).move(row.id, to, {
+      decidedBy: standing.decider!.userId,
+      reason: d.reason,
+    });
     await writeAudit(m, {
       door: 'admin',
       action,
       outcome: 'allowed',
       workspaceId: row.workspace_id,
-      actorUserId: decider.userId,
+      actorUserId: standing.decider!.userId,
       details: { approval_id: approvalId, operation: row.operation },
     });
     return { view: approvalView(moved) };
@@ -165,3 +160,17 @@ export async function approvalStatus(db: DataSource, approvalId: string): Promis
   if (!row) throw notFound('approval request');
   return row.status;
 }
+
+/** A request as every door shows it, by id, in any workspace (the gate's workflow reads its own). */
+export async function readApproval(db: DataSource, approvalId: string): Promise<ApprovalView> {
+  const row = await approvalsIn(new Data(db.manager, undefined)).find(approvalId);
+  if (!row) throw new Error(`approval ${approvalId} does not exist`);
+  return approvalView(row);
+}
+
+/**
+ * Pending requests of the last hour, past `graceMinutes`, whose workflow may never have started (any
+ * workspace): the reconciler starts their waits.
+ */
+export const unstartedApprovals = (db: DataSource, graceMinutes: number, batch: number) =>
+  approvalsIn(new Data(db.manager, undefined)).unstarted(graceMinutes, batch);

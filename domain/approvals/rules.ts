@@ -1,7 +1,10 @@
+import { gateRefusal, snapshotIntact } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { Decision } from '../kernel/gate';
-import { roleRefusal, type Role } from '../kernel/permissions';
+import { roleRefusal, type Requirement, type Role } from '../kernel/permissions';
+import type { KeyStanding } from '../identity';
 import type { Approval } from './entities';
+import { requesterRefusal } from './requester';
 import type { ApprovalStatus } from './views';
 
 /**
@@ -21,15 +24,21 @@ const MOVES: Record<ApprovalStatus, readonly ApprovalStatus[]> = {
 
 export const canMove = (from: ApprovalStatus, to: ApprovalStatus) => MOVES[from].includes(to);
 
-/** The refusal of a move the request's state no longer allows: says what it is now. */
+/** The refusal of a move the request's state does not allow, saying what it is now; undefined if it does. */
+const moveRefusal = (from: ApprovalStatus, to: ApprovalStatus): DomainError | undefined =>
+  canMove(from, to)
+    ? undefined
+    : new DomainError(
+        'conflict',
+        from === 'PENDING'
+          ? `This request is waiting for a decision; it cannot become ${to}.`
+          : `This request is no longer waiting for a decision: it is ${from}.`,
+      );
+
+/** Refuses a move the request's state no longer allows, saying what it is now. */
 export function requireMove(from: ApprovalStatus, to: ApprovalStatus): void {
-  if (canMove(from, to)) return;
-  throw new DomainError(
-    'conflict',
-    from === 'PENDING'
-      ? `This request is waiting for a decision; it cannot become ${to}.`
-      : `This request is no longer waiting for a decision: it is ${from}.`,
-  );
+  const refusal = moveRefusal(from, to);
+  if (refusal) throw refusal;
 }
 
 /** Only an admin or owner of the request's workspace may decide it; the run checks the approver again. */
@@ -61,5 +70,58 @@ export function deciderRefusal(
       reason: 'the workspace requires a second person, and this member owns the key that asked',
       detail: 'self-approval with distinct approvers required',
     };
+  return undefined;
+}
+
+/** Who decides and what the workspace requires of them, read once in the step's transaction. */
+export type Standing = { decider: { userId: string; role: Role | null } | undefined; policy: ApprovalPolicy };
+
+/**
+ * A step of a decision: a person deciding (named by the email they gave), or the approved request's
+ * run (with the standing, now, of the key that asked, and what its operation requires).
+ */
+export type Step =
+  { decide: Decision['decision']; email: string } | { run: Requirement; requester: KeyStanding | undefined };
+
+/**
+ * The one check of a decision's step, made once on the request as its step locked it: the request's
+ * state allows the step (still pending to be decided, approved to be run); the person may decide it
+ * (`deciderRefusal`, asked again when the approved request runs: a demotion or a policy set in between
+ * counts); and, to run, the key that asked may still ask it and what was approved is on record, whole.
+ * Answers the refusal, or undefined when the step goes on. That the bound parts are unchanged is the
+ * runner's check, made under the run's own lock on the record (`approved` in domain/kernel/runner.ts).
+ */
+export function stepRefusal(row: Approval, step: Step, standing: Standing): DomainError | undefined {
+  if ('decide' in step) {
+    const moved = moveRefusal(row.status, step.decide === 'approve' ? 'APPROVED' : 'REJECTED');
+    if (moved) return moved;
+    const refusal = deciderRefusal(standing.decider, row, step.decide, standing.policy);
+    return refusal
+      ? new DomainError(
+          'forbidden',
+          `${step.email} may not decide this request: ${refusal.reason}.`,
+          {},
+          `approver: ${refusal.detail}`,
+        )
+      : undefined;
+  }
+  const moved = moveRefusal(row.status, 'EXECUTED');
+  if (moved) return moved;
+  const approver = deciderRefusal(standing.decider, row, 'approve', standing.policy);
+  if (approver)
+    return new DomainError(
+      'forbidden',
+      `The approver may no longer approve it: ${approver.reason}.`,
+      {},
+      `approver: ${approver.detail}`,
+    );
+  const lost = requesterRefusal(step.requester, step.run);
+  if (lost) return gateRefusal(`${lost}: the request no longer stands; nothing was done.`);
+  if (!row.effect)
+    return gateRefusal(
+      'approval predates snapshots: nobody can tell what was approved, so it does not run; ask for approval again.',
+    );
+  if (!snapshotIntact(row.effect))
+    return gateRefusal('the approved snapshot does not match its digest; nothing was done.');
   return undefined;
 }

@@ -3,9 +3,10 @@ import { changedParts, memberChanges, type Sample } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { AnyOperation } from '../kernel/operation';
 import { keysIn } from '../identity';
-import { decisionStanding, policyOf } from './decider';
+import { policyOf, standingOf } from './decider';
 import type { Approval } from './entities';
 import { requesterRefusal } from './requester';
+import { deciderRefusal } from './rules';
 import { approvalView } from './views';
 
 /** Who asked, and whether they still may: the key (live, revoked, expired) and, if not, why not. */
@@ -49,7 +50,8 @@ async function changedSince(data: Data, row: Approval, op: AnyOperation | undefi
 async function decider(data: Data, row: Approval, email: string | undefined) {
   if (email === undefined)
     return { second_person_required: (await policyOf(data, row.workspace_id)).distinct, decider: null };
-  const { policy, refusal } = await decisionStanding(data, row, { email }, 'approve');
+  const { decider: member, policy } = await standingOf(data, row, { email });
+  const refusal = deciderRefusal(member, row, 'approve', policy);
   return {
     second_person_required: policy.distinct,
     decider: { email, may_decide: refusal === undefined, refusal: refusal?.reason ?? null },

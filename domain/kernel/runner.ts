@@ -49,9 +49,10 @@ const forbidden = (reason: string) => new DomainError('forbidden', 'forbidden', 
 /**
  * The key's scope AND its owner's live role; a member's live role; an agent's scopes, never a change
  * to agents (agents cannot configure agents, whatever door or tool list led there) and never a gated
- * action (no person approved it); the operator may do anything.
+ * action (no person approved it); the operator may do anything. Every run asks it first; a door that
+ * refuses a caller before it parses anything (REST) asks this same rule.
  */
-function authorise(op: AnyOperation, actor: Actor): void {
+export function authorise(op: AnyOperation, actor: Actor): void {
   if (actor.type === 'operator') return;
   if (op.operatorOnly) throw forbidden(`${op.name} is for the operator door only`);
   const reason =

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
-import { approveApproval } from '../../domain/approvals/operations/approvals';
+import { approveApproval } from '../../domain/approvals/operations/approve';
 import type { ApprovalView } from '../../domain/approvals/views';
 import { approvalGate } from '../../infra/temporal/approvals';
 import { agentScheduler } from '../../infra/temporal/agents';

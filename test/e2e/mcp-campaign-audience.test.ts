@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { approveApproval, showApproval } from '../../domain/approvals/operations/approvals';
+import { approveApproval } from '../../domain/approvals/operations/approve';
+import { showApproval } from '../../domain/approvals/operations/show';
 import { approvalText } from '../../domain/approvals/show';
 import type { ApprovalView } from '../../domain/approvals/views';
 import { addMember } from '../../domain/identity/operations/members';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { approveApproval } from '../../domain/approvals/operations/approvals';
+import { approveApproval } from '../../domain/approvals/operations/approve';
 import type { ApprovalView } from '../../domain/approvals/views';
 import { addMember } from '../../domain/identity/operations/members';
 import { waitFor } from '../../tooling/processes';

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { approveApproval, rejectApproval, showApproval } from '../../domain/approvals/operations/approvals';
+import { approveApproval } from '../../domain/approvals/operations/approve';
+import { rejectApproval } from '../../domain/approvals/operations/reject';
+import { showApproval } from '../../domain/approvals/operations/show';
 import { approvalText } from '../../domain/approvals/show';
 import type { ApprovalView } from '../../domain/approvals/views';
 import { createCampaign } from '../../domain/campaigns/operations/drafts';

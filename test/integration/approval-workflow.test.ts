@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  approveApproval,
-  cancelApproval,
-  getApproval,
-  listApprovals,
-  rejectApproval,
-} from '../../domain/approvals/operations/approvals';
+import { approveApproval } from '../../domain/approvals/operations/approve';
+import { cancelApproval } from '../../domain/approvals/operations/cancel';
+import { getApproval } from '../../domain/approvals/operations/get';
+import { listApprovals } from '../../domain/approvals/operations/list';
+import { rejectApproval } from '../../domain/approvals/operations/reject';
 import { approvalWorkflowId, type ApprovalView } from '../../domain/approvals/views';
 import { runApproved } from '../../domain/approvals/run-approved';
 import { taskOf } from '../../domain/approvals/tasks';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { approveApproval, rejectApproval } from '../../domain/approvals/operations/approvals';
+import { approveApproval } from '../../domain/approvals/operations/approve';
+import { rejectApproval } from '../../domain/approvals/operations/reject';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';

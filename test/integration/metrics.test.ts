@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { listenApi, type RunningApi } from '../../api/listen';
-import { approveApproval } from '../../domain/approvals/operations/approvals';
+import { approveApproval } from '../../domain/approvals/operations/approve';
 import type { ApprovalView } from '../../domain/approvals/views';
 import { addConnection } from '../../domain/connections/operations/connections';
 import { generateApiKey } from '../../domain/identity/keys';

@@ -1,6 +1,6 @@
-import type { Data } from '../kernel/data';
-import type { Snapshot } from '../kernel/effect';
-import { ApprovalEntity, type Approval, type ApprovalStatus, type RecordedError } from './entities';
+import type { Data } from '../../kernel/data';
+import type { Snapshot } from '../../kernel/effect';
+import { ApprovalEntity, type Approval, type ApprovalStatus, type RecordedError } from '../entities';
 
 export type MoveFields = { decidedBy?: string; reason?: string; outcome?: unknown; error?: RecordedError };
 
