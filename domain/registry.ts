@@ -7,7 +7,9 @@ import * as connections from './connections';
 import * as conversations from './conversations';
 import * as identity from './identity';
 import { onAuthorityLost, registerOperations } from './kernel/gate';
+import { Data } from './kernel/data';
 import type { AnyOperation } from './kernel/operation';
+import { plugAreas } from './kernel/wiring';
 import * as leads from './leads';
 import * as prospects from './prospects';
 import * as sales from './sales';
@@ -54,6 +56,12 @@ onAuthorityLost((data, loss, services) =>
   approvals.withdrawOnLostAuthority(data, loss, services, (name) => operationNamed(name)?.requirement),
 );
 registerOperations(operationNamed);
+// What the kernel's statements need of the areas, without naming them: the webhooks area's fan-out of
+// every event, identity's workspaces.
+plugAreas({
+  fanOut: webhooks.deliveryFanOut,
+  workspaceExists: async (m, id) => (await identity.workspaceNamed(new Data(m, undefined), id)) !== null,
+});
 
 /** Every registered operation, sorted by name (a deterministic order for tool lists and docs). */
 export const allOperations = (): AnyOperation[] =>

@@ -11,7 +11,7 @@ import { salesUpkeep } from '../domain/sales';
 import { invoiceTimerStarter, quoteTimerStarter } from '../infra/temporal/sales';
 import { messageUpkeep } from '../domain/conversations';
 import { Data } from '../domain/kernel/data';
-import { RELAY_CHANNEL, type Outbox } from '../domain/kernel/events';
+import { RELAY_CHANNEL } from '../domain/kernel/events';
 import { contextFrom, inSpan, SpanKind } from '../domain/kernel/tracing';
 import { deliveryUpkeep, runKey } from '../domain/webhooks';
 import type { Logger } from '../infra/logger';
@@ -45,7 +45,7 @@ type Fairness<T> = {
 };
 
 const source = <T>(s: {
-  name: Outbox;
+  name: string;
   unstarted: (limit: number, startedMeanwhile: string[]) => Promise<T[]>;
   key: (row: T) => string;
   start: (row: T) => Promise<void>;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { emitEvent } from '../../domain/kernel/events';
+import { deliveryFanOut } from '../../domain/webhooks/fan-out';
 import { FIRST_NAMES, LAST_NAMES, POSTCODES, SOURCES } from './seed-data';
 import { sequence } from './traffic';
 
@@ -48,7 +49,7 @@ function leadCreatedFields(n: number) {
 export async function commitEvent(db: DataSource, workspaceId: string): Promise<Committed> {
   const { leadId, fields } = leadCreatedFields(++numbered);
   const id = await db.transaction((m) =>
-    emitEvent(m, workspaceId, EVENT_TYPE, { type: 'lead', id: leadId }, fields),
+    emitEvent(m, deliveryFanOut, workspaceId, EVENT_TYPE, { type: 'lead', id: leadId }, fields),
   );
   return { id, committedAt: performance.now(), committedWall: Date.now() };
 }

@@ -7,6 +7,7 @@ import { writeAudit } from '../kernel/audit';
 import { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
 import { emitEvent } from '../kernel/events';
+import { areaWiring } from '../kernel/wiring';
 import type { OperationContext, Services } from '../kernel/operation';
 import { runOperation } from '../kernel/runner';
 import { leadsIn, lockLead } from '../leads';
@@ -39,7 +40,7 @@ const unconfined = (m: EntityManager) => new Data(m, undefined);
 const emitter =
   (m: EntityManager): OperationContext['emit'] =>
   (ws, type, subject, data) =>
-    emitEvent(m, ws, type, subject, data);
+    emitEvent(m, areaWiring().fanOut, ws, type, subject, data);
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 /**

@@ -18,24 +18,22 @@ const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 export const RELAY_CHANNEL = 'webhook_deliveries';
 
 /**
- * The outboxes the relay starts workflows for. A NOTIFY's payload names one, so that the pass it wakes
- * reads only that outbox (a burst of events wakes the deliveries' statements, not all seven outboxes');
- * an empty or unknown payload wakes them all.
+ * The statement that wakes the relay's pass for one outbox at commit (NOTIFY has no TypeORM form). An
+ * outbox is rows an area writes with a change that each need a workflow started once they commit; the
+ * area names it and the relay reads it by that name, so a burst wakes only its own outbox's statements.
  */
-export type Outbox =
-  | 'webhook delivery'
-  | 'message'
-  | 'campaign'
-  | 'sourcing run'
-  | 'quote expiry'
-  | 'invoice due date'
-  | 'agent schedule';
-
-/** The statement that wakes the relay for `outbox` at commit (NOTIFY has no TypeORM form). */
-export const relayNotice = (outbox: Outbox): [string, unknown[]] => [
+export const relayNotice = (outbox: string): [string, unknown[]] => [
   `SELECT pg_notify($1, $2)`,
   [RELAY_CHANNEL, outbox],
 ];
+
+/**
+ * What an area adds to the statement that appends events, handed to the kernel where the areas are put
+ * together (the webhooks area's: a delivery for each endpoint subscribed): WITH clauses that read
+ * `input` (the events, in the order `n` they were emitted), the last named `fanned_out` and answering
+ * the rows it made, and the outbox those rows are in, woken at commit when any was made.
+ */
+export type EventFanOut = { outbox: string; clauses: (params: unknown[]) => string[] };
 
 /** An event made ready to append: its id, time and envelope are fixed when it is emitted. */
 export type PendingEvent = {
@@ -68,18 +66,12 @@ export function prepareEvent<T extends EventType>(
 }
 
 /**
- * The WITH clauses that append events to the outbox with the caller's transaction, so each exists
- * exactly when the change that caused it does, and fan them out in the same transaction: one delivery
- * per enabled endpoint of the event's workspace subscribed to its type (or to `*`). `only` restricts
- * the fan-out to one endpoint (the endpoint test). The events go in the order they were emitted; the
- * last clause, `fanned_out`, answers the deliveries made, which `relayWakeUp` reads. Values are bound
- * into `params`, so the clauses can share a statement with others.
+ * The WITH clauses that append events to the `events` table with the caller's transaction, so each
+ * exists exactly when the change that caused it does, and fan them out in the same transaction (what
+ * `fanOut` adds). The events go in the order they were emitted. Values are bound into `params`, so the
+ * clauses can share a statement with others.
  */
-export function eventClauses(
-  events: PendingEvent[],
-  params: unknown[],
-  only?: { endpointId: string },
-): string[] {
+export function eventClauses(events: PendingEvent[], params: unknown[], fanOut: EventFanOut): string[] {
   // One array per column, unnested together: any number of events in one statement.
   const column = (type: string, value: (e: PendingEvent) => unknown) =>
     `${bind(params, events.map(value))}::${type}`;
@@ -92,7 +84,6 @@ export function eventClauses(
     column('text[]', (e) => e.envelope),
     column('text[]', (e) => e.traceparent),
   ];
-  const endpoint = bind(params, only?.endpointId ?? null);
   return [
     `input AS (
        SELECT * FROM unnest(${columns.join(', ')})
@@ -100,49 +91,26 @@ export function eventClauses(
     `event AS (
        INSERT INTO events (id, workspace_id, type, created_at, data, envelope, traceparent)
        SELECT id, workspace_id, type, created_at, data, envelope, traceparent FROM input ORDER BY n)`,
-    `fanned_out AS (
-       INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
-       SELECT w.workspace_id, w.id, e.id, e.type
-         FROM input e JOIN webhook_endpoints w ON w.workspace_id = e.workspace_id AND w.status = 'ACTIVE'
-        WHERE (${endpoint}::uuid IS NOT NULL AND w.id = ${endpoint}
-               OR ${endpoint}::uuid IS NULL AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types)))
-        ORDER BY e.n
-       RETURNING id)`,
+    ...fanOut.clauses(params),
   ];
 }
 
-/**
- * The statement's end after `eventClauses`: wakes the outbox relay's deliveries at commit when any
- * delivery was made.
- */
-export const relayWakeUp = (params: unknown[]) =>
-  `SELECT pg_notify(${bind(params, RELAY_CHANNEL)}, ${bind(params, 'webhook delivery' satisfies Outbox)}) FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_delivery`;
+/** The statement's end after `eventClauses`: wakes the fan-out's outbox at commit when it made any row. */
+export const relayWakeUp = (params: unknown[], fanOut: EventFanOut) =>
+  `SELECT pg_notify(${bind(params, RELAY_CHANNEL)}, ${bind(params, fanOut.outbox)}) FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_row`;
 
-/** Appends events (see `eventClauses`) in one round trip, whatever their number. */
-async function appendEvents(
-  m: Pick<EntityManager, 'query'>,
-  events: PendingEvent[],
-  only?: { endpointId: string },
-): Promise<void> {
-  if (events.length === 0) return;
-  const params: unknown[] = [];
-  const clauses = eventClauses(events, params, only);
-  await m.query(`WITH ${clauses.join(', ')} ${relayWakeUp(params)}`, params);
-}
-
-/** Appends one event now (see `appendEvents`) and answers its id. */
+/** Appends one event now, with its fan-out (see `eventClauses`), and answers its id. */
 export async function emitEvent<T extends EventType>(
   m: Pick<EntityManager, 'query'>,
+  fanOut: EventFanOut,
   workspaceId: string,
   type: T,
   subject: Subject,
   fields: EventData<T>,
-  only?: { endpointId: string },
 ): Promise<string> {
   const event = prepareEvent(workspaceId, type, subject, fields);
-  await appendEvents(m, [event], only);
+  const params: unknown[] = [];
+  const clauses = eventClauses([event], params, fanOut);
+  await m.query(`WITH ${clauses.join(', ')} ${relayWakeUp(params, fanOut)}`, params);
   return event.id;
 }
-
-/** Wakes the outbox relay at commit (requeued deliveries use it too). */
-export const notifyRelay = (m: Pick<EntityManager, 'query'>) => m.query(...relayNotice('webhook delivery'));

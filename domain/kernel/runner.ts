@@ -17,6 +17,7 @@ import {
 } from './operation';
 import { refusalReason, roleRefusal } from './permissions';
 import { inSpan } from './tracing';
+import { areaWiring } from './wiring';
 import { UUID_PATTERN, validate } from './validate';
 
 export type RunOptions = {
@@ -85,7 +86,7 @@ async function auditAgentRefusal(services: Services, op: AnyOperation, actor: Ac
 
 /** Tenancy by construction: keys and members act in their own workspace only; only the operator names one. */
 async function confine(
-  m: Pick<EntityManager, 'query'>,
+  m: EntityManager,
   op: AnyOperation,
   actor: Actor,
   named: string | undefined,
@@ -100,9 +101,7 @@ async function confine(
   if (named === undefined && op.reach === 'record') return undefined;
   if (!named || !UUID_PATTERN.test(named))
     throw invalid('workspace', 'workspace is required and must be a UUID');
-  // SQL: the kernel names no area's entity, and a workspace is the root every area hangs from.
-  const rows: unknown[] = await m.query('SELECT 1 FROM workspaces WHERE id = $1', [named]);
-  if (rows.length === 0) throw notFound('workspace');
+  if (!(await areaWiring().workspaceExists(m, named))) throw notFound('workspace');
   return named.toLowerCase();
 }
 
@@ -357,13 +356,13 @@ async function perform<S extends yup.AnyObjectSchema, O>(
       ...opts.auditDetails,
     });
     const clauses = [
-      ...(events.length > 0 ? eventClauses(events, params) : []),
+      ...(events.length > 0 ? eventClauses(events, params, areaWiring().fanOut) : []),
       `audited AS (${auditInsertInto([audit], params)})`,
       ...(replay?.rule.remember(output)
         ? [`remembered AS (${rememberAnswerInsert(replay.caller, replay.key, replay.hash, output, params)})`]
         : []),
     ];
-    const tail = `WITH ${clauses.join(', ')} ${events.length > 0 ? relayWakeUp(params) : 'SELECT 1'}`;
+    const tail = `WITH ${clauses.join(', ')} ${events.length > 0 ? relayWakeUp(params, areaWiring().fanOut) : 'SELECT 1'}`;
     await preparedQuery(m, nameOf(tail), tail, params);
     return { output, replayed: false };
   });
@@ -419,7 +418,7 @@ function context(
     workspaceId,
     services,
     emit: async (ws, type, subject, data) => {
-      if (!state.events) return emitEvent(m, ws, type, subject, data);
+      if (!state.events) return emitEvent(m, areaWiring().fanOut, ws, type, subject, data);
       const event = prepareEvent(ws, type, subject, data);
       state.events.push(event);
       return event.id;

@@ -78,3 +78,4 @@ export { signWebhook } from './signing';
 export type { StartDelivery } from './start-delivery';
 export { checkTarget } from './url-policy';
 export { deliveryWorkflowId } from './workflow-ids';
+export { deliveryFanOut } from './fan-out';

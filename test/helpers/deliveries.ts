@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { emitEvent } from '../../domain/kernel/events';
+import { deliveryFanOut } from '../../domain/webhooks/fan-out';
 
 const LEAD = '00000000-0000-4000-8000-000000000001';
 
@@ -7,6 +8,7 @@ const LEAD = '00000000-0000-4000-8000-000000000001';
 export const emitLeadCreated = (m: EntityManager, workspaceId: string) =>
   emitEvent(
     m,
+    deliveryFanOut,
     workspaceId,
     'lead.created',
     { type: 'lead', id: LEAD },

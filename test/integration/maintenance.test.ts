@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createMaintenanceActivities, type MaintenanceDeps } from '../../activities/maintenance';
 import type { Approval } from '../../domain/approvals/entities';
 import { emitEvent } from '../../domain/kernel/events';
+import { deliveryFanOut } from '../../domain/webhooks/fan-out';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { workspaceWithKey } from '../helpers/fixtures';
 
@@ -67,6 +68,7 @@ describe('maintenance: retention and requests whose workflow never started', () 
       t.db.transaction(async (m) => {
         const id = await emitEvent(
           m,
+          deliveryFanOut,
           ws,
           'lead.created',
           { type: 'lead', id: ws },

@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { authenticateKey } from '../../domain/identity/authenticate';
 import { keyActor, operatorActor } from '../../domain/kernel/actor';
 import { emitEvent } from '../../domain/kernel/events';
+import { deliveryFanOut } from '../../domain/webhooks/fan-out';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { SCOPES } from '../../domain/kernel/permissions';
 import { runOperation, type RunOptions } from '../../domain/kernel/runner';
@@ -106,6 +107,7 @@ async function populated(db: DataSource, services: Services) {
   const eventId = await db.transaction((m) =>
     emitEvent(
       m,
+      deliveryFanOut,
       workspaceId,
       'lead.qualified',
       { type: 'lead', id: lead.data!.id },

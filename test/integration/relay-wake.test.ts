@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { relayNotice, RELAY_CHANNEL, type Outbox } from '../../domain/kernel/events';
+import { relayNotice, RELAY_CHANNEL } from '../../domain/kernel/events';
 import { createLogger } from '../../infra/logger';
 import { startRelay, type OutboxSource } from '../../worker/relay';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { until } from '../helpers/until';
 
 /** An empty outbox that counts the relay's passes over it. */
-function countedOutbox(name: Outbox) {
+function countedOutbox(name: string) {
   let passes = 0;
   const source: OutboxSource = {
     name,

@@ -2,7 +2,8 @@ import { In, Not } from 'typeorm';
 import type { Data } from '../../kernel/data';
 import type { EventRow } from '../../kernel/entities';
 import { TEST_EVENT_TYPE } from '../../kernel/event-catalogue';
-import { emitEvent, notifyRelay } from '../../kernel/events';
+import { emitEvent, relayNotice } from '../../kernel/events';
+import { DELIVERY_OUTBOX, fanOutTo } from '../fan-out';
 import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryStatus } from '../entities';
 import { deliveryWorkflowId } from '../workflow-ids';
 
@@ -49,7 +50,7 @@ export const deliveriesIn = (data: Data) => {
        SELECT * FROM requeued`,
       [...params, data.workspaceId ?? null],
     );
-    if (requeued.length > 0) await notifyRelay(data.manager);
+    if (requeued.length > 0) await data.sql(...relayNotice(DELIVERY_OUTBOX));
     return requeued;
   };
   return {
@@ -101,11 +102,11 @@ export const deliveriesIn = (data: Data) => {
     queueTest: async (workspaceId: string, endpointId: string) => {
       const eventId = await emitEvent(
         data.manager,
+        fanOutTo(endpointId),
         workspaceId,
         TEST_EVENT_TYPE,
         { type: 'endpoint', id: endpointId },
         { endpoint_id: endpointId },
-        { endpointId },
       );
       return { eventId, delivery: (await rows.findOne({ event_id: eventId }))! };
     },
