@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { createCampaign } from '../../domain/campaigns/operations/drafts';
-import { launchCampaign as launch } from '../../domain/campaigns/operations/lifecycle';
+import { createCampaign } from '../../domain/campaigns/operations/create';
+import { launchCampaign as launch } from '../../domain/campaigns/operations/launch';
 import { operatorActor } from '../../domain/kernel/actor';
 import { runOperation } from '../../domain/kernel/runner';
 

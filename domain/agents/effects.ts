@@ -1,4 +1,7 @@
+import type { Data } from '../kernel/data';
+import type { Effect } from '../kernel/effect';
 import type { Agent, Cadence, Limits, ReviewLevel, Sources } from './entities';
+import { agentOf, agentsIn } from './repository/agents';
 import { cadenceText } from './views';
 
 /** What an agent may do: the settings a person approves when it starts or widens. */
@@ -21,7 +24,7 @@ export const settingsOf = (a: Agent): Settings => ({
  * sources and cadence, each a bound part (an edit to any refuses the approved run, naming it).
  */
 export const agentBound = (a: Agent) => ({ type: a.type, name: a.name, ...settingsOf(a) });
-export type AgentBound = ReturnType<typeof agentBound>;
+type AgentBound = ReturnType<typeof agentBound>;
 
 const LIMIT_NAMES: Record<keyof Limits, string> = {
   per_run: 'per run',
@@ -74,3 +77,30 @@ export const settingsText = (s: Settings) =>
       ? 'its messages are sent at once'
       : 'its messages wait for a person to review them'
   }), up to ${s.limits.per_run} a run, ${s.limits.per_day} a day and ${s.limits.per_lead_per_week} per lead a week`;
+
+/** What a person approves when an agent starts or runs (`agentBound`), read under its lock when `lock`. */
+export const agentEffect = async (
+  i: { agentId: string },
+  data: Data,
+  opts: { lock: boolean },
+): Promise<Effect> => ({ bound: agentBound(await agentOf(data, i.agentId, opts)) });
+
+/** The settings a person approves: from the call's effect when it has one, else read from the record. */
+export async function settingsFor(
+  i: { agentId: string },
+  look?: Data,
+  effect?: Effect,
+): Promise<Settings | undefined> {
+  if (effect) return effect.bound as AgentBound;
+  const a = look && (await agentsIn(look).find(i.agentId));
+  return a ? settingsOf(a) : undefined;
+}
+
+/** "the follow-up agent "Chaser"", for a person reading what they approve. */
+const agentNamed = (a: Pick<Agent, 'type' | 'name'>) => `the ${a.type.replace('_', '-')} agent "${a.name}"`;
+
+/** `agentNamed`, from the call's effect when it has one, else from the record (or its id). */
+export async function described(i: { agentId: string }, look?: Data, effect?: Effect): Promise<string> {
+  const a = effect ? (effect.bound as AgentBound) : look && (await agentsIn(look).find(i.agentId));
+  return a ? agentNamed(a) : `agent ${i.agentId}`;
+}

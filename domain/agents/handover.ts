@@ -1,6 +1,8 @@
 import type { OperationContext } from '../kernel/operation';
 import { type Lead, leadsIn, type ReplyReading } from '../leads';
-import { agentDraftsIn, agentRunsIn, handoffsIn } from './repository';
+import { agentDraftsIn } from './repository/drafts';
+import { handoffsIn } from './repository/handoffs';
+import { agentRunsIn } from './repository/runs';
 
 /**
  * A follow-up agent acts on the reading of a reply from a lead it is chasing (domain/leads/reply-reading.ts,

@@ -1,7 +1,8 @@
 import * as yup from 'yup';
+import { DomainError } from '../kernel/errors';
 import { describe } from '../kernel/json-schema';
 import { LEAD_STATUSES } from '../leads';
-import { AGENT_TYPES, REVIEW_LEVELS } from './entities';
+import { AGENT_TYPES, REVIEW_LEVELS, type Agent } from './entities';
 
 /** The caps a workspace may set; a limit above them (or of zero) is refused, naming it. */
 const LIMIT_CAPS = { per_run: 200, per_day: 1_000, per_lead_per_week: 3 } as const;
@@ -30,6 +31,24 @@ export const agentIdField = describe(
     .uuid('${path} must be a UUID')
     .required('${path} is required'),
   'The agent id.',
+);
+
+/** The input of the operations that name an agent and nothing else. */
+export const agentIdInput = yup.object({ agentId: agentIdField });
+
+export const draftIdField = describe(
+  yup
+    .string()
+    .typeError('${path} must be a UUID')
+    .uuid('${path} must be a UUID')
+    .required('${path} is required'),
+  'The draft id.',
+);
+
+/** Who sent or discarded a draft. */
+export const decidedByField = describe(
+  yup.string().trim().min(1).max(200, 'by must be at most 200 characters'),
+  'Who decided (an email), for the record; the operator when absent.',
 );
 
 const limit = (name: keyof typeof LIMIT_CAPS, what: string) =>
@@ -134,6 +153,29 @@ export const agentFields = {
     yup.string().oneOf([...REVIEW_LEVELS], `review_level must be one of ${REVIEW_LEVELS.join(', ')}`),
     'draft: its messages wait for a person to send or discard them; send: they are sent at once.',
   ),
+};
+
+/** What an agent may do, as create and configure take it. */
+export const settingsFields = {
+  cadence: agentFields.cadence,
+  sources: agentFields.sources,
+  limits: agentFields.limits,
+  review_level: agentFields.review_level,
+};
+
+/** Sources of the other type's kind are refused, naming the field. */
+export const checkSourcesFit = (a: Pick<Agent, 'type' | 'sources'>) => {
+  const s = a.sources;
+  if (a.type === 'follow_up' && s.prospect_lists?.length)
+    throw new DomainError('invalid_request', 'sources.prospect_lists are for prospecting agents.', {
+      field: 'sources.prospect_lists',
+    });
+  if (a.type === 'prospecting' && (s.lead_statuses?.length || s.lead_sources?.length))
+    throw new DomainError(
+      'invalid_request',
+      'sources.lead_statuses and sources.lead_sources are for follow-up agents.',
+      { field: s.lead_statuses?.length ? 'sources.lead_statuses' : 'sources.lead_sources' },
+    );
 };
 
 /**

@@ -5,10 +5,10 @@ import { runOperation } from '../kernel/runner';
 import { workspaceNamed } from '../identity';
 import { suppressContact } from '../leads';
 import { campaignMessagesIn, type CampaignSend, type ProviderResult } from '../conversations';
-import { checkDeliverability } from './operations/lifecycle';
-import { campaignsIn } from './repository';
+import { checkDeliverability } from './operations/check-deliverability';
+import { campaignsIn } from './repository/campaigns';
 import type { Campaign, CampaignStatus } from './entities';
-import { campaignSendsIn } from './sends';
+import { campaignSendsIn } from './repository/recipients';
 import { render, valuesFor } from './templates';
 import { startOfLocalDay, untilWindowOpens } from './window';
 

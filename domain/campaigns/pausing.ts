@@ -1,7 +1,7 @@
 import { type DeliverabilityLimits, deliverabilityOf, workspaceNamed } from '../identity';
 import type { OperationContext } from '../kernel/operation';
 import type { Campaign, PauseReason } from './entities';
-import { campaignsIn, type FeedbackFigures } from './repository';
+import { campaignsIn, type FeedbackFigures } from './repository/campaigns';
 
 type PauseContext = Pick<OperationContext, 'data' | 'emit' | 'afterCommit' | 'services'>;
 

@@ -1,7 +1,8 @@
 import * as yup from 'yup';
+import { DomainError } from '../kernel/errors';
 import { describe } from '../kernel/json-schema';
 import { LEAD_STATUSES } from '../leads';
-import { CAMPAIGN_CHANNELS } from './entities';
+import { CAMPAIGN_CHANNELS, type Step } from './entities';
 import { PLACEHOLDERS, unknownPlaceholders } from './templates';
 
 const MAX_STEPS = 10;
@@ -15,6 +16,9 @@ export const campaignIdField = describe(
     .required('${path} is required'),
   'The campaign id.',
 );
+
+/** The input of the operations that name a campaign and nothing else. */
+export const campaignIdInput = yup.object({ campaignId: campaignIdField });
 
 /** A template whose placeholders all exist; an unknown one is refused, naming it. */
 const template = (max: number, what: string) =>
@@ -146,3 +150,12 @@ export const campaignFields = {
     'The most messages it sends in one day (default 500).',
   ),
 };
+
+/** SMS has no subject: a step that gives one is refused, naming it. */
+export function checkSteps(channel: string, steps: Step[]) {
+  const i = steps.findIndex((s) => s.subject !== undefined && s.subject !== '');
+  if (channel === 'sms' && i >= 0)
+    throw new DomainError('invalid_request', `steps[${i}].subject is for email campaigns only.`, {
+      field: `steps[${i}].subject`,
+    });
+}

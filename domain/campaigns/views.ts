@@ -11,7 +11,7 @@ import {
   uuid,
 } from '../kernel/shapes';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, PAUSE_REASONS, type Campaign } from './entities';
-import type { StepFigures } from './repository';
+import type { StepFigures } from './repository/campaigns';
 import { audienceField, stepsField, windowField } from './schemas';
 
 /** `campaign:<id>`: the campaign's one workflow, as the Web UI lists it. */

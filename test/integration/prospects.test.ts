@@ -8,7 +8,7 @@ import { Worker } from '@temporalio/worker';
 import type * as yup from 'yup';
 import { createAgentRunActivities } from '../../activities/agent-run';
 import { createSourcingActivities } from '../../activities/sourcing';
-import { createAgent } from '../../domain/agents/operations/setup';
+import { createAgent } from '../../domain/agents/operations/create';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import {

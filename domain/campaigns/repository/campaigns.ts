@@ -1,6 +1,7 @@
-import type { Data } from '../kernel/data';
-import type { Sample } from '../kernel/effect';
-import { relayNotice } from '../kernel/events';
+import type { Data } from '../../kernel/data';
+import type { Sample } from '../../kernel/effect';
+import { notFound } from '../../kernel/errors';
+import { relayNotice } from '../../kernel/events';
 import {
   CampaignEntity,
   type Audience,
@@ -8,7 +9,7 @@ import {
   type CampaignStatus,
   type LeftOut,
   type PauseReason,
-} from './entities';
+} from '../entities';
 
 const now = () => 'clock_timestamp()';
 
@@ -188,15 +189,13 @@ export const campaignsIn = (data: Data) => {
   };
 };
 
-/** The background work on campaigns, across workspaces: the relay. */
-export const campaignUpkeep = (data: Data) => ({
-  /** Launched campaigns whose workflow has not started, oldest first, but for those just started. */
-  unstarted: (limit: number, startedMeanwhile: string[]) =>
-    // SQL: the scan follows the partial index of unstarted campaigns, leaving out a list.
-    data.sql<Pick<Campaign, 'id' | 'workspace_id' | 'name' | 'channel' | 'audience_size'>[]>(
-      `SELECT id, workspace_id, name, channel, audience_size FROM campaigns
-        WHERE status = 'RUNNING' AND workflow_started_at IS NULL AND NOT (id = ANY($2::uuid[]))
-        ORDER BY launched_at LIMIT $1`,
-      [limit, startedMeanwhile],
-    ),
-});
+/** A campaign of this workspace, or "not found". */
+export async function campaignOf(
+  repo: ReturnType<typeof campaignsIn>,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<Campaign> {
+  const c = opts.lock ? await repo.lock(id) : await repo.find(id);
+  if (!c) throw notFound('campaign');
+  return c;
+}

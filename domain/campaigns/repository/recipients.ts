@@ -1,5 +1,5 @@
-import type { Data } from '../kernel/data';
-import type { Campaign } from './entities';
+import type { Data } from '../../kernel/data';
+import type { Campaign } from '../entities';
 
 /** A recipient due for its next step, with what sending needs to know about the lead. */
 export type DueRecipient = {

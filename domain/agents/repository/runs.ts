@@ -1,69 +1,17 @@
-import type { Data } from '../kernel/data';
-import { relayNotice } from '../kernel/events';
+import type { Data } from '../../kernel/data';
 import {
   AgentActionEntity,
-  AgentDraftEntity,
-  AgentEntity,
   AgentRunEntity,
-  HandoffEntity,
   type ActionKind,
   type Agent,
   type AgentAction,
-  type AgentDraft,
   type AgentRun,
-  type AgentStatus,
-  type Handoff,
-} from './entities';
+} from '../entities';
 
 const now = () => 'clock_timestamp()';
 
 /** Kinds of action that count against an agent's limits: a message sent or drafted. */
 const MESSAGE_KINDS: ActionKind[] = ['sent', 'drafted'];
-
-/** A workspace's agents. */
-export const agentsIn = (data: Data) => {
-  const rows = data.scoped(AgentEntity);
-  return {
-    create: (
-      values: Pick<
-        Agent,
-        | 'name'
-        | 'type'
-        | 'cadence'
-        | 'sources'
-        | 'limits'
-        | 'review_level'
-        | 'template_version'
-        | 'created_by'
-      >,
-    ) => rows.insert({ ...values, status: 'DRAFT' }),
-
-    find: (id: string) => rows.findOne({ id }),
-
-    /** Held (`FOR UPDATE`) until the transaction ends: its status decides what may follow. */
-    lock: (id: string) => rows.findOne({ id }, { lock: true }),
-
-    /**
-     * Changes an agent. `resync` marks Temporal's schedule as behind (the relay, woken at commit, makes
-     * it match: created, updated, paused or deleted).
-     */
-    change: async (id: string, values: Partial<Agent>, opts: { resync?: boolean } = {}): Promise<Agent> => {
-      const [a] = await rows.update(
-        { id },
-        { ...values, updated_at: now, ...(opts.resync ? { schedule_synced_at: null } : {}) },
-      );
-      // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      if (opts.resync) await data.sql(...relayNotice('agent schedule'));
-      return a!;
-    },
-
-    list: (filter: { status?: AgentStatus; limit: number }) =>
-      rows.find(filter.status ? { status: filter.status } : {}, {
-        order: { created_at: 'DESC', id: 'DESC' },
-        take: filter.limit,
-      }),
-  };
-};
 
 /** An agent's runs and what each did. */
 export const agentRunsIn = (data: Data) => {
@@ -195,76 +143,3 @@ export const agentRunsIn = (data: Data) => {
       ),
   };
 };
-
-/** Drafts waiting for a person, and what became of them. */
-export const agentDraftsIn = (data: Data) => {
-  const rows = data.scoped(AgentDraftEntity);
-  return {
-    create: (
-      values: Omit<
-        AgentDraft,
-        'id' | 'workspace_id' | 'status' | 'message_id' | 'decided_by' | 'decided_at' | 'created_at'
-      >,
-    ) => rows.insert(values),
-    lock: (id: string) => rows.findOne({ id }, { lock: true }),
-    list: (filter: { agentId?: string; status: AgentDraft['status']; limit: number }) =>
-      rows.find(
-        { status: filter.status, ...(filter.agentId ? { agent_id: filter.agentId } : {}) },
-        { order: { created_at: 'ASC', id: 'ASC' }, take: filter.limit },
-      ),
-    decide: async (id: string, values: Pick<AgentDraft, 'status' | 'message_id' | 'decided_by'>) =>
-      (await rows.update({ id }, { ...values, decided_at: now }))[0]!,
-    /** The lead replied: the agent's drafts for it that wait for review will not be sent. */
-    discardFor: (agentId: string, leadId: string, by: string) =>
-      rows.set(
-        { agent_id: agentId, lead_id: leadId, status: 'PENDING' },
-        { status: 'DISCARDED', decided_by: by, decided_at: now },
-      ),
-    /** The drafted action points at the message the draft became. */
-    linkMessage: async (draftId: string, messageId: string) => {
-      await data.scoped(AgentActionEntity).set({ draft_id: draftId }, { message_id: messageId });
-    },
-  };
-};
-
-/** Hand-overs to a person. */
-export const handoffsIn = (data: Data) => {
-  const rows = data.scoped(HandoffEntity);
-  return {
-    open: (
-      values: Pick<Handoff, 'lead_id' | 'agent_id' | 'message_id' | 'channel' | 'reason' | 'priority'>,
-    ) => rows.insert(values),
-    /** A person answered the lead: its open hand-overs are done. */
-    resolveFor: (leadId: string) =>
-      rows.set({ lead_id: leadId, status: 'OPEN' }, { status: 'RESOLVED', resolved_at: now }),
-  };
-};
-
-/** The background work on agents, across workspaces: the relay keeps their schedules in step. */
-export const agentUpkeep = (data: Data) => ({
-  /** Agents whose schedule is behind their status (or with a run to start), oldest change first. */
-  unsynced: (limit: number, startedMeanwhile: string[]) =>
-    // SQL: the scan follows the partial index of unsynced agents, leaving out a list.
-    data.sql<(Agent & { timezone: string })[]>(
-      `SELECT a.*, w.timezone FROM agents a JOIN workspaces w ON w.id = a.workspace_id
-        WHERE a.schedule_synced_at IS NULL
-          AND NOT ((a.id::text || '@' || floor(extract(epoch FROM a.updated_at) * 1000)::bigint::text) = ANY($2::text[]))
-        ORDER BY a.updated_at LIMIT $1`,
-      [limit, startedMeanwhile],
-    ),
-
-  /**
-   * In step, unless it changed again meanwhile (then the next pass syncs the newer state). A Date holds
-   * milliseconds and PostgreSQL microseconds, so "unchanged" is "within the same millisecond".
-   */
-  synced: async (a: Agent): Promise<void> => {
-    await data.sql(
-      `UPDATE agents SET schedule_synced_at = clock_timestamp(), run_requested_at = NULL
-        WHERE id = $1 AND abs(extract(epoch FROM updated_at - $2::timestamptz)) < 0.001`,
-      [a.id, a.updated_at],
-    );
-  },
-});
-
-/** The relay's key for an agent's state: a change makes a new one, so it is not skipped as just synced. */
-export const agentSyncKey = (a: Agent) => `${a.id}@${a.updated_at.getTime()}`;
