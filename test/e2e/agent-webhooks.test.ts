@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAgentNow } from '../../domain/agents/operations/lifecycle';
 import { createAgent } from '../../domain/agents/operations/setup';
-import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import { approveProspect, importProspects, listProspects } from '../../domain/prospects/operations/prospects';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';

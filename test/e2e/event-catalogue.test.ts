@@ -12,7 +12,7 @@ import { markNoShow } from '../../domain/appointments/operations/no-show';
 import { bookingDesk } from '../../infra/temporal/appointments';
 import { createCampaign } from '../../domain/campaigns/operations/drafts';
 import { launchCampaign, pauseCampaign } from '../../domain/campaigns/operations/lifecycle';
-import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../domain/kernel/event-catalogue';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type { RunOptions } from '../../domain/kernel/runner';

@@ -10,7 +10,7 @@ import { CHASE_LENGTH } from '../../domain/agents/templates';
 import { Data } from '../../domain/kernel/data';
 import { createCampaign, getCampaign } from '../../domain/campaigns/operations/drafts';
 import { launchCampaign } from '../../domain/campaigns/operations/lifecycle';
-import { getConversation } from '../../domain/conversations/operations/conversations';
+import { getConversation } from '../../domain/conversations/operations/conversation-get';
 import { issueInboundEmailSecret, setDeliverability } from '../../domain/identity/operations/workspaces';
 import type { DomainError } from '../../domain/kernel/errors';
 import { waitFor } from '../../tooling/processes';

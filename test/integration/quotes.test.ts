@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import type { Services } from '../../domain/kernel/operation';
 import { createLead } from '../../domain/leads/operations/create';
-import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import { issueInvoice, payInvoice } from '../../domain/sales/operations/invoices';
 import { closeOpportunityByHand, createOpportunity } from '../../domain/sales/operations/opportunities';
 import { expireQuote } from '../../domain/sales/operations/quote-page';

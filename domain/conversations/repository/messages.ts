@@ -1,10 +1,8 @@
-import type { Data } from '../kernel/data';
-import { relayNotice } from '../kernel/events';
-import { workspacesByOldest } from '../kernel/fair-order';
-import { activeTraceparent } from '../kernel/tracing';
-import { purgeBatch } from '../kernel/retention';
 import { IsNull, type FindOptionsWhere } from 'typeorm';
-import { MessageEntity, type MailReport, type Message } from './entities';
+import type { Data } from '../../kernel/data';
+import { relayNotice } from '../../kernel/events';
+import { activeTraceparent } from '../../kernel/tracing';
+import { MessageEntity, type Message } from '../entities';
 
 export type MessageRecord = Pick<
   Message,
@@ -170,86 +168,3 @@ export const messagesIn = (data: Data) => {
       ),
   };
 };
-
-/** What a report (a bounce, a complaint) is stored as, proven or not. */
-export type MailReportRecord = Omit<MailReport, 'id' | 'workspace_id' | 'received_at'>;
-
-/** The workspace's bounce and complaint reports. */
-export const mailReportsIn = (data: Data) => ({
-  /**
-   * Stores a report, unless one with the same Message-ID is already stored (a replay): answers whether
-   * it is new. SQL: INSERT ... ON CONFLICT DO NOTHING on the partial unique index, which waits for a
-   * concurrent insert of the same report and then skips, as no read-then-write could.
-   */
-  file: async (r: MailReportRecord): Promise<boolean> =>
-    (
-      await data.sql<{ id: string }[]>(
-        `INSERT INTO mail_reports (workspace_id, message_id, kind, proven, proof, reason, status, feedback_type,
-                                   report_message_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (workspace_id, report_message_id) WHERE report_message_id IS NOT NULL DO NOTHING
-         RETURNING id`,
-        [
-          data.workspaceId,
-          r.message_id,
-          r.kind,
-          r.proven,
-          r.proof,
-          r.reason,
-          r.status,
-          r.feedback_type,
-          r.report_message_id,
-        ],
-      )
-    ).length > 0,
-});
-
-/** An outbound message whose sending workflow the relay must start. */
-export type MessageToStart = Pick<Message, 'id' | 'workspace_id' | 'lead_id' | 'channel' | 'traceparent'>;
-
-/** An outbound message whose workflow has not started (the partial index `messages_unstarted`). */
-const unstartedMessage = (m: string) => `${m}.direction = 'outbound' AND ${m}.started_at IS NULL`;
-
-/** The background work on messages, across workspaces: the relay. */
-export const messageUpkeep = (data: Data) => ({
-  /**
-   * Deletes up to `limit` mail reports older than `days` (every workspace's): the inbound route stores
-   * every report, forged ones included, so the table is bounded by time as the audit log is.
-   */
-  purgeReports: (days: number, limit: number) =>
-    purgeBatch(
-      data,
-      `DELETE FROM mail_reports WHERE id IN (SELECT id FROM mail_reports
-        WHERE received_at < clock_timestamp() - make_interval(days => $1) ORDER BY received_at LIMIT $2)`,
-      [days, limit],
-    ),
-
-  /**
-   * Outbound messages whose workflow has not started, but for those just started, in a fair order
-   * across workspaces: each workspace's oldest first, then each one's second (as webhook deliveries).
-   * SQL: the partial index of unstarted outbound rows by workspace gives each workspace's head
-   * (`workspacesByOldest`).
-   */
-  unstarted: (limit: number, startedMeanwhile: string[]): Promise<MessageToStart[]> =>
-    data.sql<MessageToStart[]>(
-      `${workspacesByOldest('messages', 'at', unstartedMessage)}
-       SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent
-         FROM heads h CROSS JOIN LATERAL (
-                SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent, m.at,
-                       row_number() OVER (ORDER BY m.at) AS turn
-                  FROM messages m
-                 WHERE m.workspace_id = h.workspace_id AND ${unstartedMessage('m')}
-                   AND NOT (m.id = ANY($2::uuid[]))
-                 ORDER BY m.at LIMIT $1) m
-        ORDER BY m.turn, h.oldest, m.at LIMIT $1`,
-      [limit, startedMeanwhile],
-    ),
-  /** Of these messages, those whose workflow has not yet marked them started. */
-  stillStarting: async (ids: string[]): Promise<string[]> =>
-    (
-      await data.sql<{ id: string }[]>(
-        `SELECT id FROM messages WHERE id = ANY($1::uuid[]) AND started_at IS NULL`,
-        [ids],
-      )
-    ).map((r) => r.id),
-});

@@ -4,7 +4,7 @@ import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { object, string, uuid, boolean } from '../../kernel/shapes';
 import { LEADS_WRITE, lockLead, suppressAddress, suppressionsIn } from '../../leads';
-import { messagesIn } from '../repository';
+import { messagesIn } from '../repository/messages';
 import { UNSUBSCRIBE_PATH, unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
 
 /**

@@ -1,7 +1,7 @@
 import * as yup from 'yup';
-import { describe } from '../../kernel/json-schema';
-import { WRITE } from '../../kernel/operation';
-import { LEADS_WRITE } from '../../leads';
+import { describe } from '../kernel/json-schema';
+import { WRITE } from '../kernel/operation';
+import { LEADS_WRITE } from '../leads';
 
 /**
  * What every report operation is: the service itself acting for the inbound route (never a key), in the

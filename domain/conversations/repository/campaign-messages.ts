@@ -1,5 +1,5 @@
-import type { Data } from '../kernel/data';
-import type { Feedback } from './entities';
+import type { Data } from '../../kernel/data';
+import type { Feedback } from '../entities';
 
 /** The campaign a batch of sends belongs to. */
 type Campaign = { id: string; workspace_id: string; channel: string };
