@@ -2,10 +2,10 @@ import * as yup from 'yup';
 import { DomainError, notFound } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../../leads';
-import { appointmentsIn } from '../repository';
-import { meetingFields } from '../record';
+import { appointmentsIn } from '../repository/appointments';
+import { meetingFields } from '../event-fields';
 import { APPOINTMENT, appointmentView } from '../views';
-import { appointmentIdField } from './read';
+import { appointmentIdField } from '../schemas';
 
 /** No calendar I/O: the event stays on the calendar as the record of a meeting that was set. */
 export const markNoShow = defineOperation({

@@ -1,7 +1,7 @@
 import { LessThan, MoreThanOrEqual, type FindOptionsWhere } from 'typeorm';
-import type { Changes, Data } from '../kernel/data';
-import { AppointmentEntity, type Appointment } from './entities';
-import type { AppointmentStatus } from './rules';
+import type { Changes, Data } from '../../kernel/data';
+import { AppointmentEntity, type Appointment } from '../entities';
+import type { AppointmentStatus } from '../rules';
 
 export type AppointmentFilter = {
   leadId?: string;

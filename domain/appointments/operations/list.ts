@@ -1,21 +1,12 @@
 import * as yup from 'yup';
-import { invalid, notFound } from '../../kernel/errors';
+import { invalid } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { DEFAULT_PAGE_SIZE } from '../../kernel/validate';
 import { LEADS_READ } from '../../leads';
-import { appointmentsIn } from '../repository';
+import { appointmentsIn } from '../repository/appointments';
 import { APPOINTMENT_STATUSES } from '../rules';
-import { APPOINTMENT, APPOINTMENT_LIST, appointmentView } from '../views';
-
-export const appointmentIdField = describe(
-  yup
-    .string()
-    .typeError('appointmentId must be a UUID')
-    .uuid('appointmentId must be a UUID')
-    .required('appointmentId is required'),
-  'The appointment id (UUID), from appointment.book or appointment.list.',
-);
+import { APPOINTMENT_LIST, appointmentView } from '../views';
 
 const instant = (field: string, what: string) =>
   describe(
@@ -83,25 +74,5 @@ export const listAppointments = defineOperation({
       limit: i.limit ?? DEFAULT_PAGE_SIZE,
     });
     return { data: rows.map(appointmentView), count: rows.length };
-  },
-});
-
-export const getAppointment = defineOperation({
-  name: 'appointment.get',
-  title: 'Get an appointment',
-  description:
-    'One appointment: its status (REQUESTED, PENDING, CONFIRMED, DECLINED, CANCELLED, NO_SHOW), times and reason.',
-  returns: 'The appointment.',
-  requirement: LEADS_READ,
-  reach: 'record',
-  ...READ_ONLY,
-  input: yup.object({ appointmentId: appointmentIdField }),
-  output: APPOINTMENT,
-  doors: { mcp: true },
-  summary: (i) => `Read appointment ${i.appointmentId}`,
-  run: async (ctx, i) => {
-    const row = await appointmentsIn(ctx.data).find(i.appointmentId);
-    if (!row) throw notFound('appointment');
-    return appointmentView(row);
   },
 });

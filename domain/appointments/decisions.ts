@@ -1,13 +1,13 @@
 import * as yup from 'yup';
-import { actorRef } from '../../kernel/actor';
-import { DomainError, notFound } from '../../kernel/errors';
-import { describe } from '../../kernel/json-schema';
-import { defineOperation, type BookingDecision } from '../../kernel/operation';
-import { LEADS_WRITE } from '../../leads';
-import { appointmentsIn } from '../repository';
-import type { AppointmentStatus } from '../rules';
-import { APPOINTMENT, type AppointmentView } from '../views';
-import { appointmentIdField } from './read';
+import { actorRef } from '../kernel/actor';
+import { DomainError, notFound } from '../kernel/errors';
+import { describe } from '../kernel/json-schema';
+import { defineOperation, type BookingDecision } from '../kernel/operation';
+import { LEADS_WRITE } from '../leads';
+import { appointmentsIn } from './repository/appointments';
+import type { AppointmentStatus } from './rules';
+import { APPOINTMENT, type AppointmentView } from './views';
+import { appointmentIdField } from './schemas';
 
 const reasonField = (required: boolean) =>
   describe(
@@ -35,7 +35,7 @@ type Spec = {
  * event before confirming (so no caller ever sees a confirmed booking that is not on the calendar),
  * and removes it after a decline or a cancellation. The answer comes once both agree.
  */
-const decide = (s: Spec) =>
+export const decide = (s: Spec) =>
   defineOperation({
     name: `appointment.${s.action}`,
     title: s.title,
@@ -86,35 +86,3 @@ const decide = (s: Spec) =>
       })) as AppointmentView;
     },
   });
-
-export const confirmAppointment = decide({
-  action: 'confirm',
-  title: 'Confirm an appointment',
-  description:
-    'Confirms a PENDING appointment (one no calendar could confirm): the event is written to the connected calendar, the lead moves to BOOKED, and meeting.booked is sent.',
-  from: ['PENDING'],
-  reasonRequired: false,
-  admin: true,
-  destructive: false,
-});
-
-export const declineAppointment = decide({
-  action: 'decline',
-  title: 'Decline an appointment',
-  description: 'Declines a PENDING appointment; meeting.cancelled is sent with the reason.',
-  from: ['PENDING'],
-  reasonRequired: false,
-  admin: true,
-  destructive: true,
-});
-
-export const cancelAppointment = decide({
-  action: 'cancel',
-  title: 'Cancel an appointment',
-  description:
-    'Cancels an appointment that has not started (requested, pending or confirmed), with a reason: the calendar event is removed and meeting.cancelled is sent.',
-  from: ['REQUESTED', 'PENDING', 'CONFIRMED'],
-  reasonRequired: true,
-  admin: false,
-  destructive: true,
-});

@@ -1,28 +1,18 @@
 import * as yup from 'yup';
-import { DomainError, notFound } from '../kernel/errors';
-import { describe } from '../kernel/json-schema';
-import { WRITE, defineOperation, type OperationContext } from '../kernel/operation';
-import { canMove as leadCanMove, LEADS_WRITE, leadsIn, lockLead, setLeadStatus } from '../leads';
-import type { Appointment } from './entities';
-import { appointmentsIn } from './repository';
-import { canMove, type AppointmentStatus } from './rules';
-import { APPOINTMENT, appointmentView } from './views';
-
-/** booking.created's fields: a new booking has no previous status. */
-export const bookingFields = (a: Appointment) => ({
-  booking_id: a.id,
-  lead_id: a.lead_id,
-  provider: a.provider,
-  status: a.status,
-  starts_at: a.starts_at.toISOString(),
-  ends_at: a.ends_at.toISOString(),
-});
-
-/** The spec's fields of every meeting.* event. */
-export const meetingFields = (a: Appointment, previous: AppointmentStatus | null) => ({
-  ...bookingFields(a),
-  previous_status: previous,
-});
+import { DomainError, notFound } from '../../kernel/errors';
+import { describe } from '../../kernel/json-schema';
+import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
+import {
+  canMove as leadCanMove,
+  LEADS_WRITE,
+  leadsIn,
+  lockLead,
+  operations as leadOperations,
+} from '../../leads';
+import { meetingFields } from '../event-fields';
+import { appointmentsIn } from '../repository/appointments';
+import { canMove, type AppointmentStatus } from '../rules';
+import { APPOINTMENT, appointmentView } from '../views';
 
 /**
  * A confirmed booking moves its lead to BOOKED through the status rules (lead.set_status, so
@@ -32,7 +22,7 @@ export const meetingFields = (a: Appointment, previous: AppointmentStatus | null
 async function bookLead(ctx: OperationContext, leadId: string) {
   const { lead } = await lockLead(ctx.data, leadId);
   if (lead.status === 'BOOKED' || !leadCanMove(lead.status, 'BOOKED')) return lead.status;
-  await setLeadStatus.run(ctx, { leadId, status: 'BOOKED' });
+  await leadOperations.setLeadStatus.run(ctx, { leadId, status: 'BOOKED' });
   return 'BOOKED';
 }
 
