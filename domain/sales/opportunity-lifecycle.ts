@@ -2,7 +2,7 @@ import type { OperationContext } from '../kernel/operation';
 import type { OpportunityStage } from '../kernel/event-catalogue';
 import type { Lead } from '../leads';
 import type { Opportunity, Payment } from './entities';
-import { opportunitiesIn } from './repository';
+import { opportunitiesIn } from './repository/opportunities';
 
 type Ctx = Pick<OperationContext, 'data' | 'emit'>;
 
