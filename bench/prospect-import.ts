@@ -5,7 +5,7 @@ import vm from 'node:vm';
 import { once } from 'node:events';
 import { parse } from 'csv-parse';
 import { createWorkspace } from '../domain/identity/operations/workspaces';
-import { importProspects } from '../domain/prospects/operations/prospects';
+import { importProspects } from '../domain/prospects/operations/prospect-import';
 import { withCleanup } from '../tooling/cleanup';
 import { repoRoot } from '../tooling/paths';
 import { parseIntFlags } from './lib/args';

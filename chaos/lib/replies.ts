@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { replyToConversation } from '../../domain/conversations/operations/conversations';
+import { replyToConversation } from '../../domain/conversations/operations/conversation-reply';
 import { operatorActor } from '../../domain/kernel/actor';
 import type { Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';

@@ -20,3 +20,13 @@ export const messageBody = describe(
     .required('body is required'),
   'The message text.',
 );
+
+/** An input's channel field: one of `channels`, described as `what` and the list. */
+export const channelOf = (channels: readonly string[], what: string) =>
+  describe(
+    yup
+      .string()
+      .oneOf([...channels], `channel must be one of ${channels.join(', ')}`)
+      .required('channel is required'),
+    `${what}: ${channels.join(', ')}.`,
+  );

@@ -3,7 +3,8 @@ import { campaignFeedback } from './hooks';
 import type { OperationContext } from '../kernel/operation';
 import { suppressAddress, type SuppressionView } from '../leads';
 import type { Feedback, MailReport, Message, ReportProof } from './entities';
-import { mailReportsIn, messagesIn } from './repository';
+import { mailReportsIn } from './repository/mail-reports';
+import { messagesIn } from './repository/messages';
 import { returnPaths } from './return-paths';
 
 /** What a report (a bounce, a complaint) says of itself, as the inbound route read it. */

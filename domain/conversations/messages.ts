@@ -3,7 +3,7 @@ import type { OperationContext } from '../kernel/operation';
 import type { Classification } from '../kernel/event-catalogue';
 import { announceIntent, inboundEffect, isQualified, leadsIn, type Lead, type InboundEffect } from '../leads';
 import type { Message } from './entities';
-import { messagesIn, type MessageRecord } from './repository';
+import { messagesIn, type MessageRecord } from './repository/messages';
 
 /** A message as the conversation tools show it. */
 export const messageView = (m: MessageRecord) => ({

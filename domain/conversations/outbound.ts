@@ -3,7 +3,7 @@ import { DomainError } from '../kernel/errors';
 import { type Lead, suppressionsIn } from '../leads';
 import { OUTBOUND_CHANNELS, type OutboundChannel } from './channels';
 import type { Message, PageLink } from './entities';
-import { messagesIn } from './repository';
+import { messagesIn } from './repository/messages';
 
 const MAX_SUBJECT = 200;
 

@@ -1,6 +1,6 @@
 import { inboundMessageKnown, intakeMessageArrived } from '../leads';
 import { recordInboundMessageIn } from './messages';
-import { messagesIn } from './repository';
+import { messagesIn } from './repository/messages';
 
 /** An intake's message is stored as the lead's inbound message; scoring asks whether the lead wrote. */
 export function listen(): void {

@@ -4,10 +4,10 @@ import { Data } from '../kernel/data';
 import type { Services } from '../kernel/operation';
 import { runOperation } from '../kernel/runner';
 import { workspaceNamed } from '../identity';
-import { suppressContact } from '../leads';
+import { operations as leadOperations } from '../leads';
 import type { Message } from './entities';
 import { blockedReason } from './outbound';
-import { messagesIn } from './repository';
+import { messagesIn } from './repository/messages';
 import type { AttemptOutcome, ProviderResult } from './sending';
 
 /** A message claimed for one hand-over to its provider. */
@@ -108,7 +108,7 @@ export async function settleSend(
   if (result.kind === 'permanent' && result.block) {
     await runOperation(
       services,
-      suppressContact,
+      leadOperations.suppressContact,
       operatorActor({ door: 'activity', requestId: `message:${msg.id}` }),
       { address: msg.to, channel: msg.channel, reason: result.block, source: `${msg.channel} provider` },
       {

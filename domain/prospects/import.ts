@@ -7,7 +7,7 @@ import { DomainError } from '../kernel/errors';
 import { EMAIL_PATTERN } from '../kernel/validate';
 import { countryOfTimezone, normaliseEmail, normalisePhone } from '../leads';
 import { PROSPECT_FIELDS, type ProspectField, type ProspectList } from './entities';
-import { prospectsIn, type Candidate } from './repository';
+import { prospectsIn, type Candidate } from './repository/prospects';
 import type { Data } from '../kernel/data';
 
 /** Header names accepted for each field (lower case, spaces and dashes read as underscores). */

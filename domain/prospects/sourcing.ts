@@ -2,7 +2,7 @@ import { workspaceNamed } from '../identity';
 import { Data } from '../kernel/data';
 import type { OperationContext, Services } from '../kernel/operation';
 import { notFound } from '../kernel/errors';
-import { prospectsIn } from './repository';
+import { prospectsIn } from './repository/prospects';
 import { PROSPECT_SCORING_VERSION, scoreProspect } from './scoring';
 import { runView } from './views';
 

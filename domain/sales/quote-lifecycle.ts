@@ -6,7 +6,9 @@ import { type Lead, workspaceTimezone } from '../leads';
 import { sellerNamed, workspaceNamed } from '../identity';
 import type { Quote } from './entities';
 import { dayIn, documentOf, endOfDay, money, sha256 } from './documents';
-import { nextNumber, opportunitiesIn, quotesIn } from './repository';
+import { nextNumber } from './repository/counters';
+import { opportunitiesIn } from './repository/opportunities';
+import { quotesIn } from './repository/quotes';
 
 type Ctx = Pick<OperationContext, 'data' | 'emit' | 'services'>;
 

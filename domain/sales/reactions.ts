@@ -1,5 +1,5 @@
 import { leadClosed, opportunityWanted } from '../leads';
-import { closeOpportunity, openOpportunity } from './opportunities';
+import { closeOpportunity, openOpportunity } from './opportunity-lifecycle';
 
 /**
  * An opportunity follows its lead: opened when the lead is booked (stage BOOKED) or shows buying intent

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { describe } from '../kernel/json-schema';
-import { INTERVALS } from './entities';
+import { INTERVALS, type Interval } from './entities';
 import { priced } from './documents';
 
 /** A record's id, named after the flag that carries it (`quote`, `invoice`, `opportunity`). */
@@ -104,7 +104,7 @@ export const intervalField = describe(
 );
 
 /** A JSON flag as the CLI passes it: parsed when it is JSON, else left for validation to refuse. */
-export const jsonFlag = (value: string | undefined): unknown => {
+const jsonFlag = (value: string | undefined): unknown => {
   if (value === undefined) return undefined;
   try {
     return JSON.parse(value) as unknown;
@@ -112,3 +112,15 @@ export const jsonFlag = (value: string | undefined): unknown => {
     return value;
   }
 };
+
+/** The interval an input names: `none` is a one-off (null); absent is unchanged. */
+export const intervalOf = (v: string | undefined): Interval | null | undefined =>
+  v === undefined ? undefined : v === 'none' ? null : (v as Interval);
+
+/** A quote's fields as the admin CLI's flags carry them (create and revise). */
+export const quoteFlags = (f: Record<string, string>) => ({
+  lines: jsonFlag(f.lines),
+  currency: f.currency,
+  valid_until: f['valid-until'],
+  interval: f.interval,
+});

@@ -19,6 +19,9 @@ export const quoteWorkflowId = (quoteId: string) => `quote:${quoteId}`;
 /** `invoice:<id>`: an issued invoice's due-date timer. */
 export const invoiceWorkflowId = (invoiceId: string) => `invoice:${invoiceId}`;
 
+/** An invoice as its events' subject. */
+export const invoiceSubject = (i: Invoice) => ({ type: 'invoice' as const, id: i.id });
+
 export const opportunityView = (o: Opportunity) => ({
   id: o.id,
   lead_id: o.lead_id,

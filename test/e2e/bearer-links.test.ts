@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { getConversation } from '../../domain/conversations/operations/conversations';
+import { getConversation } from '../../domain/conversations/operations/conversation-get';
 import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';
 import { scrubQuoteLinks } from '../../domain/migrations/1763802600000-bearer-links';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { replyToConversation } from '../../domain/conversations/operations/conversations';
+import { replyToConversation } from '../../domain/conversations/operations/conversation-reply';
 import { issueInboundEmailSecret } from '../../domain/identity/operations/workspaces';
 import { twilioSignature } from '../../api/public/twilio-signature';
 import { startSmsSink } from '../../tooling/sms-sink';

@@ -11,7 +11,7 @@ import { Data } from '../../domain/kernel/data';
 import { createCampaign } from '../../domain/campaigns/operations/create';
 import { getCampaign } from '../../domain/campaigns/operations/get';
 import { launchCampaign } from '../../domain/campaigns/operations/launch';
-import { getConversation } from '../../domain/conversations/operations/conversations';
+import { getConversation } from '../../domain/conversations/operations/conversation-get';
 import { issueInboundEmailSecret, setDeliverability } from '../../domain/identity/operations/workspaces';
 import type { DomainError } from '../../domain/kernel/errors';
 import { waitFor } from '../../tooling/processes';

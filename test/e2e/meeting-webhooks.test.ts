@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bookAppointment } from '../../domain/appointments/operations/book';
-import { confirmAppointment, declineAppointment } from '../../domain/appointments/operations/decide';
+import { confirmAppointment } from '../../domain/appointments/operations/confirm';
+import { declineAppointment } from '../../domain/appointments/operations/decline';
 import { bookingDesk } from '../../infra/temporal/appointments';
 import type { Services } from '../../domain/kernel/operation';
 import { waitFor } from '../../tooling/processes';

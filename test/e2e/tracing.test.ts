@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { replyToConversation } from '../../domain/conversations/operations/conversations';
+import { replyToConversation } from '../../domain/conversations/operations/conversation-reply';
 import { flushTracing } from '../../infra/tracing';
 import { startSmsSink } from '../../tooling/sms-sink';
 import { startSmtpSink } from '../../tooling/smtp-sink';

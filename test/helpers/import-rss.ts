@@ -2,7 +2,7 @@ import { openDatabase } from '../../domain/data-source';
 import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import { runOperation } from '../../domain/kernel/runner';
-import { importProspects } from '../../domain/prospects/operations/prospects';
+import { importProspects } from '../../domain/prospects/operations/prospect-import';
 
 /**
  * Runs `prospect.import` as the operator in a process of its own, so the peak memory it reports is the

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../domain/kernel/operation';
 import { createLead } from '../../domain/leads/operations/create';
-import { createQuote, sendQuoteOp } from '../../domain/sales/operations/quotes';
+import { createQuote } from '../../domain/sales/operations/quote-create';
+import { sendQuoteOp } from '../../domain/sales/operations/quote-send';
 import { dayIn } from '../../domain/sales/documents';
 import { QUOTE_PAGE_PATH } from '../../domain/sales/quote-lifecycle';
 import { pageLinks } from '../../domain/conversations';

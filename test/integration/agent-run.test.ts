@@ -17,7 +17,7 @@ import { startAgent } from '../../domain/agents/operations/start';
 import { agentActor } from '../../domain/agents/run';
 import type { Agent } from '../../domain/agents/entities';
 import type { AgentRunInput } from '../../domain/agents/workflow-contract';
-import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';

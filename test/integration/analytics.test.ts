@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { analyticsSummary } from '../../domain/analytics/operations/summary';
-import { replyToConversation } from '../../domain/conversations/operations/conversations';
+import { replyToConversation } from '../../domain/conversations/operations/conversation-reply';
 import { authenticateKey } from '../../domain/identity/authenticate';
 import { keyActor } from '../../domain/kernel/actor';
 import type { Scope } from '../../domain/kernel/permissions';

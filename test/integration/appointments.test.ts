@@ -5,13 +5,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createAppointmentActivities } from '../../activities/appointment';
 import { bookAppointment } from '../../domain/appointments/operations/book';
-import {
-  cancelAppointment,
-  confirmAppointment,
-  declineAppointment,
-} from '../../domain/appointments/operations/decide';
-import { markNoShow } from '../../domain/appointments/operations/no-show';
-import { getAppointment, listAppointments } from '../../domain/appointments/operations/read';
+import { cancelAppointment } from '../../domain/appointments/operations/cancel';
+import { confirmAppointment } from '../../domain/appointments/operations/confirm';
+import { declineAppointment } from '../../domain/appointments/operations/decline';
+import { markNoShow } from '../../domain/appointments/operations/mark-no-show';
+import { getAppointment } from '../../domain/appointments/operations/get';
+import { listAppointments } from '../../domain/appointments/operations/list';
 import { bookingDesk } from '../../infra/temporal/appointments';
 import { appointmentWorkflowId } from '../../domain/appointments/views';
 import { addConnection } from '../../domain/connections/operations/connections';

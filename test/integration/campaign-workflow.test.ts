@@ -13,7 +13,7 @@ import { resumeCampaign } from '../../domain/campaigns/operations/resume';
 import { campaignWaker } from '../../infra/temporal/campaigns';
 import { campaignWorkflowId } from '../../domain/campaigns/views';
 import type { CampaignInput } from '../../domain/campaigns/workflow-contract';
-import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type * as yup from 'yup';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { recordInboundMessage } from '../../domain/conversations/operations/record-inbound';
+import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';
 import { archiveLead } from '../../domain/leads/operations/archive';

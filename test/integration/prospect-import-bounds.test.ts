@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { importProspects } from '../../domain/prospects/operations/prospects';
+import { importProspects } from '../../domain/prospects/operations/prospect-import';
 import { repoRoot } from '../../tooling/paths';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';

@@ -11,14 +11,12 @@ import { createSourcingActivities } from '../../activities/sourcing';
 import { createAgent } from '../../domain/agents/operations/create';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import { suppressContact } from '../../domain/leads/operations/suppress-contact';
-import {
-  approveProspect,
-  getProspect,
-  importProspects,
-  listProspects,
-  rejectProspect,
-  startProspectSourcing,
-} from '../../domain/prospects/operations/prospects';
+import { approveProspect } from '../../domain/prospects/operations/approve';
+import { getProspect } from '../../domain/prospects/operations/get';
+import { importProspects } from '../../domain/prospects/operations/prospect-import';
+import { listProspects } from '../../domain/prospects/operations/list';
+import { rejectProspect } from '../../domain/prospects/operations/reject';
+import { startProspectSourcing } from '../../domain/prospects/operations/start-sourcing';
 import { PROSPECT_SCORING_VERSION } from '../../domain/prospects/scoring';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';

@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createSendActivities } from '../../activities/send-message';
 import type { EmailProvider } from '../../activities/providers/email';
-import { replyToConversation } from '../../domain/conversations/operations/conversations';
+import { replyToConversation } from '../../domain/conversations/operations/conversation-reply';
 import type { ProviderResult } from '../../domain/conversations/sending';
 import { sendMessageWorkflow } from '../../workflows';
 import { freshDatabase, type TestDatabase } from '../helpers/db';

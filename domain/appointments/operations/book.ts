@@ -5,10 +5,10 @@ import { WRITE, defineOperation } from '../../kernel/operation';
 import { workspaceNamed } from '../../identity';
 import { connectionsIn } from '../../connections';
 import { leadIdField, LEADS_WRITE, lockLead } from '../../leads';
-import { appointmentsIn } from '../repository';
+import { appointmentsIn } from '../repository/appointments';
 import { MAX_HOURS } from '../rules';
 import { instantOf, isTimeZone } from '../time';
-import { bookingFields } from '../record';
+import { bookingFields } from '../event-fields';
 import { APPOINTMENT, appointmentView } from '../views';
 
 const time = (field: string, what: string) =>

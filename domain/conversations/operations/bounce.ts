@@ -4,7 +4,7 @@ import { defineOperation } from '../../kernel/operation';
 import { boolean, nullable, object, string, uuid } from '../../kernel/shapes';
 import { fileReport, settleReport } from '../feedback';
 import { EMAIL_HOOK } from '../provider-hooks';
-import { REPORT_OPERATION, reportFields } from './reports';
+import { REPORT_OPERATION, reportFields } from '../report-operation';
 
 /**
  * A bounce report (a DSN, RFC 3464) for an email we sent. Stored whatever it says; proven (delivered to

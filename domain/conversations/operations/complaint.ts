@@ -4,7 +4,7 @@ import { defineOperation } from '../../kernel/operation';
 import { boolean, nullable, object, string, uuid } from '../../kernel/shapes';
 import { fileReport, settleReport } from '../feedback';
 import { EMAIL_HOOK } from '../provider-hooks';
-import { REPORT_OPERATION, reportFields } from './reports';
+import { REPORT_OPERATION, reportFields } from '../report-operation';
 
 /** ARF feedback types that mean the recipient called it spam (RFC 5965 §7.3); others are only audited. */
 const COMPLAINTS = ['abuse', 'fraud'];

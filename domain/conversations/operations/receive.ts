@@ -14,7 +14,7 @@ import { messageBody } from '../channels';
 import { recordInboundMessageIn } from '../messages';
 import { LEAD_MESSAGE } from '../views';
 import { AUTHENTICITIES } from '../../kernel/channels';
-import { messagesIn } from '../repository';
+import { messagesIn } from '../repository/messages';
 import { EMAIL_HOOK, SMS_HOOK } from '../provider-hooks';
 import { isStopWord } from '../sending';
 
