@@ -15,7 +15,7 @@ import {
   recordOutcome,
 } from '../domain/appointments';
 
-export type AppointmentDeps = Services & { secretsKey: Buffer };
+export type AppointmentDeps = Services;
 
 type Outcome = { to: 'CONFIRMED' | 'PENDING' | 'DECLINED' | 'CANCELLED'; reason?: string };
 

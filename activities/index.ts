@@ -10,9 +10,12 @@ import { createAgentRunActivities } from './agent-run';
 import { createSourcingActivities } from './sourcing';
 import { createSalesActivities } from './sales';
 
-export type ActivityDeps = DeliveryDeps & {
-  /** Wakes a campaign's workflow when an approved resume runs here. */
-  campaigns?: Services['campaigns'];
+export type ActivityDeps = Omit<
+  DeliveryDeps,
+  'db' | 'secretsKey' | 'allowPrivateTargets' | 'cancelWorkflows'
+> & {
+  /** What operations run with here (an approved request, a bounce), built whole by the worker's root. */
+  services: Services;
   maintenance: Omit<MaintenanceDeps, 'db'>;
   channels: Omit<SendDeps, 'db' | 'services' | 'secretsKey'> & {
     /** Campaign batches: recipients per batch and messages handed over at once. */
@@ -23,33 +26,22 @@ export type ActivityDeps = DeliveryDeps & {
 
 /** All activities, built from their dependencies so tests can pass fakes. */
 export const createActivities = (deps: ActivityDeps) => {
-  // What an operation run by the worker (an approved request, a bounce) sees, as at every door.
-  const services: Services = {
-    db: deps.db,
-    clock: deps.clock,
-    campaigns: deps.campaigns,
-    secretsKey: deps.secretsKey,
-    cancelTimers: deps.cancelWorkflows,
-    webhooks: {
-      secretsKey: deps.secretsKey,
-      allowPrivateTargets: deps.allowPrivateTargets,
-      cancelWorkflows: deps.cancelWorkflows,
-    },
-  };
+  const { services } = deps;
+  const { db, secretsKey } = services;
   return {
     ...createPingActivities(deps),
-    ...createDeliveryActivities(deps),
-    ...createMaintenanceActivities({ db: deps.db, ...deps.maintenance }),
+    ...createDeliveryActivities({ ...deps, db, ...services.webhooks }),
+    ...createMaintenanceActivities({ db, ...deps.maintenance }),
     ...createApprovalActivities(services, deps.metrics),
-    ...createSendActivities({ db: deps.db, services, secretsKey: deps.secretsKey, ...deps.channels }),
+    ...createSendActivities({ db, services, secretsKey, ...deps.channels }),
     ...createCampaignActivities({
       services,
-      secretsKey: deps.secretsKey,
+      secretsKey,
       ...deps.channels,
       batchSize: deps.channels.campaignBatchSize,
       concurrency: deps.channels.campaignConcurrency,
     }),
-    ...createAppointmentActivities({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
+    ...createAppointmentActivities(services),
     ...createAgentRunActivities(services),
     ...createSourcingActivities(services),
     ...createSalesActivities(services),

@@ -1,12 +1,11 @@
-import { createPublicKey } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { DataSource } from 'typeorm';
 import { openDatabase } from '../domain/data-source';
 import { operatorActor } from '../domain/kernel/actor';
 import { DomainError } from '../domain/kernel/errors';
-import type { Services, WorkflowCanceller } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
-import { besideDevStack, loadConfig, type Config } from '../infra/config';
+import { besideDevStack, loadConfig } from '../infra/config';
+import { composeServices } from '../domain/registry';
+import { productionPorts } from '../infra/services';
 import { parseArgv } from './args';
 
 /** The operator CLI: JSON on stdout (help as text); one line on stderr and exit 1 on any error. */
@@ -26,45 +25,8 @@ async function main(argv: string[]): Promise<string> {
     }
     return temporal.client;
   };
-  const cancelWorkflows: WorkflowCanceller = async (ids) => {
-    if (ids.length === 0) return;
-    const { workflowCanceller } = await import('../infra/temporal-client.js');
-    await workflowCanceller(await client())(ids);
-  };
   try {
-    const workflows = workflowServices(db, client, config);
-    const services: Services = {
-      db,
-      approvals: {
-        park: async (data, call) => (await workflows()).approvals.park(data, call),
-        decide: async (id, decision) => (await workflows()).approvals.decide(id, decision),
-        withdrawn: async (id) => (await workflows()).approvals.withdrawn(id),
-      },
-      campaigns: { wake: async (id, change) => (await workflows()).campaigns.wake(id, change) },
-      secretsKey: config.secretsKey,
-      cancelTimers: cancelWorkflows,
-      appointments: {
-        start: async (id) => (await workflows()).appointments.start(id),
-        decide: async (id, decision) => (await workflows()).appointments.decide(id, decision),
-      },
-      agents: { schedule: async (id) => (await workflows()).agents.describe(id) },
-      webhooks: {
-        secretsKey: config.secretsKey,
-        allowPrivateTargets: config.webhookAllowPrivateTargets,
-        cancelWorkflows,
-      },
-      ...(config.smtp?.dkim && {
-        mailSigning: {
-          domain: config.smtp.dkim.domain,
-          selector: config.smtp.dkim.selector,
-          publicKey: createPublicKey(config.smtp.dkim.privateKey),
-          from: config.smtp.from,
-          returnPath: config.smtp.returnPathDomain,
-          // URL keeps an IPv6 host in brackets; DNS records name it bare.
-          relay: new URL(config.smtp.url).hostname.replace(/^\[|\]$/g, ''),
-        },
-      }),
-    };
+    const services = composeServices(productionPorts(db, config, client));
     const actor = operatorActor({ door: 'admin', requestId: `admin_${Date.now().toString(36)}` });
     const input = cmd.binding.flags?.(flags) ?? {};
     const output: unknown = await runOperation(services, cmd.operation, actor, input, {
@@ -77,30 +39,6 @@ async function main(argv: string[]): Promise<string> {
     await db.destroy();
     await temporal?.close();
   }
-}
-
-/**
- * The services that talk to workflows, loaded at their first use: most commands never do, and the
- * Temporal client's modules are about 0.4 s of a call's start.
- */
-function workflowServices(db: DataSource, client: () => Promise<Client>, config: Config) {
-  let loaded: ReturnType<typeof load> | undefined;
-  const load = async () => {
-    const [{ approvalGate }, { campaignWaker }, { bookingDesk }, { agentScheduler }] = await Promise.all([
-      import('../infra/temporal/approvals.js'),
-      import('../infra/temporal/campaigns.js'),
-      import('../infra/temporal/appointments.js'),
-      import('../infra/temporal/agents.js'),
-    ]);
-    const queue = config.temporalTaskQueue;
-    return {
-      approvals: approvalGate(db, client, queue),
-      campaigns: campaignWaker(client),
-      appointments: bookingDesk(db, client, queue),
-      agents: agentScheduler(client, queue),
-    };
-  };
-  return () => (loaded ??= load());
 }
 
 main(process.argv.slice(2)).then(

@@ -3,10 +3,8 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
-import { approvalGate } from '../infra/temporal/approvals';
-import { campaignWaker } from '../infra/temporal/campaigns';
-import { agentScheduler } from '../infra/temporal/agents';
-import { bookingDesk } from '../infra/temporal/appointments';
+import { composeServices } from '../domain/registry';
+import { productionPorts } from '../infra/services';
 import { connectClient } from '../infra/temporal-client';
 import { closeServer, listening } from '../infra/listen';
 import { metricsRegistry, serveMetrics } from '../infra/prometheus';
@@ -38,20 +36,12 @@ export async function listenApi(config: Config, db: DataSource, log: Logger): Pr
     );
     return (await temporal).client;
   };
-  const approvals = approvalGate(db, client, config.temporalTaskQueue);
-  const campaigns = campaignWaker(client);
-  const appointments = bookingDesk(db, client, config.temporalTaskQueue);
-  const agents = { schedule: agentScheduler(client, config.temporalTaskQueue).describe };
   const registry = metricsRegistry();
   const app = buildApp({
+    services: composeServices(productionPorts(db, config, client)),
     metrics: registry,
-    db,
     config,
     log,
-    approvals,
-    campaigns,
-    appointments,
-    agents,
   });
   // First, so that a port already taken stops the start before the API serves.
   const metrics = await serveMetrics(registry, { host: config.host, port: config.metricsPort, log });

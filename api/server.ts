@@ -1,7 +1,6 @@
 import Koa from 'koa';
 import type { DNSResolver } from 'mailauth';
 import { Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { createAuditWriter } from './audit-writer';
@@ -24,7 +23,8 @@ import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
 
 export type AppDeps = {
-  db: DataSource;
+  /** What its operations run with, built whole by the process's root (infra/services.ts). */
+  services: Services;
   config: Pick<
     Config,
     'trustProxy' | 'rateLimitPerMinute' | 'requestTimeoutMs' | 'auditQueueLimit' | 'refusedPerMinute'
@@ -34,24 +34,15 @@ export type AppDeps = {
         Config,
         | 'mcpAllowedOrigins'
         | 'trustedProxyHops'
-        | 'secretsKey'
         | 'publicUrl'
         | 'sms'
         | 'quotePagePerMinute'
         | 'unsubscribePerMinute'
         | 'hooksPerMinute'
-        | 'mailFeedbackDomains'
       >
     >;
-  /** Starts parked approval requests' workflows; without it the assistant door refuses gated tools. */
-  approvals?: Services['approvals'];
   /** DNS for inbound mail's authentication (a test's own zone); the system's resolver when absent. */
   mailResolver?: DNSResolver;
-  /** Wakes a campaign's workflow after a pause; without it the workflow notices at its next batch. */
-  campaigns?: Services['campaigns'];
-  /** Starts bookings' workflows and carries decisions to them; without it bookings wait for the sweep. */
-  appointments?: Services['appointments'];
-  agents?: Services['agents'];
   log: Logger;
   /** Where the API's series go (served by listen.ts on METRICS_PORT); a registry of its own when not given. */
   metrics?: Registry;
@@ -62,17 +53,8 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({
-  db,
-  config,
-  log,
-  approvals,
-  campaigns,
-  appointments,
-  agents,
-  metrics,
-  mailResolver,
-}: AppDeps) {
+export function buildApp({ services, config, log, metrics, mailResolver }: AppDeps) {
+  const { db } = services;
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
   // entries. Anything left of them was written by the client and proves nothing.
@@ -80,15 +62,6 @@ export function buildApp({
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
   app.silent = true;
-  const services: Services = {
-    db,
-    approvals,
-    campaigns,
-    appointments,
-    agents,
-    secretsKey: config.secretsKey,
-    mailFeedbackDomains: config.mailFeedbackDomains ?? [],
-  };
   const routes = v1Router(services);
   const limits = publicLimits(db, {
     unsubscribePerMinute: config.unsubscribePerMinute ?? 30,

@@ -10,6 +10,7 @@ import { asBenchOperator, openBenchDatabase } from './lib/bench-database';
 import { benchLogger } from './lib/log';
 import { formatTable } from './lib/report';
 import { percentile } from './lib/stats';
+import { testServices } from '../tooling/services';
 
 const USAGE = 'npm run bench -- admin [--runs N]';
 const benchDir = () => path.join(repoRoot(), '.data', 'bench', 'admin');
@@ -122,7 +123,7 @@ export async function main(args: string[]) {
       dataDir: path.join(benchDir(), 'pg'),
       fresh: true,
     });
-    const workspace = await asBenchOperator({ db }, createWorkspace, {
+    const workspace = await asBenchOperator(testServices(db), createWorkspace, {
       name: 'Admin CLI bench',
       timezone: 'Europe/London',
     });

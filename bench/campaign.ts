@@ -17,6 +17,7 @@ import { procMemory } from './lib/proc-memory';
 import { formatTable } from './lib/report';
 import { startSmtpCounter, type SmtpCounter } from './lib/smtp-counter';
 import { startWorkerProcess } from './lib/worker-process';
+import { testServices } from '../tooling/services';
 
 const USAGE = 'npm run bench -- campaign [--recipients N] [--small N] [--bare N]';
 const ALWAYS = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 0, end_hour: 24 };
@@ -89,7 +90,7 @@ export async function main(args: string[]) {
     await bareLoop(smtp, Math.min(500, flags.bare)); // warm the server's and Node's paths
     const bare = await bareLoop(smtp, flags.bare);
 
-    const services = { db };
+    const services = testServices(db);
     const rssIdle = procMemory(worker.pid);
     const run = async (recipients: number) => {
       const ws = await asBenchOperator(services, createWorkspace, {

@@ -12,6 +12,7 @@ import { parseIntFlags } from './lib/args';
 import { asBenchOperator, openBenchDatabase } from './lib/bench-database';
 import { benchLogger } from './lib/log';
 import { formatTable } from './lib/report';
+import { testServices } from '../tooling/services';
 
 const USAGE = 'npm run bench -- prospect-import [--rows N] [--small N]';
 const benchDir = () => path.join(repoRoot(), '.data', 'bench', 'prospects');
@@ -90,7 +91,7 @@ export async function main(args: string[]) {
   mkdirSync(benchDir(), { recursive: true, mode: 0o755 });
   await withCleanup(log, async (stops) => {
     const { db } = await openBenchDatabase(log, stops, { dataDir: path.join(benchDir(), 'pg'), fresh: true });
-    const services = { db };
+    const services = testServices(db);
     const big = path.join(benchDir(), `candidates-${flags.rows}.csv`);
     const small = path.join(benchDir(), `candidates-${flags.small}.csv`);
     log.info(`writing ${flags.rows} and ${flags.small} rows`);

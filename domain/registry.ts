@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import * as agents from './agents';
 import * as analytics from './analytics';
 import * as appointments from './appointments';
@@ -8,7 +9,7 @@ import * as conversations from './conversations';
 import * as identity from './identity';
 import { onAuthorityLost, registerOperations } from './kernel/gate';
 import { Data } from './kernel/data';
-import type { AnyOperation } from './kernel/operation';
+import type { AnyOperation, Ports, Services } from './kernel/operation';
 import { plugAreas } from './kernel/wiring';
 import * as leads from './leads';
 import * as prospects from './prospects';
@@ -39,8 +40,6 @@ export const AREAS = [
 const operations: Record<string, AnyOperation> = {};
 for (const area of AREAS) Object.assign(operations, area.operations);
 
-for (const area of AREAS) if ('listen' in area) area.listen();
-
 const byName = new Map<string, AnyOperation>(
   Object.values(operations).map((op): [string, AnyOperation] => [op.name, op]),
 );
@@ -50,18 +49,41 @@ if (byName.size !== declared) throw new Error('two operations share a name');
 /** The operation registered under `name` (`lead.set_status`), or undefined. */
 export const operationNamed = (name: string): AnyOperation | undefined => byName.get(name);
 
-// Identity takes authority away (a key revoked, a member demoted or removed); the approvals area
-// withdraws what was parked on it. Wired here, where the areas meet, so neither imports the other.
-onAuthorityLost((data, loss, services) =>
-  approvals.withdrawOnLostAuthority(data, loss, services, (name) => operationNamed(name)?.requirement),
-);
-registerOperations(operationNamed);
-// What the kernel's statements need of the areas, without naming them: the webhooks area's fan-out of
-// every event, identity's workspaces.
-plugAreas({
-  fanOut: webhooks.deliveryFanOut,
-  workspaceExists: async (m, id) => (await identity.workspaceNamed(new Data(m, undefined), id)) !== null,
-});
+let wired = false;
+
+/**
+ * Connects the areas, once per process: each higher area's handlers on the hooks lower ones raise,
+ * the approvals area on identity's loss of authority, the gate on the registered operations, and what
+ * the kernel's statements need of the areas. `composeServices` does it, and every door's services
+ * come from there: no door runs an operation with the areas left unconnected.
+ */
+function wireAreas() {
+  if (wired) return;
+  wired = true;
+  for (const area of AREAS) if ('listen' in area) area.listen();
+  // Identity takes authority away (a key revoked, a member demoted or removed); the approvals area
+  // withdraws what was parked on it. Wired here, where the areas meet, so neither imports the other.
+  onAuthorityLost((data, loss, services) =>
+    approvals.withdrawOnLostAuthority(data, loss, services, (name) => operationNamed(name)?.requirement),
+  );
+  registerOperations(operationNamed);
+  // What the kernel's statements need of the areas, without naming them: the webhooks area's fan-out
+  // of every event, identity's workspaces.
+  plugAreas({
+    fanOut: webhooks.deliveryFanOut,
+    workspaceExists: async (m, id) => (await identity.workspaceNamed(new Data(m, undefined), id)) !== null,
+  });
+}
+
+/**
+ * A process's services, whole: the ports its composition root built, with its database, once the
+ * areas are connected. The one way to make `Services`: a door built without a part (the approval gate)
+ * does not compile.
+ */
+export function composeServices(parts: Ports & { db: DataSource }): Services {
+  wireAreas();
+  return parts as Services;
+}
 
 /** Every registered operation, sorted by name (a deterministic order for tool lists and docs). */
 export const allOperations = (): AnyOperation[] =>

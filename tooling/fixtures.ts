@@ -7,6 +7,7 @@ import type { CallContext } from '../domain/kernel/audit';
 import type { Services } from '../domain/kernel/operation';
 import type { Role, Scope } from '../domain/kernel/permissions';
 import { runOperation } from '../domain/kernel/runner';
+import { testServices } from './services';
 
 export type WorkspaceFixture = {
   workspace: Awaited<ReturnType<typeof createWorkspace.run>>;
@@ -36,7 +37,7 @@ export async function makeWorkspace(
     ctx?: CallContext;
   },
 ): Promise<WorkspaceFixture> {
-  const services: Services = { db, ...(opts.now ? { clock: () => opts.now! } : {}) };
+  const services: Services = testServices(db, { ...(opts.now ? { clock: () => opts.now! } : {}) });
   const actor = operatorActor(opts.ctx ?? { door: 'admin' });
   const workspace = await runOperation(services, createWorkspace, actor, {
     name: opts.name,

@@ -9,8 +9,7 @@ import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { bookingDesk } from '../infra/temporal/appointments';
 import { approvalStarter } from '../infra/temporal/approvals';
-import { campaignWaker } from '../infra/temporal/campaigns';
-import { workflowCanceller, workflowStatus } from '../infra/temporal-client';
+import { workflowStatus } from '../infra/temporal-client';
 import { checkTemporalEngine } from '../infra/temporal-engine';
 import { SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
 import { ensureSchedules } from './schedules';
@@ -22,6 +21,8 @@ import { metricsRegistry, serveMetrics } from '../infra/prometheus';
 import { workerMetrics } from './worker-metrics';
 import { sdkMetricsText } from './runtime';
 import { flushTracing, startTracing, temporalTracing } from '../infra/tracing';
+import { composeServices } from '../domain/registry';
+import { productionPorts } from '../infra/services';
 
 export type RunningWorker = {
   shutdown: () => Promise<void>;
@@ -70,14 +71,10 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     workflowBundlePath,
     attemptSlots: config.workerAttemptSlots,
     activities: createActivities({
-      db,
+      services: composeServices(productionPorts(db, config, () => Promise.resolve(client))),
       http: httpPost,
       clock: () => new Date(),
-      secretsKey: config.secretsKey,
-      allowPrivateTargets: config.webhookAllowPrivateTargets,
-      cancelWorkflows: workflowCanceller(client),
       endpointConcurrency: config.webhookEndpointConcurrency,
-      campaigns: campaignWaker(() => Promise.resolve(client)),
       metrics: metrics.activities,
       channels: {
         publicUrl: config.publicUrl,

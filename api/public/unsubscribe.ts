@@ -45,7 +45,7 @@ const pagesOnly: Middleware<RequestState> = async (ctx, next) => {
 
 /** The unsubscribe links people click in an email: a page that asks, and the form (or mail client) that does it. */
 export function unsubscribeFamily(services: Services, limits: PublicLimits): PublicFamilyDoor {
-  const links = services.secretsKey ? unsubscribeLinks(services.secretsKey) : undefined;
+  const links = unsubscribeLinks(services.secretsKey);
   const actor = (ctx: AppContext) =>
     operatorActor({ door: 'public', requestId: ctx.state.requestId, clientIp: ctx.state.clientIp });
   return {
@@ -54,7 +54,7 @@ export function unsubscribeFamily(services: Services, limits: PublicLimits): Pub
     handlers: {
       [declaredRoute(unsubscribeByLink, 'get')]: (ctx) => {
         const token = ctx.params.token!;
-        if (links?.read(token)) html(ctx, 200, confirmPage(ctx.path));
+        if (links.read(token)) html(ctx, 200, confirmPage(ctx.path));
         else {
           ctx.state.auditReason = 'unknown or forged unsubscribe token';
           html(ctx, 404, notFoundPage());

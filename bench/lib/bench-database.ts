@@ -12,6 +12,7 @@ import type { Stops } from '../../tooling/cleanup';
 import { repoRoot } from '../../tooling/paths';
 import { recreateDatabase, type EmbeddedPostgres } from '../../tooling/postgres';
 import { startStack } from '../../tooling/stack';
+import { testServices } from '../../tooling/services';
 
 export const benchOperator = operatorActor({ door: 'admin', requestId: 'bench' });
 
@@ -82,6 +83,10 @@ export async function benchWorkspace(db: DataSource, leads: number): Promise<str
   );
   if (existing) return existing.id;
   return (
-    await asBenchOperator({ db }, createWorkspace, { name, timezone: 'Europe/London', industry: 'bench' })
+    await asBenchOperator(testServices(db), createWorkspace, {
+      name,
+      timezone: 'Europe/London',
+      industry: 'bench',
+    })
   ).id;
 }

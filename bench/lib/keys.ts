@@ -3,6 +3,7 @@ import { createApiKey } from '../../domain/identity/operations/keys';
 import { addMember } from '../../domain/identity/operations/members';
 import type { Scope } from '../../domain/kernel/permissions';
 import { asBenchOperator } from './bench-database';
+import { testServices } from '../../tooling/services';
 
 const BENCH_MEMBER = 'bench@example.com';
 const SCOPES: Scope[] = ['leads:read', 'leads:write', 'business:read', 'analytics:read'];
@@ -15,7 +16,12 @@ export async function ensureMember(db: DataSource, workspaceId: string): Promise
     [workspaceId, BENCH_MEMBER],
   );
   if (rows.length === 0)
-    await asBenchOperator({ db }, addMember, { email: BENCH_MEMBER, role: 'admin' }, { workspaceId });
+    await asBenchOperator(
+      testServices(db),
+      addMember,
+      { email: BENCH_MEMBER, role: 'admin' },
+      { workspaceId },
+    );
   return BENCH_MEMBER;
 }
 
@@ -28,7 +34,7 @@ export async function createKeys(db: DataSource, workspaceId: string, count: num
       const i = keys.length;
       keys.push('');
       const created = await asBenchOperator(
-        { db },
+        testServices(db),
         createApiKey,
         { ownerEmail: BENCH_MEMBER, name: `bench ${stamp} #${i}`, scopes: SCOPES, expiresInDays: 1 },
         { workspaceId },

@@ -18,6 +18,7 @@ import { EVENT_TYPE } from './outbox-load';
 import { openDatabaseMeter, type DatabaseMeter } from './pg-databases';
 import { startReceiver, type Receiver, type ReceiverPath } from './webhook-receiver';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { testServices } from '../../tooling/services';
 
 const benchDir = () => path.join(repoRoot(), '.data', 'bench', 'webhooks');
 export const temporalDbFile = () => path.join(benchDir(), 'temporal', 'temporal.db');
@@ -122,10 +123,9 @@ export async function startWebhookStack(
   const secretsKey = randomBytes(32);
   const endpoint = async (name: string, receiverPath: ReceiverPath) => {
     // Nothing is disabled or deleted here, so there is no workflow to cancel.
-    const services = {
-      db,
+    const services = testServices(db, {
       webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller },
-    };
+    });
     const workspace = await asBenchOperator(services, createWorkspace, {
       name,
       timezone: 'Europe/London',

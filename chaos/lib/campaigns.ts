@@ -3,6 +3,7 @@ import { createCampaign } from '../../domain/campaigns/operations/create';
 import { launchCampaign as launch } from '../../domain/campaigns/operations/launch';
 import { operatorActor } from '../../domain/kernel/actor';
 import { runOperation } from '../../domain/kernel/runner';
+import { testServices } from '../../tooling/services';
 
 const actor = operatorActor({ door: 'admin', requestId: 'chaos-campaign' });
 
@@ -11,7 +12,7 @@ const actor = operatorActor({ door: 'admin', requestId: 'chaos-campaign' });
  * its operations (as an approved launch would run them). Its workflow is started by the worker's relay.
  */
 export async function launchCampaign(db: DataSource, workspaceId: string, name: string): Promise<string> {
-  const services = { db };
+  const services = testServices(db);
   const c = await runOperation(
     services,
     createCampaign,

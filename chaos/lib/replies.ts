@@ -4,6 +4,7 @@ import { operatorActor } from '../../domain/kernel/actor';
 import type { Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
 import type { Load } from './load';
+import { testServices } from '../../tooling/services';
 
 /** One reply the operator asked for, and what the operation answered. */
 export type Reply = { leadId: string; at: number; messageId?: string; error?: string };
@@ -31,7 +32,7 @@ export class Replies {
     readonly workspaceId: string,
     private readonly apiKey: string,
   ) {
-    this.services = { db };
+    this.services = testServices(db);
   }
 
   start(perSecond: number) {

@@ -28,6 +28,7 @@ import { Supervised } from './supervised';
 import { clusterControl, TemporalControl, type EngineControl } from './temporal-control';
 import type { Timeline } from './timeline';
 import { startTlsReceiver } from './tls-receiver';
+import { testServices } from '../../tooling/services';
 
 export type MatrixEndpoint = MatrixCase & { workspaceId: string; endpointId: string; apiKey: string };
 
@@ -108,7 +109,9 @@ export async function startChaosStack(
   stops.push(smtp.stop);
 
   const secretsKey = randomBytes(32);
-  const services = { db, webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller } };
+  const services = testServices(db, {
+    webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller },
+  });
   const workspace = async (name: string, url: string) => {
     const w = await makeWorkspace(db, {
       name,

@@ -46,8 +46,6 @@ export const decisionOperation = (decision: 'approve' | 'reject') =>
     summary: (i) => `${decision === 'approve' ? 'Approve' : 'Reject'} approval request ${i.id} as ${i.as}`,
     run: async (ctx, i) => {
       if (!(await approvalsIn(ctx.data).find(i.id))) throw notFound('approval request');
-      const gate = ctx.services.approvals;
-      if (!gate) throw new Error('deciding needs the approval gate at this door');
-      return gate.decide(i.id, { decision, approverEmail: i.as, reason: i.reason });
+      return ctx.services.approvals.decide(i.id, { decision, approverEmail: i.as, reason: i.reason });
     },
   });

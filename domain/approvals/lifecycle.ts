@@ -137,13 +137,12 @@ export async function withdrawOnLostAuthority(
   });
   for (const row of lost) await move(scoped, row, 'CANCELLED', { reason: loss.reason });
   const ids = lost.map((r) => r.id);
-  const gate = services.approvals;
   return {
     audit: ids.length > 0 ? { withdrawn_approvals: ids } : {},
     afterCommit:
-      ids.length > 0 && gate
+      ids.length > 0
         ? async () => {
-            for (const id of ids) await gate.withdrawn(id);
+            for (const id of ids) await services.approvals.withdrawn(id);
           }
         : undefined,
   };

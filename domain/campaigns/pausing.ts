@@ -18,7 +18,7 @@ export async function pauseRunning(
   const repo = campaignsIn(ctx.data.in(c.workspace_id));
   const figures = pause.figures ?? (await repo.feedbackFigures(c.id));
   const paused = await repo.pause(c.id, pause.reason, pause.detail);
-  ctx.afterCommit(async () => ctx.services.campaigns?.wake(c.id, 'pause'));
+  ctx.afterCommit(async () => ctx.services.campaigns.wake(c.id, 'pause'));
   await ctx.emit(
     c.workspace_id,
     'campaign.paused',

@@ -38,34 +38,38 @@ export type BookingDesk = {
   decide: (appointmentId: string, decision: BookingDecision) => Promise<unknown>;
 };
 
-/** What operations may need beyond their transaction; each door builds it once. */
-export type Services = {
-  db: DataSource;
-  /** Where a key's gated call waits for a person; absent at doors that never park. */
-  approvals?: Gate;
+/**
+ * The ports a process hands its operations, built whole by its composition root (the API's, the
+ * worker's and the admin CLI's in infra/services.ts, the tests' in test/helpers/services.ts) and put
+ * together with the areas by `composeServices` (domain/registry.ts): a part left out is a compile
+ * error, not a user's surprise.
+ */
+export type Ports = {
+  /** Where a key's gated call waits for a person, and where a person's decision reaches it. */
+  approvals: Gate;
   /**
-   * Wakes a campaign's workflow after its status changed (a pause, a resume) so it acts at once; without
-   * it the workflow notices on its own at its next batch or check.
+   * Wakes a campaign's workflow after its status changed (a pause, a resume) so it acts at once; the
+   * workflow would notice on its own at its next batch or check.
    */
-  campaigns?: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
-  /** Keys unsubscribe links (derived from SECRETS_KEY); absent at doors that serve none. */
-  secretsKey?: Buffer;
-  /** Where bookings are handed to their workflows; absent at doors that cannot reach Temporal. */
-  appointments?: BookingDesk;
+  campaigns: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
+  /** Keys unsubscribe links (derived from SECRETS_KEY). */
+  secretsKey: Buffer;
+  /** Where bookings are handed to their workflows, and a person's decision on one reaches it. */
+  appointments: BookingDesk;
   /**
    * What Temporal says of an agent's schedule `agent:<id>` (an operator may pause it in the Web UI);
-   * absent at doors that cannot reach Temporal.
+   * undefined where nobody can ask (a test without Temporal).
    */
-  agents?: {
+  agents: {
     schedule: (
       agentId: string,
-    ) => Promise<{ exists: boolean; paused: boolean; note: string | null; next_runs: string[] }>;
+    ) => Promise<{ exists: boolean; paused: boolean; note: string | null; next_runs: string[] } | undefined>;
   };
   /**
-   * Cancels timer workflows whose reason is gone (a paid invoice's due-date reminder); absent at doors
-   * that cannot reach Temporal, where the timer wakes, finds nothing to do and ends.
+   * Cancels timer workflows whose reason is gone (a paid invoice's due-date reminder); a timer left
+   * running wakes, finds nothing to do and ends.
    */
-  cancelTimers?: WorkflowCanceller;
+  cancelTimers: WorkflowCanceller;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /**
@@ -83,16 +87,24 @@ export type Services = {
   };
   /**
    * Mailbox providers' feedback-loop domains (MAIL_FEEDBACK_DOMAINS) whose DKIM-signed complaints prove
-   * themselves; absent or empty, a complaint needs a return path of ours like a bounce.
+   * themselves; empty, a complaint needs a return path of ours like a bounce.
    */
-  mailFeedbackDomains?: string[];
-  /** Webhook endpoint management; absent at doors that never manage endpoints (REST). */
-  webhooks?: {
+  mailFeedbackDomains: string[];
+  /** Webhook endpoints' secrets and targets, and the cancelling of their deliveries' workflows. */
+  webhooks: {
     secretsKey: Buffer;
     allowPrivateTargets: boolean;
     cancelWorkflows: WorkflowCanceller;
   };
 };
+
+declare const composed: unique symbol;
+
+/**
+ * What operations may need beyond their transaction: the process's ports and its database, made only
+ * by `composeServices` (the brand), which connects the areas first.
+ */
+export type Services = Ports & { db: DataSource; readonly [composed]: true };
 
 /**
  * Where an operation acts:

@@ -16,6 +16,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { eventsFor } from '../helpers/leads';
 import { draftQuote, leadIn, quoteLink } from '../helpers/sales';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { testServices } from '../../tooling/services';
 
 /** A variable set to undefined is left out of the CLI's environment, whatever the test's own holds. */
 const unset = { PUBLIC_URL: undefined, PORT: undefined };
@@ -523,8 +524,8 @@ describe('admin CLI beside `npm run dev` on a port of its own', () => {
   });
 
   it("quote send emails a link that opens the quote page on the stack's port", async () => {
-    const lead = await leadIn({ db: s.db }, s.workspace.id);
-    const quote = await draftQuote({ db: s.db }, s.workspace.id, lead.id);
+    const lead = await leadIn(testServices(s.db), s.workspace.id);
+    const quote = await draftQuote(testServices(s.db), s.workspace.id, lead.id);
     // Only the stack file says where the stack is, as beside `npm run dev` in a fresh shell.
     const sent = runAdmin(
       {

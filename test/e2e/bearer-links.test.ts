@@ -19,6 +19,7 @@ import { startOtlpReceiver } from '../helpers/otlp-receiver';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { draftQuote, leadIn, send } from '../helpers/sales';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { testServices } from '../../tooling/services';
 
 /**
  * A quote's page link is a bearer credential: whoever holds it signs for the customer. After a quote is
@@ -71,9 +72,9 @@ describe('bearer links: a quote page token exists only in the email that leaves'
       { ownerEmail: 'viewer@seller.example', name: 'read only', scopes: ['leads:read'] },
       { workspaceId },
     )) as { key: string };
-    const lead = await leadIn({ db: s.db }, workspaceId, { email: `ana.${Date.now()}@buyer.example` });
-    const quote = await draftQuote({ db: s.db }, workspaceId, lead.id);
-    const sent = await send({ db: s.db }, quote.id);
+    const lead = await leadIn(testServices(s.db), workspaceId, { email: `ana.${Date.now()}@buyer.example` });
+    const quote = await draftQuote(testServices(s.db), workspaceId, lead.id);
+    const sent = await send(testServices(s.db), quote.id);
 
     const mail = await waitFor(
       'the quote email in the SMTP sink',
@@ -165,9 +166,9 @@ describe('bearer links: a quote page token exists only in the email that leaves'
 
   it('the migration scrubs a link a stored body held, and that link keeps working', async () => {
     const workspaceId = s.workspace.id;
-    const lead = await leadIn({ db: s.db }, workspaceId, { email: `old.${Date.now()}@buyer.example` });
-    const quote = await draftQuote({ db: s.db }, workspaceId, lead.id);
-    const { message_id } = await send({ db: s.db }, quote.id);
+    const lead = await leadIn(testServices(s.db), workspaceId, { email: `old.${Date.now()}@buyer.example` });
+    const quote = await draftQuote(testServices(s.db), workspaceId, lead.id);
+    const { message_id } = await send(testServices(s.db), quote.id);
     // As a quote sent before links were derived left things: a random token, its hash, the link stored.
     const old = 'OldRandomTokenOldRandomTokenOldRandomToken0';
     await s.db.query(`UPDATE quotes SET token_hash = encode(sha256($2::bytea), 'hex') WHERE id = $1`, [

@@ -35,6 +35,7 @@ import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { draftQuote, send } from '../helpers/sales';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { testServices } from '../../tooling/services';
 
 type Data = Record<string, unknown>;
 
@@ -125,12 +126,11 @@ describe('the whole event catalogue, each type produced by its operation and del
     const endpoint = await s.endpoint(rx, ['*']);
     w.endpoint = endpoint.id;
     await s.db.query(`UPDATE workspaces SET timezone = $2 WHERE id = $1`, [s.workspace.id, zoneAtNoon()]);
-    services = {
-      db: s.db,
+    services = testServices(s.db, {
       webhooks: s.endpointDeps,
       appointments: bookingDesk(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
       cancelTimers: workflowCanceller(s.client),
-    };
+    });
     served = (await request(s.app).get('/api/v1/event-types').set(bearer(s.key)).expect(200))
       .body as typeof served;
   });

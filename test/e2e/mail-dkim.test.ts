@@ -15,6 +15,7 @@ import { runAdmin } from '../helpers/admin';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal } from '../helpers/fixtures';
 import { mailZone } from '../helpers/mail-dns';
+import { testServices } from '../../tooling/services';
 
 const DOMAIN = 'example.com';
 const FROM = 'hello@mail.example.com';
@@ -74,8 +75,7 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
   /** The services the admin CLI builds from the same configuration. */
   const services = (): Services => {
     const { url, from, dkim, returnPathDomain } = config.smtp!;
-    return {
-      db: t.db,
+    return testServices(t.db, {
       mailSigning: {
         domain: dkim!.domain,
         selector: dkim!.selector,
@@ -84,7 +84,7 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
         returnPath: returnPathDomain,
         relay: new URL(url).hostname,
       },
-    };
+    });
   };
   const recordsFor = async (purpose: MailDnsRecord['purpose']) =>
     (await asOperator(services(), mailDns, { domain: DOMAIN })).records.find((r) => r.purpose === purpose)!;
@@ -208,7 +208,7 @@ describe('outbound mail is DKIM-signed, and `mail dns` prints the records receiv
     assert.equal(other.code, 'invalid_request');
     assert.equal(other.details.field, 'domain');
     assert.match(other.message, /signed for example\.com, not other\.example.*DKIM_DOMAIN=other\.example/);
-    const none = await refusal(asOperator({ db: t.db }, mailDns, { domain: DOMAIN }));
+    const none = await refusal(asOperator(testServices(t.db), mailDns, { domain: DOMAIN }));
     assert.equal(none.details.field, 'domain');
     assert.match(none.message, /no DKIM key is configured.*DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE/);
     const bad = await refusal(asOperator(services(), mailDns, { domain: 'not a domain' }));

@@ -31,8 +31,10 @@ describe('AI agents through the assistant endpoint: drafts, gated start and run-
     const client = () => Promise.resolve(s.client);
     api = await serve(
       testApp(s.db, {
-        approvals: approvalGate(s.db, client, s.config.temporalTaskQueue),
-        agents: { schedule: agentScheduler(client, s.config.temporalTaskQueue).describe },
+        ports: {
+          approvals: approvalGate(s.db, client, s.config.temporalTaskQueue),
+          agents: { schedule: agentScheduler(client, s.config.temporalTaskQueue).describe },
+        },
         config: { publicUrl: s.config.publicUrl },
       }),
     );

@@ -25,7 +25,7 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
     s = await startWebhookStack();
     api = await serve(
       testApp(s.db, {
-        approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
+        ports: { approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue) },
       }),
     );
   });

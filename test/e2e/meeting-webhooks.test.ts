@@ -10,6 +10,7 @@ import { asOperator } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { testServices } from '../../tooling/services';
 
 const MEETING_FIELDS = [
   'booking_id',
@@ -30,10 +31,9 @@ describe('booking and meeting events, delivered as webhooks', () => {
     s = await startWebhookStack();
     rx = await startReceiver();
     await s.endpoint(rx, ['booking.created', 'meeting.pending', 'meeting.booked', 'meeting.cancelled']);
-    services = {
-      db: s.db,
+    services = testServices(s.db, {
       appointments: bookingDesk(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
-    };
+    });
   });
   after(async () => {
     await s.stop();

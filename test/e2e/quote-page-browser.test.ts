@@ -14,6 +14,7 @@ import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { draftQuote, leadIn, send, today } from '../helpers/sales';
+import { testServices } from '../../tooling/services';
 
 /** Debian's package; CHROMIUM_PATH points elsewhere. `.ci/run` installs it. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -75,7 +76,7 @@ describe('the public quote page in a real browser', () => {
     server = http.createServer((req, res) => (app.handle ? void app.handle(req, res) : res.end()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    services = { db: t.db };
+    services = testServices(t.db);
     pageBase = publicUrl;
     await asOperator(services, setSellerProfile, SELLER, { workspaceId });
     app.handle = testApp(t.db, { config: { quotePagePerMinute: 1_000, publicUrl } });

@@ -11,6 +11,7 @@ import { emitLeadCreated } from '../helpers/deliveries';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { testServices } from '../../tooling/services';
 
 /** `count` lead.created events in the workspace, committed `perCommit` to a transaction. */
 async function burst(db: TestDatabase['db'], workspaceId: string, count: number, perCommit = 50) {
@@ -37,7 +38,7 @@ describe('fair delivery across workspaces: the relay takes turns', () => {
     const endpointOf = async () => {
       const { workspace } = await workspaceWithKey(t.db);
       const e = await asOperator(
-        { db: t.db, webhooks: deps },
+        testServices(t.db, { webhooks: deps }),
         createEndpoint,
         { url: 'http://127.0.0.1:9/hooks', events: ['lead.created'] },
         { workspaceId: workspace.id },

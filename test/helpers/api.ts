@@ -1,16 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { buildApp, type AppDeps } from '../../api/server';
-import type { Services } from '../../domain/kernel/operation';
-import { loadConfig } from '../../infra/config';
+import type { Ports } from '../../domain/kernel/operation';
 import { createLogger, type Logger } from '../../infra/logger';
 import { contractCheck } from './openapi-check';
+import { SERVICE_DEFAULTS, testServices } from '../../tooling/services';
 
-/** The services' settings as configured by default (the URLs are never dialled here). */
-export const SERVICE_DEFAULTS = loadConfig({
-  NODE_ENV: 'test',
-  DATABASE_URL: 'postgres://unused',
-  TEMPORAL_ADDRESS: 'unused:7233',
-});
+export { SERVICE_DEFAULTS } from '../../tooling/services';
 
 /** The Koa app as production builds it, for supertest against `app.callback()`, checked against the contract. */
 export const testApp = (
@@ -18,8 +13,8 @@ export const testApp = (
   opts: {
     trustProxy?: boolean;
     rateLimitPerMinute?: number;
-    approvals?: Services['approvals'];
-    agents?: Services['agents'];
+    /** The ports the test exercises (a gate on Temporal, an agents' scheduler); the test root's otherwise. */
+    ports?: Partial<Ports>;
     config?: Partial<AppDeps['config']>;
     /** Where the API's series go, for a test that reads them. */
     metrics?: AppDeps['metrics'];
@@ -29,19 +24,22 @@ export const testApp = (
     log?: Logger;
   } = {},
 ) => {
+  const config = {
+    ...SERVICE_DEFAULTS,
+    trustProxy: opts.trustProxy ?? false,
+    trustedProxyHops: opts.trustProxy ? 1 : 0,
+    rateLimitPerMinute: opts.rateLimitPerMinute ?? SERVICE_DEFAULTS.rateLimitPerMinute,
+    ...opts.config,
+  };
   const app = buildApp({
-    db,
-    approvals: opts.approvals,
-    agents: opts.agents,
+    services: testServices(db, {
+      secretsKey: config.secretsKey,
+      mailFeedbackDomains: config.mailFeedbackDomains,
+      ...opts.ports,
+    }),
     mailResolver: opts.mailResolver,
     metrics: opts.metrics,
-    config: {
-      ...SERVICE_DEFAULTS,
-      trustProxy: opts.trustProxy ?? false,
-      trustedProxyHops: opts.trustProxy ? 1 : 0,
-      rateLimitPerMinute: opts.rateLimitPerMinute ?? SERVICE_DEFAULTS.rateLimitPerMinute,
-      ...opts.config,
-    },
+    config,
     log: opts.log ?? createLogger('test-api', 'error'),
   });
   // Every response a test receives is held to the OpenAPI document.

@@ -7,6 +7,7 @@ import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/
 import { freshDatabase } from './db';
 import { timeSkippingEnvironment } from './time-skipping';
 import { workflowCode } from './workflow-code';
+import { testServices } from '../../tooling/services';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 
@@ -28,15 +29,14 @@ export async function approvalEnvironment(name: string) {
   });
   const t = await freshDatabase();
   const taskQueue = `${name}-${process.pid}`;
-  const services: Services = {
-    db: t.db,
+  const services: Services = testServices(t.db, {
     approvals: approvalGate(t.db, () => Promise.resolve(env.client), taskQueue),
-  };
+  });
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     ...workflowCode(),
-    activities: createApprovalActivities({ db: t.db }),
+    activities: createApprovalActivities(testServices(t.db)),
   });
   const running = worker.run();
   return {

@@ -13,7 +13,7 @@ export async function startCampaignStack() {
   const s = await startWebhookStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'news@acme.example' } });
   const api = await serve(
     testApp(s.db, {
-      approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
+      ports: { approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue) },
       config: { publicUrl: s.config.publicUrl },
     }),
   );

@@ -8,6 +8,7 @@ import type { Operation, Services } from '../../domain/kernel/operation';
 import type { Role, Scope } from '../../domain/kernel/permissions';
 import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import { makeWorkspace } from '../../tooling/fixtures';
+import { testServices } from '../../tooling/services';
 
 export const operator: CallContext = { door: 'admin', requestId: 'test' };
 
@@ -39,7 +40,14 @@ export const asOperator = <S extends yup.AnyObjectSchema, O>(
   op: Operation<S, O>,
   input: Record<string, unknown>,
   opts: RunOptions = {},
-) => runOperation('db' in services ? services : { db: services }, op, operatorActor(operator), input, opts);
+) =>
+  runOperation(
+    'db' in services ? services : testServices(services),
+    op,
+    operatorActor(operator),
+    input,
+    opts,
+  );
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 

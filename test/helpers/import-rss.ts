@@ -3,6 +3,7 @@ import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import { runOperation } from '../../domain/kernel/runner';
 import { importProspects } from '../../domain/prospects/operations/prospect-import';
+import { testServices } from '../../tooling/services';
 
 /**
  * Runs `prospect.import` as the operator in a process of its own, so the peak memory it reports is the
@@ -16,7 +17,7 @@ async function main([url, workspaceId, input]: string[]) {
   try {
     const baseline = process.resourceUsage().maxRSS;
     const actor = operatorActor({ door: 'admin', requestId: 'import-rss' });
-    const outcome = await runOperation({ db }, importProspects, actor, JSON.parse(input!), {
+    const outcome = await runOperation(testServices(db), importProspects, actor, JSON.parse(input!), {
       workspaceId,
     }).then(
       (output) => ({ output }),

@@ -15,6 +15,7 @@ import { testApp } from './api';
 import { freshDatabase, type TestDatabase } from './db';
 import { asOperator, workspaceWithKey } from './fixtures';
 import type { Receiver } from './receiver';
+import { testServices } from '../../tooling/services';
 
 export const temporalAddress = () => {
   const a = process.env.TEST_TEMPORAL_ADDRESS;
@@ -71,11 +72,10 @@ export async function startWebhookStack(
     allowPrivateTargets: true,
     cancelWorkflows: workflowCanceller(client),
   };
-  const services: Services = {
-    db: t.db,
+  const services: Services = testServices(t.db, {
     webhooks: endpointDeps,
     approvals: approvalGate(t.db, () => Promise.resolve(client), config.temporalTaskQueue),
-  };
+  });
   /** Runs a registered operation as the operator, with the services the admin CLI gives it. */
   const run = <S extends yup.AnyObjectSchema, O>(
     op: Operation<S, O>,
@@ -90,11 +90,8 @@ export async function startWebhookStack(
     /** The in-process worker (its metrics page, for one), unless `inProcessWorker: false`. */
     worker,
     app: testApp(t.db, {
-      config: {
-        sms: config.sms,
-        publicUrl: config.publicUrl,
-        mailFeedbackDomains: config.mailFeedbackDomains,
-      },
+      config: { sms: config.sms, publicUrl: config.publicUrl },
+      ports: { mailFeedbackDomains: config.mailFeedbackDomains },
       mailResolver: opts.mailResolver,
     }),
     workspace: w.workspace,

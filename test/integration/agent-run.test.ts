@@ -32,6 +32,7 @@ import { eventsFor } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
 import { agentRunWorkflow } from '../../workflows/agent-run';
+import { testServices } from '../../tooling/services';
 
 const HOUR = 3_600_000;
 const TASK_QUEUE = 'agents-under-test';
@@ -85,7 +86,7 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
   before(async () => {
     [env, t, smtp] = await Promise.all([timeSkippingEnvironment(), freshDatabase(), startSmtpSink()]);
     email = smtpProvider({ url: smtp.url, from: 'team@acme.example', pool: 2 });
-    services = { db: t.db };
+    services = testServices(t.db);
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUE,

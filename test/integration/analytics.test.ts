@@ -9,6 +9,7 @@ import { runOperation } from '../../domain/kernel/runner';
 import { setLeadStatus } from '../../domain/leads/operations/set-status';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
+import { testServices } from '../../tooling/services';
 
 /**
  * A data set whose answers are known, in America/New_York (daylight saving starts 8 March 2026), for
@@ -126,7 +127,7 @@ describe('analytics.summary: figures checked against a seeded data set', () => {
 
   it('answers every figure for March 2026 in New York', async () => {
     const { actor } = await key(['analytics:read'], ws);
-    const r = await runOperation({ db: t.db }, analyticsSummary, actor, {
+    const r = await runOperation(testServices(t.db), analyticsSummary, actor, {
       from: '2026-03-01',
       to: '2026-03-31',
     });
@@ -146,10 +147,10 @@ describe('analytics.summary: figures checked against a seeded data set', () => {
 
   it('defaults to the last 30 days, answers zeros for an empty period, and is forbidden without analytics:read', async () => {
     const { actor } = await key(['analytics:read'], ws);
-    const r = await runOperation({ db: t.db }, analyticsSummary, actor, {});
+    const r = await runOperation(testServices(t.db), analyticsSummary, actor, {});
     const days = (Date.parse(r.period.to) - Date.parse(r.period.from)) / 86_400_000;
     assert.equal(days, 29);
-    const empty = await runOperation({ db: t.db }, analyticsSummary, actor, {
+    const empty = await runOperation(testServices(t.db), analyticsSummary, actor, {
       from: '2020-01-01',
       to: '2020-01-31',
     });
@@ -158,7 +159,7 @@ describe('analytics.summary: figures checked against a seeded data set', () => {
     assert.equal(empty.first_response.median_seconds, null);
     const { actor: noScope } = await key(['leads:read'], ws);
     assert.equal(
-      (await refusal(runOperation({ db: t.db }, analyticsSummary, noScope, {}))).code,
+      (await refusal(runOperation(testServices(t.db), analyticsSummary, noScope, {}))).code,
       'forbidden',
     );
   });
@@ -166,7 +167,7 @@ describe('analytics.summary: figures checked against a seeded data set', () => {
   it('refuses a bad period naming the field, and never counts another workspace', async () => {
     const { actor } = await key(['analytics:read'], ws);
     const bad = async (input: Record<string, unknown>, field: string, pattern: RegExp) => {
-      const err = await refusal(runOperation({ db: t.db }, analyticsSummary, actor, input));
+      const err = await refusal(runOperation(testServices(t.db), analyticsSummary, actor, input));
       assert.equal(err.code, 'invalid_request');
       assert.equal(err.details.field, field);
       assert.match(err.message, pattern);
@@ -176,7 +177,7 @@ describe('analytics.summary: figures checked against a seeded data set', () => {
     await bad({ from: '2026-03-10', to: '2026-03-01' }, 'to', /to must be on or after from/);
     await bad({ from: '2025-01-01', to: '2026-03-01' }, 'to', /at most 366 days/);
     const theirs = await asOperator(
-      { db: t.db },
+      testServices(t.db),
       analyticsSummary,
       { from: '2026-03-01', to: '2026-03-31' },
       { workspaceId: other },
@@ -186,9 +187,13 @@ describe('analytics.summary: figures checked against a seeded data set', () => {
 
   it('the write paths keep the milestones: a status set through lead.set_status, a reply through conversation.reply', async () => {
     const id = await lead(ws, new Date().toISOString(), 'ads');
-    await asOperator({ db: t.db }, setLeadStatus, { leadId: id, status: 'BOOKED' });
-    await asOperator({ db: t.db }, setLeadStatus, { leadId: id, status: 'LOST' });
-    await asOperator({ db: t.db }, replyToConversation, { leadId: id, channel: 'email', body: 'Hello!' });
+    await asOperator(testServices(t.db), setLeadStatus, { leadId: id, status: 'BOOKED' });
+    await asOperator(testServices(t.db), setLeadStatus, { leadId: id, status: 'LOST' });
+    await asOperator(testServices(t.db), replyToConversation, {
+      leadId: id,
+      channel: 'email',
+      body: 'Hello!',
+    });
     const [row] = await t.db.query(
       `SELECT status, booked_at, won_at, first_response_at FROM leads WHERE id = $1`,
       [id],

@@ -23,6 +23,7 @@ import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { count, eventsFor, intakeBody } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
+import { testServices } from '../../tooling/services';
 
 const HOUR = 3_600_000;
 const at = (hoursAhead: number) => new Date(Date.now() + hoursAhead * HOUR).toISOString();
@@ -67,16 +68,15 @@ describe('appointments against a real CalDAV server (Radicale) and Temporal (tim
     calendarUrl = await radicale.createCalendar('sales');
     const taskQueue = `appointments-${process.pid}`;
     const secretsKey = randomBytes(32);
-    services = {
-      db: t.db,
+    services = testServices(t.db, {
       appointments: bookingDesk(t.db, () => Promise.resolve(env.client), taskQueue),
       webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: async () => undefined },
-    };
+    });
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
       ...workflowCode(),
-      activities: createAppointmentActivities({ db: t.db, secretsKey }),
+      activities: createAppointmentActivities(testServices(t.db, { secretsKey })),
     });
     running = worker.run();
     withCalendar = (await workspaceWithKey(t.db)).workspace.id;
@@ -301,7 +301,7 @@ describe('appointments against a real CalDAV server (Radicale) and Temporal (tim
 
   it('CalDAV credentials: only for a caldav connection, and the URL must pass the target policy', async () => {
     const ws = (await workspaceWithKey(t.db)).workspace.id;
-    const strict = { ...services, webhooks: { ...services.webhooks!, allowPrivateTargets: false } };
+    const strict = { ...services, webhooks: { ...services.webhooks, allowPrivateTargets: false } };
     const cases: [Services, Record<string, unknown>, string][] = [
       [services, { system: 'hubspot', password: 'x' }, 'password'],
       [services, { system: 'caldav', calendar_url: calendarUrl, username: 'u' }, 'password'],

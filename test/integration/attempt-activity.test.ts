@@ -13,6 +13,7 @@ import { startDnsServer } from '../helpers/dns-server';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { pbkdf2 } from 'node:crypto';
 import { promisify } from 'node:util';
+import { testServices } from '../../tooling/services';
 
 /** The attempt activity on its own, against PostgreSQL and a loopback receiver. */
 describe('the attempt activity', () => {
@@ -29,7 +30,7 @@ describe('the attempt activity', () => {
     workspaceId = (await workspaceWithKey(t.db)).workspace.id;
     const deps = { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller };
     const e = await asOperator(
-      { db: t.db, webhooks: deps },
+      testServices(t.db, { webhooks: deps }),
       createEndpoint,
       { url: rx.url, events: ['lead.created'] },
       { workspaceId },

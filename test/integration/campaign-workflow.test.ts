@@ -25,6 +25,7 @@ import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { waitFor } from '../../tooling/processes';
 import { workflowCode } from '../helpers/workflow-code';
 import { campaignWorkflow } from '../../workflows/campaign';
+import { testServices } from '../../tooling/services';
 
 const HOUR = 3_600_000;
 const ALWAYS = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 0, end_hour: 24 };
@@ -42,7 +43,7 @@ describe('the campaign workflow under time-skipping: steps, window, pause, repli
   before(async () => {
     [env, t, smtp] = await Promise.all([timeSkippingEnvironment(), freshDatabase(), startSmtpSink()]);
     email = smtpProvider({ url: smtp.url, from: 'news@acme.example', pool: 5 });
-    services = { db: t.db, campaigns: campaignWaker(() => Promise.resolve(env.client)) };
+    services = testServices(t.db, { campaigns: campaignWaker(() => Promise.resolve(env.client)) });
   });
   after(async () => {
     email.close();

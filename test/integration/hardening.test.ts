@@ -8,6 +8,7 @@ import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, bearer, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
+import { testServices } from '../../tooling/services';
 
 /** Regression tests for the security review's smaller items. */
 describe('hardening: suspended workspaces and what GET /events shows', () => {
@@ -36,14 +37,13 @@ describe('hardening: suspended workspaces and what GET /events shows', () => {
     const w = await workspaceWithKey(t.db, { scopes: ['leads:write', 'leads:read', 'business:read'] });
     const workspaceId = w.workspace.id;
     await asOperator(
-      {
-        db: t.db,
+      testServices(t.db, {
         webhooks: {
           secretsKey: Buffer.alloc(32, 3),
           allowPrivateTargets: true,
           cancelWorkflows: noCanceller,
         },
-      },
+      }),
       createEndpoint,
       { url: 'http://127.0.0.1:9/hooks', events: ['lead.created'] },
       { workspaceId },

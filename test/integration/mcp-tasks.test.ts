@@ -30,7 +30,7 @@ describe('gated calls as tasks: park, poll, decide, withdraw, expire', () => {
 
   before(async () => {
     ({ env, t, services, stop } = await approvalEnvironment('mcp-tasks'));
-    api = await serve(testApp(t.db, { approvals: services.approvals }));
+    api = await serve(testApp(t.db, { ports: { approvals: services.approvals } }));
   });
   after(async () => {
     await api?.close();

@@ -27,6 +27,7 @@ import { sendQuoteOp } from '../../domain/sales/operations/quote-send';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { operator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody } from '../helpers/leads';
+import { testServices } from '../../tooling/services';
 
 const SECRETS_KEY = Buffer.alloc(32, 7);
 const IN_A_MONTH = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
@@ -218,7 +219,7 @@ async function populated(db: DataSource, services: Services) {
   // The token the email carries, made as the worker makes it when the email leaves.
   const sendQuote = async () => {
     const { quote: sent } = await runOperation(services, sendQuoteOp, as, { quote: (await quote()).id });
-    return pageLinks(services.secretsKey!, QUOTE_PAGE_PATH).token(sent.id);
+    return pageLinks(services.secretsKey, QUOTE_PAGE_PATH).token(sent.id);
   };
   const quoteToken = await sendQuote();
   const invoiced = await sendQuote();
@@ -413,8 +414,7 @@ describe('every operation, through the one runner', () => {
   let b: Populated;
   before(async () => {
     t = await freshDatabase();
-    services = {
-      db: t.db,
+    services = testServices(t.db, {
       secretsKey: SECRETS_KEY,
       webhooks: {
         secretsKey: Buffer.alloc(32, 7),
@@ -423,7 +423,7 @@ describe('every operation, through the one runner', () => {
           cancelled.push(ids);
         },
       },
-    };
+    });
     a = await populated(t.db, services);
     b = await populated(t.db, services);
   });

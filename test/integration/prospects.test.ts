@@ -25,6 +25,7 @@ import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
 import { agentRunWorkflow } from '../../workflows/agent-run';
 import { sourcingWorkflow } from '../../workflows/sourcing';
+import { testServices } from '../../tooling/services';
 
 const TASK_QUEUE = 'prospects-under-test';
 
@@ -66,7 +67,7 @@ describe('prospects: CSV import, sourcing runs, approval through the intake', ()
 
   before(async () => {
     [t, env] = await Promise.all([freshDatabase(), timeSkippingEnvironment()]);
-    services = { db: t.db };
+    services = testServices(t.db);
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUE,

@@ -14,6 +14,7 @@ import { SERVICE_DEFAULTS, testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { draftQuote, leadIn, send } from '../helpers/sales';
+import { testServices } from '../../tooling/services';
 
 const SMS_TOKEN = 'sms-auth-token-for-public-surfaces';
 const PUBLIC_URL = 'https://leads.example.test';
@@ -38,7 +39,6 @@ describe('public surfaces: tokens kept out of records, rate limits shared across
       metrics: metrics[n],
       log: createLogger('api', 'debug', sink),
       config: {
-        secretsKey: SERVICE_DEFAULTS.secretsKey,
         publicUrl: PUBLIC_URL,
         sms: { url: 'http://unused', accountSid: 'ACx', authToken: SMS_TOKEN, from: '+15550000000' },
         quotePagePerMinute: LIMIT,
@@ -54,7 +54,7 @@ describe('public surfaces: tokens kept out of records, rate limits shared across
 
   before(async () => {
     t = await freshDatabase();
-    services = { db: t.db, secretsKey: SERVICE_DEFAULTS.secretsKey };
+    services = testServices(t.db, { secretsKey: SERVICE_DEFAULTS.secretsKey });
     workspaceId = (await workspaceWithKey(t.db, { role: 'admin', scopes: ['leads:read'] })).workspace.id;
     const lead = await leadIn(services, workspaceId);
     leadId = lead.id;

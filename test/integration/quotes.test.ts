@@ -18,6 +18,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { LINES, LINES_TOTAL, draftQuote, leadIn, send } from '../helpers/sales';
 import { randomUUID } from 'node:crypto';
+import { testServices } from '../../tooling/services';
 
 type Row = Record<string, unknown>;
 
@@ -34,7 +35,7 @@ describe('opportunities, quotes on their public page, and invoices', () => {
 
   before(async () => {
     t = await freshDatabase();
-    services = { db: t.db };
+    services = testServices(t.db);
     app = testApp(t.db, { config: { quotePagePerMinute: 1_000, publicUrl: 'https://leads.example.com' } });
     workspaceId = (await workspaceWithKey(t.db)).workspace.id;
   });

@@ -7,6 +7,7 @@ import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { leadCreatedDelivery } from '../helpers/deliveries';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
+import { testServices } from '../../tooling/services';
 
 /**
  * Attempts that give up at once on an endpoint about to reach its 20th failure in a row: one of them
@@ -29,7 +30,7 @@ describe('deliveries giving up together on one endpoint', () => {
       cancelWorkflows: noCanceller,
     };
     const endpoint = await asOperator(
-      { db: t.db, webhooks },
+      testServices(t.db, { webhooks }),
       createEndpoint,
       { url: 'https://127.0.0.1/hook', events: ['lead.created'] },
       { workspaceId },

@@ -14,6 +14,7 @@ import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
+import { testServices } from '../../tooling/services';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -40,7 +41,9 @@ describe("retries that listen: the receiver's Retry-After on 429 and 503 (time-s
     rx = await startReceiver(() => answers.shift() ?? { status: 204 });
     workspaceId = (await workspaceWithKey(t.db)).workspace.id;
     const e = await asOperator(
-      { db: t.db, webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller } },
+      testServices(t.db, {
+        webhooks: { secretsKey, allowPrivateTargets: true, cancelWorkflows: noCanceller },
+      }),
       createEndpoint,
       { url: rx.url, events: ['lead.created'] },
       { workspaceId },

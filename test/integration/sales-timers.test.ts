@@ -18,6 +18,7 @@ import { SERVICE_DEFAULTS } from '../helpers/api';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { workflowCode } from '../helpers/workflow-code';
 import { invoiceDueWorkflow, quoteExpiryWorkflow } from '../../workflows/sales';
+import { testServices } from '../../tooling/services';
 
 const TASK_QUEUE = 'sales-timers-under-test';
 
@@ -40,14 +41,13 @@ describe('quote expiry and invoice overdue timers, under time-skipping', () => {
 
   before(async () => {
     [env, t] = await Promise.all([timeSkippingEnvironment(), freshDatabase()]);
-    services = {
-      db: t.db,
+    services = testServices(t.db, {
       // The quote page checks the derived links the worker would have emailed (test/helpers/sales.ts).
       secretsKey: SERVICE_DEFAULTS.secretsKey,
       cancelTimers: async (ids) => {
         for (const id of ids) await env.client.workflow.getHandle(id).cancel();
       },
-    };
+    });
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUE,

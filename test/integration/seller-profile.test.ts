@@ -10,6 +10,7 @@ import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { draftQuote, leadIn, send } from '../helpers/sales';
+import { testServices } from '../../tooling/services';
 
 type Row = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ describe('the seller profile on quote pages', () => {
 
   before(async () => {
     t = await freshDatabase();
-    services = { db: t.db };
+    services = testServices(t.db);
     app = testApp(t.db, { config: { quotePagePerMinute: 1_000, publicUrl: 'https://leads.example.com' } });
   });
   after(() => t.drop());

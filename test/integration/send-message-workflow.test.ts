@@ -15,6 +15,7 @@ import { suppressContact } from '../../domain/leads/operations/suppress-contact'
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { randomUUID } from 'node:crypto';
 import { workflowCode } from '../helpers/workflow-code';
+import { testServices } from '../../tooling/services';
 
 const MINUTE = 60_000;
 
@@ -38,7 +39,7 @@ describe('the sending workflow under time-skipping: the retry ladder, send-time 
     before?: (lead: { email: string }) => Promise<void>,
   ) {
     const w = await workspaceWithKey(t.db);
-    const services = { db: t.db };
+    const services = testServices(t.db);
     const lead = await asOperator(
       services,
       createLead,
@@ -130,7 +131,7 @@ describe('the sending workflow under time-skipping: the retry ladder, send-time 
           email,
         ]);
         await asOperator(
-          { db: t.db },
+          testServices(t.db),
           suppressContact,
           { address: email, reason: 'unsubscribed' },
           { workspaceId: workspace_id },

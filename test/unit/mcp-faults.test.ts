@@ -7,6 +7,7 @@ import { classify, directToolCall } from '../../api/mcp/direct';
 import { buildMcpServer, type McpCall, type McpCallContext } from '../../api/mcp/server';
 import { keyActor } from '../../domain/kernel/actor';
 import type { Principal } from '../../domain/kernel/permissions';
+import { testServices } from '../../tooling/services';
 
 const principal: Principal = {
   keyId: '00000000-0000-4000-8000-000000000001',
@@ -26,7 +27,7 @@ function failingContext(err: Error): McpCallContext & { call: McpCall } {
   };
   const db = { query: fail, manager: { query: fail }, transaction: fail } as unknown as DataSource;
   return {
-    services: { db },
+    services: testServices(db),
     principal,
     actor: keyActor(principal, { door: 'mcp', requestId: 'req_test' }),
     naming: 'dotted',

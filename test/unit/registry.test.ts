@@ -17,10 +17,11 @@ import { allOperations, operationNamed } from '../../domain/registry';
 import { createLogger } from '../../infra/logger';
 import { repoRoot } from '../../tooling/paths';
 import { SERVICE_DEFAULTS } from '../helpers/api';
+import { testServices } from '../../tooling/services';
 
 // Building the app mounts every route; nothing is queried until a request arrives.
 buildApp({
-  db: {} as DataSource,
+  services: testServices({} as DataSource),
   config: SERVICE_DEFAULTS,
   log: createLogger('test', 'error'),
 });

@@ -20,7 +20,7 @@ export const getAgent = defineOperation({
   summary: (i) => `Read agent ${i.agentId}`,
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId);
-    const schedule = await ctx.services.agents?.schedule(a.id);
+    const schedule = await ctx.services.agents.schedule(a.id);
     return agentView(a, schedule);
   },
 });

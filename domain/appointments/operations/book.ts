@@ -98,8 +98,7 @@ export const bookAppointment = defineOperation({
     await ctx.emit(lead.workspace_id, 'booking.created', { type: 'lead', id: lead.id }, created);
     ctx.audit(lead.workspace_id, { appointment_id: row.id, lead_id: lead.id, provider: row.provider });
     // After commit; a crash before it is caught by the maintenance sweep, which starts what never started.
-    const desk = ctx.services.appointments;
-    if (desk) ctx.afterCommit(() => desk.start(row.id));
+    ctx.afterCommit(() => ctx.services.appointments.start(row.id));
     return appointmentView(row);
   },
 });

@@ -28,8 +28,7 @@ export const cancelApproval = defineOperation({
     if (!row) throw notFound('approval request');
     ctx.audit(row.workspace_id, { approval_id: row.id, operation: row.operation });
     const withdrawn = await withdrawApproval(ctx.data, row);
-    const gate = ctx.services.approvals;
-    if (gate) ctx.afterCommit(() => gate.withdrawn(row.id));
+    ctx.afterCommit(() => ctx.services.approvals.withdrawn(row.id));
     return withdrawn;
   },
 });

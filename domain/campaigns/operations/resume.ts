@@ -22,7 +22,7 @@ export const resumeCampaign = defineOperation({
         `The campaign is ${c.status}: only a paused campaign can be resumed.`,
       );
     const resumed = await campaignsIn(ctx.data.in(c.workspace_id)).resume(c.id);
-    ctx.afterCommit(async () => ctx.services.campaigns?.wake(c.id, 'resume'));
+    ctx.afterCommit(async () => ctx.services.campaigns.wake(c.id, 'resume'));
     ctx.audit(c.workspace_id, { campaign_id: c.id, was_paused_by: c.paused_reason });
     return campaignView(resumed);
   },

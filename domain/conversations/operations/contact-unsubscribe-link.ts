@@ -44,7 +44,6 @@ export const unsubscribeByLink = defineOperation({
   },
   summary: () => 'Unsubscribe through an email link',
   run: async (ctx, { token }) => {
-    if (!ctx.services.secretsKey) throw new Error('unsubscribe links need SECRETS_KEY at this door');
     const link = unsubscribeLinks(ctx.services.secretsKey).read(token);
     if (!link) throw notFound('unsubscribe link');
     const { lead, data } = await lockLead(ctx.data, link.leadId);

@@ -71,10 +71,9 @@ export const payInvoice = defineOperation({
     // A confirmed payment is the proof a deal is won: the lead moves to WON from wherever it is (the
     // status rules govern what people and agents may move; they cannot undo a payment).
     if (lead.status !== 'WON') await moveStatus(c, lead, 'WON', { follow_up: 'STOPPED' }, reason);
-    const cancel = ctx.services.cancelTimers;
     // The payment is committed whatever Temporal answers: a timer left running wakes at the due date,
     // finds the invoice paid and sends nothing.
-    if (cancel) ctx.afterCommit(() => cancel([invoiceWorkflowId(invoice.id)]).catch(() => undefined));
+    ctx.afterCommit(() => ctx.services.cancelTimers([invoiceWorkflowId(invoice.id)]).catch(() => undefined));
     ctx.audit(invoice.workspace_id, {
       invoice_id: invoice.id,
       number: invoice.number,
