@@ -4,7 +4,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { once } from 'node:events';
 import { parse } from 'csv-parse';
-import { createWorkspace } from '../domain/identity/operations/workspaces';
+import { createWorkspace } from '../domain/identity/operations/workspace-create';
 import { importProspects } from '../domain/prospects/operations/prospects';
 import { withCleanup } from '../tooling/cleanup';
 import { repoRoot } from '../tooling/paths';

@@ -17,11 +17,11 @@ import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../domain/kerne
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type { RunOptions } from '../../domain/kernel/runner';
 import { setLeadStatus } from '../../domain/leads/operations/set-status';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import { issueInvoice, payInvoice, remindOverdueInvoice } from '../../domain/sales/operations/invoices';
 import { closeOpportunityByHand, createOpportunity } from '../../domain/sales/operations/opportunities';
 import { expireQuote } from '../../domain/sales/operations/quote-page';
-import { testEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { testEndpoint } from '../../domain/webhooks/operations/endpoint-send-test';
 import { workflowCanceller } from '../../infra/temporal-client';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';

@@ -14,7 +14,7 @@ import { markNoShow } from '../../domain/appointments/operations/no-show';
 import { getAppointment, listAppointments } from '../../domain/appointments/operations/read';
 import { bookingDesk } from '../../infra/temporal/appointments';
 import { appointmentWorkflowId } from '../../domain/appointments/views';
-import { addConnection } from '../../domain/connections/operations/connections';
+import { addConnection } from '../../domain/connections/operations/add';
 import type { Services } from '../../domain/kernel/operation';
 import { createLead } from '../../domain/leads/operations/create';
 import { createLogger } from '../../infra/logger';

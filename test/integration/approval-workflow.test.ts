@@ -12,10 +12,12 @@ import {
 import { approvalWorkflowId, type ApprovalView } from '../../domain/approvals/views';
 import { runApproved } from '../../domain/approvals/run-approved';
 import { taskOf } from '../../domain/approvals/tasks';
-import { disconnectConnection, addConnection } from '../../domain/connections/operations/connections';
+import { disconnectConnection } from '../../domain/connections/operations/disconnect';
+import { addConnection } from '../../domain/connections/operations/add';
 import { authenticateKey } from '../../domain/identity/authenticate';
-import { createApiKey } from '../../domain/identity/operations/keys';
-import { addMember, setMemberRole } from '../../domain/identity/operations/members';
+import { createApiKey } from '../../domain/identity/operations/key-create';
+import { addMember } from '../../domain/identity/operations/member-add';
+import { setMemberRole } from '../../domain/identity/operations/member-set-role';
 import { keyActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';

@@ -10,7 +10,7 @@ import { createAgentRunActivities } from '../../activities/agent-run';
 import { createSourcingActivities } from '../../activities/sourcing';
 import { createAgent } from '../../domain/agents/operations/setup';
 import type { Operation, Services } from '../../domain/kernel/operation';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import {
   approveProspect,
   getProspect,
