@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
-import { createWorkspace } from '../domain/identity/operations/workspaces';
+import { createWorkspace } from '../domain/identity/operations/workspace-create';
 import { withCleanup } from '../tooling/cleanup';
 import { repoRoot } from '../tooling/paths';
 import { parseIntFlags } from './lib/args';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { createCampaign } from '../domain/campaigns/operations/create';
 import { launchCampaign } from '../domain/campaigns/operations/launch';
-import { createWorkspace } from '../domain/identity/operations/workspaces';
+import { createWorkspace } from '../domain/identity/operations/workspace-create';
 import { withCleanup } from '../tooling/cleanup';
 import { repoRoot } from '../tooling/paths';
 import { waitFor } from '../tooling/processes';

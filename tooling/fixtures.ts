@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { createApiKey } from '../domain/identity/operations/keys';
-import { addMember } from '../domain/identity/operations/members';
-import { createWorkspace } from '../domain/identity/operations/workspaces';
+import { createApiKey } from '../domain/identity/operations/key-create';
+import { addMember } from '../domain/identity/operations/member-add';
+import { createWorkspace } from '../domain/identity/operations/workspace-create';
 import { operatorActor } from '../domain/kernel/actor';
 import type { CallContext } from '../domain/kernel/audit';
 import type { Services } from '../domain/kernel/operation';

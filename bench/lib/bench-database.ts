@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { parse } from 'yaml';
 import type * as yup from 'yup';
-import { createWorkspace } from '../../domain/identity/operations/workspaces';
+import { createWorkspace } from '../../domain/identity/operations/workspace-create';
 import { operatorActor } from '../../domain/kernel/actor';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import { runOperation, type RunOptions } from '../../domain/kernel/runner';

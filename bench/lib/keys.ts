@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { createApiKey } from '../../domain/identity/operations/keys';
-import { addMember } from '../../domain/identity/operations/members';
+import { createApiKey } from '../../domain/identity/operations/key-create';
+import { addMember } from '../../domain/identity/operations/member-add';
 import type { Scope } from '../../domain/kernel/permissions';
 import { asBenchOperator } from './bench-database';
 import { testServices } from '../../tooling/services';

@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../domain/data-source';
 import { operatorActor } from '../../domain/kernel/actor';
 import { runOperation } from '../../domain/kernel/runner';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import type { Logger } from '../../infra/logger';
 import type { Stops } from '../../tooling/cleanup';

@@ -4,7 +4,7 @@ import { Data } from '../kernel/data';
 import type { Principal } from '../kernel/permissions';
 import { normaliseIp } from './ip-allowlist';
 import { displayPrefix, fingerprintKey, looksLikeApiKey, sameFingerprint } from './keys';
-import { presentedKeys, type KeyPresentation, type PresentedKey } from './repository';
+import { presentedKeys, type KeyPresentation, type PresentedKey } from './repository/presented-keys';
 
 /** This request's place in its key's rate-limit window, counted in the same round trip as the key lookup. */
 export type RateCount = { hits: number; reset: number };

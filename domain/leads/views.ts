@@ -74,6 +74,9 @@ const WARNING = object(
   { title: 'Warning' },
 );
 
+/** A warning a status change answers with. */
+export type Warning = { code: 'status_unchanged' | 'follow_up_stopped'; message: string };
+
 /** What a status change warns of: each code at most once. */
 export const WARNINGS = arrayOf(WARNING, { maxItems: WARNING_CODES.length });
 

@@ -3,7 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { replyToConversation } from '../../domain/conversations/operations/conversation-reply';
-import { issueInboundEmailSecret } from '../../domain/identity/operations/workspaces';
+import { issueInboundEmailSecret } from '../../domain/identity/operations/workspace-issue-inbound-email-secret';
 import { twilioSignature } from '../../api/public/twilio-signature';
 import { startSmsSink } from '../../tooling/sms-sink';
 import { waitFor } from '../../tooling/processes';

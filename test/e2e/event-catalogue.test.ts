@@ -19,14 +19,14 @@ import { EVENT_TYPES, TEST_EVENT_TYPE, type EventType } from '../../domain/kerne
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type { RunOptions } from '../../domain/kernel/runner';
 import { setLeadStatus } from '../../domain/leads/operations/set-status';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
 import { issueInvoice } from '../../domain/sales/operations/invoice-issue';
 import { payInvoice } from '../../domain/sales/operations/invoice-pay';
 import { remindOverdueInvoice } from '../../domain/sales/operations/invoice-remind-overdue';
 import { closeOpportunityByHand } from '../../domain/sales/operations/opportunity-close';
 import { createOpportunity } from '../../domain/sales/operations/opportunity-create';
 import { expireQuote } from '../../domain/sales/operations/quote-expire';
-import { testEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
+import { testEndpoint } from '../../domain/webhooks/operations/endpoint-send-test';
 import { workflowCanceller } from '../../infra/temporal-client';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { replyToConversation } from '../../domain/conversations/operations/conversation-reply';
-import { issueInboundEmailSecret } from '../../domain/identity/operations/workspaces';
+import { issueInboundEmailSecret } from '../../domain/identity/operations/workspace-issue-inbound-email-secret';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { eventsFor, intakeBody, postLead } from '../helpers/leads';

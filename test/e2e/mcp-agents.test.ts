@@ -5,7 +5,7 @@ import { approveApproval } from '../../domain/approvals/operations/approve';
 import type { ApprovalView } from '../../domain/approvals/views';
 import { approvalGate } from '../../infra/temporal/approvals';
 import { agentScheduler } from '../../infra/temporal/agents';
-import { addMember } from '../../domain/identity/operations/members';
+import { addMember } from '../../domain/identity/operations/member-add';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { testApp } from '../helpers/api';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { approveApproval } from '../../domain/approvals/operations/approve';
 import type { ApprovalView } from '../../domain/approvals/views';
-import { addMember } from '../../domain/identity/operations/members';
+import { addMember } from '../../domain/identity/operations/member-add';
 import { waitFor } from '../../tooling/processes';
 import { startCampaignStack, type CampaignStack } from '../helpers/campaign-stack';
 import { workspaceWithKey } from '../helpers/fixtures';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { approvalGate } from '../../infra/temporal/approvals';
-import { addConnection } from '../../domain/connections/operations/connections';
+import { addConnection } from '../../domain/connections/operations/add';
 import { createLogger } from '../../infra/logger';
 import { repoRoot } from '../../tooling/paths';
 import { ensurePythonTool, type PythonTool } from '../../tooling/python-tools';

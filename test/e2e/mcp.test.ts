@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import type { Role, Scope } from '../../domain/kernel/permissions';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';

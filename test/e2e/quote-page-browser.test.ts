@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import puppeteer, { type Browser, type Page, type Viewport } from 'puppeteer-core';
-import { setSellerProfile } from '../../domain/identity/operations/workspaces';
+import { setSellerProfile } from '../../domain/identity/operations/workspace-set-seller-profile';
 import type { Services } from '../../domain/kernel/operation';
 import { expireQuote } from '../../domain/sales/operations/quote-expire';
 import { reviseQuote } from '../../domain/sales/operations/quote-revise';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';

@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import { createLead } from '../../domain/leads/operations/create';
-import { listDeliveries, recoverEndpoint } from '../../domain/webhooks/operations/deliveries';
-import {
-  deleteEndpoint,
-  disableEndpoint,
-  enableEndpoint,
-  listEndpoints,
-  rotateEndpointSecret,
-  setEndpointEvents,
-} from '../../domain/webhooks/operations/endpoints';
+import { listDeliveries } from '../../domain/webhooks/operations/delivery-list';
+import { recoverEndpoint } from '../../domain/webhooks/operations/endpoint-recover';
+import { deleteEndpoint } from '../../domain/webhooks/operations/endpoint-delete';
+import { disableEndpoint } from '../../domain/webhooks/operations/endpoint-disable';
+import { enableEndpoint } from '../../domain/webhooks/operations/endpoint-enable';
+import { listEndpoints } from '../../domain/webhooks/operations/endpoint-list';
+import { rotateEndpointSecret } from '../../domain/webhooks/operations/endpoint-rotate-secret';
+import { setEndpointEvents } from '../../domain/webhooks/operations/endpoint-set-events';
 import { waitFor } from '../../tooling/processes';
 import { intakeBody } from '../helpers/leads';
 import { startReceiver, type Receiver } from '../helpers/receiver';

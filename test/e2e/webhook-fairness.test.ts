@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { messageUpkeep } from '../../domain/conversations';
 import { Data } from '../../domain/kernel/data';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { deliveryUpkeep } from '../../domain/webhooks/repository/upkeep';
 import { deliveryWorkflowId } from '../../domain/webhooks/workflow-ids';
 import { waitFor } from '../../tooling/processes';

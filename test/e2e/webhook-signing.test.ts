@@ -6,12 +6,10 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { DomainError } from '../../domain/kernel/errors';
-import { resendDelivery } from '../../domain/webhooks/operations/deliveries';
-import {
-  createEndpoint,
-  rotateEndpointSecret,
-  setEndpointScheme,
-} from '../../domain/webhooks/operations/endpoints';
+import { resendDelivery } from '../../domain/webhooks/operations/delivery-resend';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
+import { rotateEndpointSecret } from '../../domain/webhooks/operations/endpoint-rotate-secret';
+import { setEndpointScheme } from '../../domain/webhooks/operations/endpoint-set-scheme';
 import { encryptSecret } from '../../domain/webhooks/secrets';
 import { createLogger } from '../../infra/logger';
 import { repoRoot } from '../../tooling/paths';

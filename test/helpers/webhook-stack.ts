@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type * as yup from 'yup';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type { RunOptions } from '../../domain/kernel/runner';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { loadConfig, type Config } from '../../infra/config';
 import { createLogger, type Logger } from '../../infra/logger';
 import { waitFor } from '../../tooling/processes';

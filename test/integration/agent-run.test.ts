@@ -20,7 +20,7 @@ import type { AgentRunInput } from '../../domain/agents/workflow-contract';
 import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import { createLogger } from '../../infra/logger';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { waitFor } from '../../tooling/processes';

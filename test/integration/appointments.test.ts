@@ -13,7 +13,7 @@ import { getAppointment } from '../../domain/appointments/operations/get';
 import { listAppointments } from '../../domain/appointments/operations/list';
 import { bookingDesk } from '../../infra/temporal/appointments';
 import { appointmentWorkflowId } from '../../domain/appointments/views';
-import { addConnection } from '../../domain/connections/operations/connections';
+import { addConnection } from '../../domain/connections/operations/add';
 import type { Services } from '../../domain/kernel/operation';
 import { createLead } from '../../domain/leads/operations/create';
 import { createLogger } from '../../infra/logger';

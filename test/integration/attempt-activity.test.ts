@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDeliveryActivities, type AttemptInput } from '../../activities/deliver';
 import { httpPost } from '../../activities/http-post';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { leadCreatedDelivery } from '../helpers/deliveries';

@@ -16,7 +16,7 @@ import type { CampaignInput } from '../../domain/campaigns/workflow-contract';
 import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import type { Operation, Services } from '../../domain/kernel/operation';
 import type * as yup from 'yup';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import { SERVICE_DEFAULTS } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';

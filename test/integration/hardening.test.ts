@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { createApiKey } from '../../domain/identity/operations/keys';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createApiKey } from '../../domain/identity/operations/key-create';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';

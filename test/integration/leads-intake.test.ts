@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { qualifyLead } from '../../domain/leads/operations/qualify';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import { SCORING_VERSION } from '../../domain/leads/scoring';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
-import { createApiKey } from '../../domain/identity/operations/keys';
-import { addMember } from '../../domain/identity/operations/members';
+import { createApiKey } from '../../domain/identity/operations/key-create';
+import { addMember } from '../../domain/identity/operations/member-add';
 import { archiveLead } from '../../domain/leads/operations/archive';
 import {
   measureCommonTrigrams,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
-import { revokeApiKey } from '../../domain/identity/operations/keys';
+import { revokeApiKey } from '../../domain/identity/operations/key-revoke';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';

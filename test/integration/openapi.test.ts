@@ -6,7 +6,7 @@ import request from 'supertest';
 import type * as yup from 'yup';
 import { openApiDocument } from '../../api/openapi/document';
 import { intakeSchema, leadPatchSchema, searchParamsSchema } from '../../domain/leads/schemas';
-import { deliveryParamsSchema } from '../../domain/webhooks/operations/deliveries';
+import { deliveryParamsSchema } from '../../domain/webhooks/schemas';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { violationOf } from '../helpers/openapi-check';

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import request from 'supertest';
 import { twilioSignature } from '../../api/public/twilio-signature';
 import { unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
-import { issueInboundEmailSecret } from '../../domain/identity/operations/workspaces';
+import { issueInboundEmailSecret } from '../../domain/identity/operations/workspace-issue-inbound-email-secret';
 import type { Services } from '../../domain/kernel/operation';
 import { SCRUB_TOKEN_PATHS } from '../../domain/migrations/1763802100000-public-surfaces';
 import { createLogger, type LogSink } from '../../infra/logger';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FAILURES_BEFORE_DISABLE } from '../../domain/webhooks/delivery-rules';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { recordAttempt } from '../../domain/webhooks/record-attempt';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { freshDatabase, type TestDatabase } from '../helpers/db';

@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { createDeliveryActivities, type AttemptInput } from '../../activities/deliver';
 import { httpPost } from '../../activities/http-post';
 import { RETRY_AFTER_MAX_MS } from '../../domain/webhooks/delivery-rules';
-import { createEndpoint } from '../../domain/webhooks/operations/endpoints';
+import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { noCanceller } from '../../domain/webhooks/workflow-ids';
 import { deliverWebhookWorkflow } from '../../workflows';
 import { freshDatabase, type TestDatabase } from '../helpers/db';

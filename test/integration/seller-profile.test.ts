@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { parseArgv } from '../../admin/args';
-import { setSellerProfile } from '../../domain/identity/operations/workspaces';
+import { setSellerProfile } from '../../domain/identity/operations/workspace-set-seller-profile';
 import type { Services } from '../../domain/kernel/operation';
 import { documentOf, sha256 } from '../../domain/sales/documents';
 import type { Quote } from '../../domain/sales/entities';

@@ -11,7 +11,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { createLead } from '../../domain/leads/operations/create';
 import { intakeBody } from '../helpers/leads';
-import { suppressContact } from '../../domain/leads/operations/suppress-contact';
+import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
 import { randomUUID } from 'node:crypto';
 import { workflowCode } from '../helpers/workflow-code';

@@ -6,7 +6,7 @@ import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { integer, nullable, number, object, string } from '../../kernel/shapes';
 import { LEAD_STATUSES, workspaceTimezone } from '../../leads';
-import { analyticsIn } from '../repository';
+import { analyticsIn } from '../repository/figures';
 
 const ANALYTICS_READ: Requirement = { scope: 'analytics:read', minRole: 'viewer' };
 const DEFAULT_DAYS = 30;

@@ -3,10 +3,10 @@ import { WRITE, defineOperation } from '../../kernel/operation';
 import { runOperation } from '../../kernel/runner';
 import { arrayOf, object, oneOf } from '../../kernel/shapes';
 import { LEADS_WRITE } from '../requirements';
-import { LEAD, WARNINGS, type LeadView } from '../views';
+import { LEAD, WARNINGS, type LeadView, type Warning } from '../views';
 import { leadEditInput, trimStrings } from '../schemas';
 import { addLeadNote } from './add-note';
-import { setLeadStatus, type Warning } from './set-status';
+import { setLeadStatus } from './set-status';
 import { updateLead } from './update';
 import { AREA } from '../area';
 

@@ -2,13 +2,11 @@ import * as yup from 'yup';
 import { DomainError } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { LEADS_WRITE } from '../requirements';
-import { STATUS_RESULT, leadView } from '../views';
+import { STATUS_RESULT, leadView, type Warning } from '../views';
 import { moveStatus } from '../move-status';
 import { lockLead } from '../repository/leads';
 import { leadIdField, statusField } from '../schemas';
 import { canMove, CLOSED, type LeadStatus } from '../status-rules';
-
-export type Warning = { code: 'status_unchanged' | 'follow_up_stopped'; message: string };
 
 /**
  * Moves a lead along the status table. The same status changes nothing and warns; a move to WON or

@@ -1,4 +1,4 @@
-import type { Data } from '../kernel/data';
+import type { Data } from '../../kernel/data';
 
 export type SummaryRow = {
   leads: number;

@@ -1,6 +1,6 @@
-import type { Data } from '../kernel/data';
-import { ConnectionEntity, type Connection } from './entities';
-import type { SystemId } from './systems';
+import type { Data } from '../../kernel/data';
+import { ConnectionEntity, type Connection } from '../entities';
+import type { SystemId } from '../systems';
 
 /** What a CalDAV connection carries; the password only ever encrypted. */
 export type CalendarAccess = { url: string; username: string; passwordCiphertext: Buffer };

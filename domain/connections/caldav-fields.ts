@@ -1,10 +1,10 @@
 import * as yup from 'yup';
-import { invalid } from '../../kernel/errors';
-import { describe } from '../../kernel/json-schema';
-import type { Services } from '../../kernel/operation';
-import { checkTarget, encryptSecret } from '../../webhooks';
-import type { CalendarAccess } from '../repository';
-import type { SystemId } from '../systems';
+import { invalid } from '../kernel/errors';
+import { describe } from '../kernel/json-schema';
+import type { Services } from '../kernel/operation';
+import { checkTarget, encryptSecret } from '../webhooks';
+import type { CalendarAccess } from './repository/connections';
+import type { SystemId } from './systems';
 
 /** connection.add's fields for a CalDAV calendar (RFC 4791); refused for any other system. */
 export const CALDAV_FIELDS = {

@@ -3,7 +3,7 @@ import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
 import { AUDIT_ROWS } from '../views';
-import { auditOf } from '../repository';
+import { auditOf } from '../repository/audit';
 
 /** Audit rows of a workspace, newest first, including the real reason for each refusal. */
 export const listAudit = defineOperation({

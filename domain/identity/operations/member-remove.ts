@@ -1,0 +1,42 @@
+import * as yup from 'yup';
+import { authorityLost } from '../../kernel/gate';
+import { notFound } from '../../kernel/errors';
+import { defineOperation } from '../../kernel/operation';
+import { MEMBERSHIP, membershipView } from '../views';
+import { membersIn } from '../repository/members';
+import { MEMBER_CHANGE } from '../requirements';
+import { memberEmailField } from '../schemas';
+
+/**
+ * Removes a member; their keys stay on record but are refused from the next call, and their waiting
+ * approval requests are withdrawn with the removal.
+ */
+export const removeMember = defineOperation({
+  ...MEMBER_CHANGE,
+  name: 'member.remove',
+  title: 'Remove a member',
+  description:
+    'Removes a person from the workspace; keys they own are refused from their next call, and approval requests those keys parked are withdrawn.',
+  returns: 'The removed membership, with removed: true.',
+  destructive: true,
+  input: yup.object({ email: memberEmailField }),
+  output: MEMBERSHIP,
+  doors: { admin: { command: 'member remove', flags: (f) => ({ email: f.email }) } },
+  summary: (i) => `Remove ${i.email} from the workspace`,
+  run: async (ctx, i) => {
+    const workspaceId = ctx.workspaceId!;
+    const removed = await membersIn(ctx.data).remove(i.email);
+    if (!removed) throw notFound('member');
+    const withdrawn = await authorityLost(ctx, ctx.data, {
+      workspaceId,
+      userId: removed.user_id,
+      role: null,
+      reason: 'requester removed from the workspace',
+    });
+    ctx.audit(workspaceId, { email: i.email, ...withdrawn });
+    return {
+      ...membershipView({ workspaceId, userId: removed.user_id, email: i.email, role: removed.role }),
+      removed: true,
+    };
+  },
+});

@@ -1,0 +1,53 @@
+import type { Data } from '../../kernel/data';
+import type { Role, Scope } from '../../kernel/permissions';
+import { ApiKeyEntity, type ApiKey } from '../entities';
+import { workspaceOf } from './workspaces';
+
+/** What a new key is made of; the workspace is the call's. */
+export type NewKey = Pick<
+  ApiKey,
+  'owner_user_id' | 'name' | 'prefix' | 'fingerprint' | 'scopes' | 'allowed_cidrs' | 'expires_at'
+>;
+
+/** The workspace's API key records. */
+export const keysIn = (data: Data) => {
+  const keys = data.scoped(ApiKeyEntity);
+  return {
+    create: (values: NewKey) => keys.insert({ ...values, environment: 'live' }),
+    lock: (id: string) => keys.findOne({ id }, { lock: true }),
+    revoke: async (id: string): Promise<ApiKey> =>
+      (await keys.update({ id }, { revoked_at: () => 'clock_timestamp()' }))[0]!,
+    /** Newest first. */
+    list: () => keys.find({}, { order: { created_at: 'DESC' } }),
+    /**
+     * Where a key stands now, for work parked on its authority: its name, scopes, revocation and expiry,
+     * and its owner's email and live role (null once no member). SQL: one read joining the owner's
+     * membership and address, which a person checking a request needs together.
+     */
+    standing: async (id: string): Promise<KeyStanding | undefined> => {
+      const [row] = await data.sql<KeyStanding[]>(
+        `SELECT k.id, k.name, k.prefix, k.scopes, k.revoked_at, k.expires_at, k.expires_at <= clock_timestamp() AS expired,
+                k.owner_user_id, u.email AS owner_email, m.role AS owner_role
+           FROM api_keys k JOIN users u ON u.id = k.owner_user_id
+           LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
+          WHERE k.id = $1 AND k.workspace_id = $2`,
+        [id, workspaceOf(data)],
+      );
+      return row;
+    },
+  };
+};
+
+/** A key's standing now: what work parked on its authority is checked against. */
+export type KeyStanding = {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  revoked_at: Date | null;
+  expires_at: Date;
+  expired: boolean;
+  owner_user_id: string;
+  owner_email: string;
+  owner_role: Role | null;
+};
