@@ -6,7 +6,8 @@ import type { BookingDecision, Services } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
 import {
   type Appointment,
-  appointmentsIn,
+  bookingNamed,
+  forgetCalendarEvent,
   appointmentView,
   type AppointmentView,
   appointmentWorkflowId,
@@ -28,7 +29,7 @@ type Outcome = { to: 'CONFIRMED' | 'PENDING' | 'DECLINED' | 'CANCELLED'; reason?
 export const createAppointmentActivities = (deps: AppointmentDeps) => {
   const data = () => new Data(deps.db.manager, undefined);
   const read = async (id: string): Promise<Appointment> => {
-    const row = await appointmentsIn(data()).find(id);
+    const row = await bookingNamed(deps.db, id);
     if (!row) throw new Error(`appointment ${id} does not exist`);
     return row;
   };
@@ -119,7 +120,7 @@ export const createAppointmentActivities = (deps: AppointmentDeps) => {
       const scoped = data().in(row.workspace_id);
       const calendar = await calendarOf(scoped, deps.secretsKey, row.connection_id ?? undefined);
       if (calendar) await calendar.client.remove(row.calendar_event_url);
-      await appointmentsIn(scoped).move(row.id, { calendar_event_url: null });
+      await forgetCalendarEvent(scoped, row.id);
     },
   };
 };

@@ -1,15 +1,13 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import { Data } from '../domain/kernel/data';
-import { TEST_EVENT_TYPE } from '../domain/kernel/event-catalogue';
 import type { WorkflowCanceller } from '../domain/kernel/operation';
 import {
   ATTEMPT_TIMEOUT_MS,
-  attemptsIn,
+  attemptTarget,
   type AttemptTarget,
   checkTarget,
   classify,
-  deliveriesIn,
+  cancelDelivery,
   outcomeOf,
   type PostResult,
   readSecret,
@@ -91,9 +89,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
      * Retry-After asks).
      */
     async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
-      // The activity acts on a delivery by id, in whatever workspace it is.
-      const data = new Data(deps.db.manager, undefined);
-      const t = await attemptsIn(data).target(input.deliveryId, input.attempt);
+      const t = await attemptTarget(deps.db, input.deliveryId, input.attempt);
       if (t && t.generation === input.generation && t.already_made) {
         // A re-run of an attempt already made and recorded (the worker died before Temporal heard the
         // result): answer what was recorded instead of sending it again.
@@ -103,12 +99,8 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       if (!t || t.generation !== input.generation || !['PENDING', 'FAILED'].includes(t.status)) {
         return { outcome: 'cancelled' };
       }
-      const subscribed =
-        t.event_type === TEST_EVENT_TYPE ||
-        t.event_types.includes('*') ||
-        t.event_types.includes(t.event_type);
-      if (t.endpoint_status !== 'ACTIVE' || !subscribed) {
-        await deliveriesIn(data).cancel(input.deliveryId);
+      if (!t.wanted) {
+        await cancelDelivery(deps.db, input.deliveryId);
         metrics.delivery('cancelled');
         return { outcome: 'cancelled' };
       }

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { type Approval, approvalWorkflowId, unstartedApprovals } from '../domain/approvals';
-import { appointmentsIn, appointmentWorkflowId } from '../domain/appointments';
+import { appointmentWorkflowId, unstartedBookings } from '../domain/appointments';
 import { messageUpkeep } from '../domain/conversations';
 import { writeAudit } from '../domain/kernel/audit';
 import { Data } from '../domain/kernel/data';
@@ -80,7 +80,6 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
     }
     return started;
   };
-  const global = () => new Data(deps.db.manager, undefined);
 
   /**
    * Parked requests whose workflow never started. Only the last hour's are looked at (the schedule
@@ -98,7 +97,7 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
   const startOrphanedAppointments = async () => {
     const start = deps.startAppointment;
     if (!start) return 0;
-    return startOrphans(await appointmentsIn(global()).unstarted(GRACE_MINUTES, BATCH), {
+    return startOrphans(await unstartedBookings(deps.db, GRACE_MINUTES, BATCH), {
       action: 'appointment.reconcile',
       idField: 'appointment_id',
       workflowId: appointmentWorkflowId,

@@ -2,13 +2,7 @@ import type { RouterMiddleware } from '@koa/router';
 import { simpleParser } from 'mailparser';
 import type { DataSource } from 'typeorm';
 import type { DNSResolver } from 'mailauth';
-import {
-  EMAIL_HOOK,
-  receiveMessage,
-  recordBounce,
-  recordComplaint,
-  SMS_HOOK,
-} from '../../domain/conversations';
+import { EMAIL_HOOK, SMS_HOOK, operations as conversationsOperations } from '../../domain/conversations';
 import { inboundEmailSecretValid } from '../../domain/identity';
 import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
@@ -72,7 +66,7 @@ export function hooksFamily(
     const from = params.get('From') ?? '';
     await runOperation(
       services,
-      receiveMessage,
+      conversationsOperations.receiveMessage,
       actor(ctx),
       {
         channel: from.startsWith('whatsapp:') ? 'whatsapp' : 'sms',
@@ -121,7 +115,7 @@ export function hooksFamily(
       ctx.body = {
         data: await runOperation(
           services,
-          recordBounce,
+          conversationsOperations.recordBounce,
           actor(ctx),
           { ...bounce, ...reported },
           { workspaceId },
@@ -135,7 +129,7 @@ export function hooksFamily(
       ctx.body = {
         data: await runOperation(
           services,
-          recordComplaint,
+          conversationsOperations.recordComplaint,
           actor(ctx),
           { ...complaint, ...reported },
           { workspaceId },
@@ -149,7 +143,7 @@ export function hooksFamily(
       throw new DomainError('invalid_request', 'The email has no Message-ID.', { field: 'Message-ID' });
     const message = await runOperation(
       services,
-      receiveMessage,
+      conversationsOperations.receiveMessage,
       actor(ctx),
       {
         channel: 'email',

@@ -2,7 +2,7 @@ import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import type { AnyOperation, Services } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
-import { acceptQuotePage, declineQuotePage, QUOTE_PAGE_PATH, viewQuotePage } from '../../domain/sales';
+import { QUOTE_PAGE_PATH, operations as salesOperations } from '../../domain/sales';
 import type { AppContext } from '../context';
 import { declaredRoute, type PublicFamilyDoor } from './family';
 import { quoteNotFoundPage, quotePage, sendPage, tooManyPage, type QuotePageModel } from './quote-page';
@@ -44,7 +44,7 @@ export function quotePageFamily(services: Services, limits: PublicLimits): Publi
     ctx.state.auditReason = err.message;
     let page: QuotePageModel;
     try {
-      page = await run<QuotePageModel>(ctx, viewQuotePage, { record_view: false });
+      page = await run<QuotePageModel>(ctx, salesOperations.viewQuotePage, { record_view: false });
     } catch (again) {
       // Bad input with a token that names nothing: the same page as any unknown token.
       if (again instanceof DomainError && again.code === 'not_found') {
@@ -64,19 +64,23 @@ export function quotePageFamily(services: Services, limits: PublicLimits): Publi
     prefix: QUOTE_PAGE_PATH,
     guard: [limits.perAddress('quote_page', (ctx) => sendPage(ctx, 429, tooManyPage()))],
     handlers: {
-      [declaredRoute(viewQuotePage, 'get')]: async (ctx) => {
+      [declaredRoute(salesOperations.viewQuotePage, 'get')]: async (ctx) => {
         try {
-          sendPage(ctx, 200, quotePage(await run<QuotePageModel>(ctx, viewQuotePage, {}), base(ctx)));
+          sendPage(
+            ctx,
+            200,
+            quotePage(await run<QuotePageModel>(ctx, salesOperations.viewQuotePage, {}), base(ctx)),
+          );
         } catch (err) {
           await refused(ctx, err);
         }
       },
-      [declaredRoute(acceptQuotePage, 'post')]: async (ctx) => {
+      [declaredRoute(salesOperations.acceptQuotePage, 'post')]: async (ctx) => {
         const form = new URLSearchParams((await rawBody(ctx, MAX_FORM_BYTES)).toString('utf8'));
         const name = (form.get('name') ?? '').trim();
         const consent = ['yes', 'on', 'true'].includes(form.get('consent') ?? '');
         try {
-          await run(ctx, acceptQuotePage, {
+          await run(ctx, salesOperations.acceptQuotePage, {
             name,
             consent,
             ...(form.get('document_sha256') && { document_sha256: form.get('document_sha256') }),
@@ -88,10 +92,10 @@ export function quotePageFamily(services: Services, limits: PublicLimits): Publi
           await refused(ctx, err, { name, consent });
         }
       },
-      [declaredRoute(declineQuotePage, 'post')]: async (ctx) => {
+      [declaredRoute(salesOperations.declineQuotePage, 'post')]: async (ctx) => {
         await rawBody(ctx, MAX_FORM_BYTES);
         try {
-          await run(ctx, declineQuotePage, {});
+          await run(ctx, salesOperations.declineQuotePage, {});
           ctx.status = 303;
           ctx.redirect(base(ctx));
         } catch (err) {

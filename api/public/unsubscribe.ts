@@ -1,5 +1,9 @@
 import type { Middleware } from 'koa';
-import { UNSUBSCRIBE_PATH, unsubscribeByLink, unsubscribeLinks } from '../../domain/conversations';
+import {
+  UNSUBSCRIBE_PATH,
+  unsubscribeLinks,
+  operations as conversationsOperations,
+} from '../../domain/conversations';
 import { operatorActor } from '../../domain/kernel/actor';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
@@ -52,7 +56,7 @@ export function unsubscribeFamily(services: Services, limits: PublicLimits): Pub
     prefix: UNSUBSCRIBE_PATH,
     guard: [pagesOnly, limits.perAddress('unsubscribe', (ctx) => html(ctx, 429, tooManyPage()))],
     handlers: {
-      [declaredRoute(unsubscribeByLink, 'get')]: (ctx) => {
+      [declaredRoute(conversationsOperations.unsubscribeByLink, 'get')]: (ctx) => {
         const token = ctx.params.token!;
         if (links.read(token)) html(ctx, 200, confirmPage(ctx.path));
         else {
@@ -61,10 +65,10 @@ export function unsubscribeFamily(services: Services, limits: PublicLimits): Pub
         }
       },
       // Idempotent: a second click finds nothing left to do.
-      [declaredRoute(unsubscribeByLink, 'post')]: async (ctx) => {
+      [declaredRoute(conversationsOperations.unsubscribeByLink, 'post')]: async (ctx) => {
         await rawBody(ctx, MAX_FORM_BYTES);
         try {
-          const done = await runOperation(services, unsubscribeByLink, actor(ctx), {
+          const done = await runOperation(services, conversationsOperations.unsubscribeByLink, actor(ctx), {
             token: ctx.params.token!,
           });
           html(ctx, 200, done.unsubscribed ? donePage() : nothingToDoPage());

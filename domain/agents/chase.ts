@@ -1,7 +1,7 @@
 import type { Actor } from '../kernel/actor';
 import type { Data } from '../kernel/data';
 import type { OperationContext } from '../kernel/operation';
-import { type Lead, leadsIn, moveStatus } from '../leads';
+import { type Lead, moveStatus, setFollowUp } from '../leads';
 
 /**
  * A chase message left for a (locked) lead: follow-up is ACTIVE, and a NEW lead is now CONTACTED
@@ -15,5 +15,5 @@ export async function markChased(
 ): Promise<void> {
   if (lead.status === 'NEW')
     await moveStatus({ data, emit, actor }, lead, 'CONTACTED', { follow_up: 'ACTIVE' });
-  else if (lead.follow_up !== 'ACTIVE') await leadsIn(data).mark(lead.id, { follow_up: 'ACTIVE' });
+  else if (lead.follow_up !== 'ACTIVE') await setFollowUp(data, lead.id, 'ACTIVE');
 }

@@ -1,5 +1,5 @@
 import type { OperationContext } from '../kernel/operation';
-import { type Lead, leadsIn, type ReplyReading } from '../leads';
+import { type Lead, type ReplyReading, setFollowUp } from '../leads';
 import { agentDraftsIn } from './repository/drafts';
 import { handoffsIn } from './repository/handoffs';
 import { agentRunsIn } from './repository/runs';
@@ -23,7 +23,7 @@ export async function agentReadsReply(
   const runs = agentRunsIn(data);
   const agentId = await runs.lastChaserOf(lead.id);
   if (!agentId) return;
-  await leadsIn(data).mark(lead.id, { follow_up: 'STOPPED' });
+  await setFollowUp(data, lead.id, 'STOPPED');
   await agentDraftsIn(data).discardFor(agentId, lead.id, 'agent: the lead replied');
   const handover = reading.handover;
   if (!handover) {

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { insideWindow, type SendWindow, startOfLocalDay } from '../campaigns';
-import { blockedReason, replyToConversation } from '../conversations';
+import { blockedReason, operations as conversationsOperations } from '../conversations';
 import { workspaceNamed } from '../identity';
 import type { Actor } from '../kernel/actor';
 import { writeAudit } from '../kernel/audit';
@@ -10,8 +10,8 @@ import { emitEvent } from '../kernel/events';
 import { areaWiring } from '../kernel/wiring';
 import type { OperationContext, Services } from '../kernel/operation';
 import { runOperation } from '../kernel/runner';
-import { leadsIn, lockLead } from '../leads';
-import { startProspectSourcing } from '../prospects';
+import { leadNamed, lockLead } from '../leads';
+import { operations as prospectsOperations } from '../prospects';
 import { markChased } from './chase';
 import type { Agent, AgentRun } from './entities';
 import { agentsIn } from './repository/agents';
@@ -127,7 +127,7 @@ async function chase(
 ) {
   const actor = agentActor(agent, run);
   const look = unconfined(services.db.manager).in(agent.workspace_id);
-  const lead = await leadsIn(look).find(leadId);
+  const lead = await leadNamed(look, leadId);
   if (!lead?.email) return false;
   const msg = chaseMessage(await agentRunsIn(look).chasesOf(agent.id, lead.id), lead, workspaceName);
   const skip = (outcome: string) =>
@@ -178,7 +178,7 @@ async function chase(
     }
     await runOperation(
       services,
-      replyToConversation,
+      conversationsOperations.replyToConversation,
       actor,
       { leadId: lead.id, channel: 'email', subject: msg.subject, body: msg.body },
       {
@@ -195,7 +195,7 @@ async function chase(
             outcome: 'queued',
             at: now,
           });
-          const current = await leadsIn(data).find(lead.id);
+          const current = await leadNamed(data, lead.id);
           await markChased(data, emitter(m), actor, current!);
         },
       },
@@ -230,7 +230,7 @@ async function prospect(services: Services, agent: Agent, run: AgentRun): Promis
     try {
       await runOperation(
         services,
-        startProspectSourcing,
+        prospectsOperations.startProspectSourcing,
         actor,
         { list, limit: agent.limits.per_run },
         {

@@ -1,5 +1,5 @@
 import type { Data } from '../kernel/data';
-import { connectionsIn } from '../connections';
+import { calendarConnection } from '../connections';
 import { decryptSecret } from '../webhooks';
 import { calDavClient, type CalDavClient } from './caldav';
 
@@ -10,8 +10,7 @@ export async function calendarOf(
   /** The calendar an event was written to, even if disconnected since: removing it needs its access. */
   connectionId?: string,
 ): Promise<{ connectionId: string; client: CalDavClient } | undefined> {
-  const connections = connectionsIn(data);
-  const c = connectionId ? await connections.find(connectionId) : await connections.calendar();
+  const c = await calendarConnection(data, connectionId);
   if (!c?.calendar_url || !c.username || !c.password_ciphertext) return undefined;
   return {
     connectionId: c.id,

@@ -45,5 +45,5 @@ export { appointmentView } from './views';
 export type { AppointmentView } from './views';
 /** The booking's workflow id: `appointment:<id>`. */
 export { appointmentWorkflowId } from './views';
-/** A workspace's bookings (the booking workflow's activities and the maintenance sweep read them). */
-export { appointmentsIn } from './repository/appointments';
+/** A booking by id, its calendar event forgotten once removed, and those whose workflow never started. */
+export { bookingNamed, forgetCalendarEvent, unstartedBookings } from './bookings';

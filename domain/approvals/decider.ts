@@ -1,5 +1,5 @@
 import type { Data } from '../kernel/data';
-import { membersIn, workspaceNamed } from '../identity';
+import { memberByEmail, roleOf, workspaceNamed } from '../identity';
 import type { Approval } from './entities';
 import type { ApprovalPolicy, Standing } from './rules';
 
@@ -19,10 +19,9 @@ export async function standingOf(
   who: { email: string } | { userId: string },
 ): Promise<Standing> {
   const scoped = data.in(row.workspace_id);
-  const members = membersIn(scoped);
   const decider =
     'email' in who
-      ? await members.byEmail(who.email)
-      : { userId: who.userId, role: await members.roleOf(who.userId) };
+      ? await memberByEmail(scoped, who.email)
+      : { userId: who.userId, role: await roleOf(scoped, who.userId) };
   return { decider, policy: await policyOf(scoped, row.workspace_id) };
 }

@@ -31,7 +31,7 @@ export const entities = [ApprovalEntity];
 
 export type { Approval } from './entities';
 export type { ApprovalView } from './views';
-export { approvalView, approvalWorkflowId } from './views';
+export { approvalWorkflowId } from './views';
 export {
   approvalStatus,
   expireApproval,

@@ -5,7 +5,7 @@ import { parkedOperation } from '../kernel/gate';
 import { DomainError } from '../kernel/errors';
 import type { Services } from '../kernel/operation';
 import { runOperation } from '../kernel/runner';
-import { keysIn, membersIn } from '../identity';
+import { keyStanding, roleOf } from '../identity';
 import type { Approval, RecordedError } from './entities';
 import { lock, move } from './lifecycle';
 import { approvalsIn } from './repository/approvals';
@@ -43,7 +43,7 @@ export async function runApproved(services: Services, approvalId: string): Promi
   if (!row) throw new Error(`approval ${approvalId} does not exist`);
   const approver = row.decided_by;
   if (!approver) return approvalView(row); // never decided: nothing to run
-  const role = await membersIn(new Data(db.manager, row.workspace_id)).roleOf(approver);
+  const role = await roleOf(new Data(db.manager, row.workspace_id), approver);
   const actor: Actor = {
     type: 'member',
     userId: approver,
@@ -76,7 +76,7 @@ export async function runApproved(services: Services, approvalId: string): Promi
         if (current.status === 'EXECUTED' || current.status === 'FAILED') throw new AlreadyRan();
         const refusal = stepRefusal(
           current,
-          { run: op.requirement, requester: await keysIn(data).standing(current.requested_by_key) },
+          { run: op.requirement, requester: await keyStanding(data, current.requested_by_key) },
           { decider: { userId: approver, role }, policy: await policyOf(data, row.workspace_id) },
         );
         if (refusal) throw refusal;

@@ -2,7 +2,7 @@ import type { Data } from '../kernel/data';
 import { changedParts, memberChanges, type Sample } from '../kernel/effect';
 import { DomainError } from '../kernel/errors';
 import type { AnyOperation } from '../kernel/operation';
-import { keysIn } from '../identity';
+import { keyStanding } from '../identity';
 import { policyOf, standingOf } from './decider';
 import type { Approval } from './entities';
 import { requesterRefusal } from './requester';
@@ -11,7 +11,7 @@ import { approvalView } from './views';
 
 /** Who asked, and whether they still may: the key (live, revoked, expired) and, if not, why not. */
 async function requester(data: Data, row: Approval, op: AnyOperation | undefined) {
-  const key = await keysIn(data).standing(row.requested_by_key);
+  const key = await keyStanding(data, row.requested_by_key);
   const keyState = !key ? 'missing' : key.revoked_at ? 'revoked' : key.expired ? 'expired' : 'live';
   const refusal = op
     ? requesterRefusal(key, op.requirement)

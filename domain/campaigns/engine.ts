@@ -3,8 +3,8 @@ import type { Services } from '../kernel/operation';
 import { operatorActor } from '../kernel/actor';
 import { runOperation } from '../kernel/runner';
 import { workspaceNamed } from '../identity';
-import { suppressContact } from '../leads';
-import { campaignMessagesIn, type CampaignSend, type ProviderResult } from '../conversations';
+import { operations as leadsOperations } from '../leads';
+import { campaignMail, type CampaignSend, type ProviderResult } from '../conversations';
 import { checkDeliverability } from './operations/check-deliverability';
 import { campaignsIn } from './repository/campaigns';
 import type { Campaign, CampaignStatus } from './entities';
@@ -60,7 +60,7 @@ export async function sendBatch(
     const data = all.in(c.workspace_id);
     const repo = campaignsIn(data);
     const sends = campaignSendsIn(data);
-    const messages = campaignMessagesIn(data);
+    const messages = campaignMail(data);
     if (c.workflow_started_at === null) await repo.change(c.id, { workflow_started_at: now });
     await messages.failInterrupted(c.id);
     if (c.status !== 'RUNNING') return { kind: 'stop' as const, status: c.status };
@@ -123,7 +123,7 @@ export async function sendBatch(
 
   const { campaign: c, toSend, fromName } = phaseOne;
   const data = new Data(db.manager, c.workspace_id);
-  const messages = campaignMessagesIn(data);
+  const messages = campaignMail(data);
   const outcomes: { id: string; status: string; error: string | null; provider_id: string | null }[] = [];
   const putBack: string[] = [];
   const bounced: { id: string; to: string; block: 'bounce' | 'invalid_number'; error: string }[] = [];
@@ -162,7 +162,7 @@ export async function sendBatch(
   // The unsent rows go and their recipients are due again, together: a crash between would lose them.
   await db.transaction(async (m) => {
     const inTx = new Data(m, c.workspace_id);
-    const withdrawn = await campaignMessagesIn(inTx).withdrawUnsent(putBack);
+    const withdrawn = await campaignMail(inTx).withdrawUnsent(putBack);
     await campaignSendsIn(inTx).dueAgain(c.id, withdrawn, new Date(now.getTime() + RETRY_TRANSIENT_MS));
   });
   const sent = outcomes.filter((o) => o.status === 'sent').length;
@@ -184,14 +184,14 @@ async function blockDead(
   for (const b of dead)
     await runOperation(
       services,
-      suppressContact,
+      leadsOperations.suppressContact,
       actor,
       { address: b.to, channel: c.channel, reason: b.block, source: `${c.channel} provider` },
       {
         workspaceId: c.workspace_id,
         auditDetails: { campaign_id: c.id, message_id: b.id },
         alsoInTransaction: async (m) => {
-          await campaignMessagesIn(new Data(m, c.workspace_id)).settle([
+          await campaignMail(new Data(m, c.workspace_id)).settle([
             {
               id: b.id,
               status: 'failed',

@@ -17,5 +17,5 @@ export const operations = { addConnection, listConnections, disconnectConnection
 /** Its tables. */
 export const entities = [ConnectionEntity];
 
-/** A workspace's connected systems (for now: the appointments area reads its calendar through it). */
-export { connectionsIn } from './repository/connections';
+/** The calendar a workspace connected (the appointments area books on it). */
+export { calendarConnection } from './calendars';

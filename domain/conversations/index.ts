@@ -43,7 +43,6 @@ export { listen } from './reactions';
 
 // Operations their callers still import by name (the public webhooks and unsubscribe page, the agents'
 // runs); `operations.<name>` is the way in.
-export { receiveMessage, recordBounce, recordComplaint, replyToConversation, unsubscribeByLink };
 
 /** Why a contact may not be written to on a channel, in words; undefined when they may. */
 export { blockedReason } from './outbound';
@@ -61,8 +60,8 @@ export { SEND_TIMEOUT_MS } from './sending';
 /** What a provider said of one hand-over, and what the attempt ended in for the workflow. */
 export type { AttemptOutcome, ProviderResult } from './sending';
 
-/** A campaign's messages, written, sent and settled in batches by the campaign engine. */
-export { campaignMessagesIn } from './repository/campaign-messages';
+/** What the campaign engine asks of its messages: written, sent and settled in batches. */
+export { campaignMail } from './campaign-mail';
 /** A campaign message about to leave. */
 export type { CampaignSend } from './repository/campaign-messages';
 /** The relay's work on messages: unstarted sends, old mail reports. */

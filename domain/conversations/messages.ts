@@ -1,7 +1,14 @@
 import { replyReceived } from './hooks';
 import type { OperationContext } from '../kernel/operation';
 import type { Classification } from '../kernel/event-catalogue';
-import { announceIntent, inboundEffect, isQualified, leadsIn, type Lead, type InboundEffect } from '../leads';
+import {
+  announceIntent,
+  applyInboundEffect,
+  type InboundEffect,
+  inboundEffect,
+  isQualified,
+  type Lead,
+} from '../leads';
 import type { Message } from './entities';
 import { messagesIn, type MessageRecord } from './repository/messages';
 
@@ -58,7 +65,7 @@ export async function recordInboundMessageIn(
   const effect = applied?.effect ?? inboundEffect(lead, msg.body);
   const { classification } = effect;
   const view = await storeInbound(ctx, lead, msg, classification);
-  if (!applied) await leadsIn(ctx.data.in(lead.workspace_id)).mark(lead.id, effect.changes);
+  if (!applied) await applyInboundEffect(ctx.data.in(lead.workspace_id), lead.id, effect);
   if (effect.intent && classification) {
     const before = applied?.before ?? { intent: lead.intent, qualified: isQualified(lead) };
     await announceIntent(ctx, lead, effect.intent, { id: view.id, classification }, before);

@@ -1,6 +1,6 @@
 import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
-import { type Lead, suppressionsIn } from '../leads';
+import { type Lead, suppressionOf } from '../leads';
 import { OUTBOUND_CHANNELS, type OutboundChannel } from './channels';
 import type { Message, PageLink } from './entities';
 import { messagesIn } from './repository/messages';
@@ -9,7 +9,7 @@ const MAX_SUBJECT = 200;
 
 /** Why a contact may not be written to on a channel, in words for the caller; undefined when they may. */
 export async function blockedReason(data: Data, to: string, channel: string): Promise<string | undefined> {
-  const blocked = await suppressionsIn(data).blockedOn(to, channel);
+  const blocked = await suppressionOf(data, to, channel);
   if (blocked === undefined) return undefined;
   return `This contact ${blocked === 'unsubscribed' ? 'opted out of' : 'is blocked on'} ${channel}`;
 }

@@ -74,9 +74,7 @@ export type { SellerProfile } from './seller-profile';
 export { inboundEmailSecretValid } from './inbound-email';
 /** The user id of a member of the call's workspace, by email (refused when no member). */
 export { ownerIdByEmail } from './repository/members';
-/** The workspace's members (for now: the approvals area reads roles through it). */
-export { membersIn } from './repository/members';
-/** The workspace's API key records (for now: the approvals area reads a key's standing through it). */
-export { keysIn } from './repository/api-keys';
+/** Who a member is and what role they hold, and a key's standing: what an approval is checked against. */
+export { keyStanding, memberByEmail, roleOf } from './standing';
 /** A key's standing now: what work parked on its authority is checked against. */
 export type { KeyStanding } from './repository/api-keys';

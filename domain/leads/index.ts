@@ -37,7 +37,6 @@ export const operations = {
  * Two operations other areas run as steps of their own (a booking sets the status; a send refused for
  * a suppressed address suppresses it). Kept by name until those callers use `operations`.
  */
-export { setLeadStatus, suppressContact };
 
 /** Its tables. */
 export const entities = [LeadEntity, LeadNoteEntity, TouchEntity, SuppressionEntity, ScoreEntity];
@@ -79,7 +78,15 @@ export type { IntakeResult } from './intake';
 /** Blocks an address in a workspace, however it was asked; the suppression as stored. */
 export { suppressAddress } from './suppress';
 export type { SuppressionView } from './suppress';
-/** A workspace's leads, and a lead locked for a change (for now: the areas above read and lock leads). */
-export { leadsIn, lockLead } from './repository/leads';
-/** A workspace's blocked addresses (for now: the conversations area reads them). */
-export { suppressionsIn } from './repository/suppressions';
+/** A lead locked for a change, with the workspace's data to change it in. */
+export { lockLead } from './repository/leads';
+/** What the areas above read of a lead and change on it, and an address's suppression. */
+export {
+  applyInboundEffect,
+  flagForAttention,
+  leadNamed,
+  liveLeadWithAddress,
+  mustHaveLead,
+  setFollowUp,
+  suppressionOf,
+} from './marks';

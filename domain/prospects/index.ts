@@ -29,7 +29,6 @@ export const operations = {
 export const entities = [ProspectListEntity, SourcingRunEntity, ProspectEntity];
 
 // An operation the agents' runs still import by name; `operations.<name>` is the way in.
-export { startProspectSourcing };
 
 /** Scores the next batch of a sourcing run's list in one transaction (the run's workflow calls it). */
 export { scoreBatch } from './sourcing';

@@ -64,7 +64,6 @@ export const entities = [
 export { listen } from './reactions';
 
 // Operations the quote page's door still imports by name; `operations.<name>` is the way in.
-export { acceptQuotePage, declineQuotePage, viewQuotePage };
 
 /** Where a quote's public page lives (`/quotes/<token>`). */
 export { QUOTE_PAGE_PATH } from './quote-lifecycle';

@@ -1,6 +1,6 @@
 import type { Changes } from '../kernel/data';
 import { notFound } from '../kernel/errors';
-import { WRITE, type OperationContext, type Services } from '../kernel/operation';
+import { WRITE, type OperationContext } from '../kernel/operation';
 import type { Requirement } from '../kernel/permissions';
 import type { Endpoint } from './entities';
 import { deliveriesIn } from './repository/deliveries';
@@ -21,13 +21,6 @@ export const ENDPOINT_CHANGE = {
   operatorOnly: true,
 } as const;
 
-/** The webhooks services of the door running the operation (its secrets key, its target policy). */
-export function webhookServices(services: Services) {
-  if (!services.webhooks)
-    throw new Error('webhook endpoint operations need the webhooks services at this door');
-  return services.webhooks;
-}
-
 /** Locks an endpoint of the caller's workspace (any, for the operator) for a change. */
 export async function lockEndpoint(ctx: OperationContext, endpointId: string): Promise<EndpointRecord> {
   const row = await endpointsIn(ctx.data).lock(endpointId);
@@ -43,7 +36,7 @@ export async function changeEndpoint(ctx: OperationContext, endpointId: string, 
 
 /** Cancels the waiting deliveries' workflows once the rows saying so have committed. */
 export function cancelAfterCommit(ctx: OperationContext, workflows: string[]) {
-  if (workflows.length > 0) ctx.afterCommit(() => webhookServices(ctx.services).cancelWorkflows(workflows));
+  if (workflows.length > 0) ctx.afterCommit(() => ctx.services.webhooks.cancelWorkflows(workflows));
 }
 
 /** Disabling (or deleting) cancels the endpoint's waiting deliveries, records and workflows alike. */

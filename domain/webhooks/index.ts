@@ -64,10 +64,8 @@ export { attemptHeaders } from './delivery-headers';
 export { recordAttempt } from './record-attempt';
 /** Where an attempt goes: the delivery, its endpoint and its secrets. */
 export type { AttemptTarget } from './repository/attempts';
-/** A delivery's attempts (for now: the delivery activity reads its target through it). */
-export { attemptsIn } from './repository/attempts';
-/** The workspace's deliveries (for now: the delivery activity cancels through it). */
-export { deliveriesIn } from './repository/deliveries';
+/** An attempt's target, read at its start, and the cancelling of a delivery no longer wanted. */
+export { attemptTarget, cancelDelivery } from './attempt-target';
 /** The background work on deliveries (the relay, the reconciler, the purge), and the name of one run. */
 export { deliveryUpkeep, runKey } from './repository/upkeep';
 /** Secrets stored encrypted under SECRETS_KEY: sealed, opened, or opened when the key still can. */

@@ -1,8 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { appointmentsIn, appointmentWorkflowId } from '../../domain/appointments';
-import { Data } from '../../domain/kernel/data';
+import { appointmentWorkflowId, bookingNamed } from '../../domain/appointments';
 import { DomainError, notFound } from '../../domain/kernel/errors';
 import type { BookingDesk } from '../../domain/kernel/operation';
 import { appointmentWorkflow, decideUpdate } from '../../workflows/appointment';
@@ -17,7 +16,7 @@ const DONE = { confirm: 'confirmed', decline: 'declined', cancel: 'cancelled' } 
  * when first needed. Starting one that exists is refused by Temporal and ignored here.
  */
 export function bookingDesk(db: DataSource, temporal: () => Promise<Client>, taskQueue: string): BookingDesk {
-  const read = (id: string) => appointmentsIn(new Data(db.manager, undefined)).find(id);
+  const read = (id: string) => bookingNamed(db, id);
   return {
     start: async (appointmentId) => {
       const row = await read(appointmentId);

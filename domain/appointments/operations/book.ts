@@ -3,7 +3,7 @@ import { invalid } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { workspaceNamed } from '../../identity';
-import { connectionsIn } from '../../connections';
+import { calendarConnection } from '../../connections';
 import { leadIdField, LEADS_WRITE, lockLead } from '../../leads';
 import { appointmentsIn } from '../repository/appointments';
 import { MAX_HOURS } from '../rules';
@@ -82,7 +82,7 @@ export const bookAppointment = defineOperation({
     if (end.getTime() - start.getTime() > MAX_HOURS * HOUR_MS)
       throw invalid('ends_at', `an appointment lasts at most ${MAX_HOURS} hours`);
     const { lead, data } = await lockLead(ctx.data, i.leadId);
-    const calendar = await connectionsIn(data).calendar();
+    const calendar = await calendarConnection(data);
     const name = [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email || lead.phone;
     const row = await appointmentsIn(data).add({
       lead_id: lead.id,

@@ -4,8 +4,8 @@ import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, type OperationContext } from '../../kernel/operation';
 import {
   canMove as leadCanMove,
+  flagForAttention,
   LEADS_WRITE,
-  leadsIn,
   lockLead,
   operations as leadOperations,
 } from '../../leads';
@@ -78,13 +78,13 @@ export const recordOutcome = defineOperation({
       leadStatus = await bookLead(ctx, row.lead_id);
     } else if (to === 'PENDING') {
       await ctx.emit(row.workspace_id, 'meeting.pending', subject, fields);
-      await leadsIn(data).mark(row.lead_id, { needs_attention: true });
+      await flagForAttention(data, row.lead_id, true);
     } else {
       await ctx.emit(row.workspace_id, 'meeting.cancelled', subject, { ...fields, reason: i.reason ?? '' });
     }
     // The person it waited for has answered; the lead keeps the flag while another booking waits.
     if (row.status === 'PENDING' && !(await appointmentsIn(data).otherPending(row.lead_id, row.id)))
-      await leadsIn(data).mark(row.lead_id, { needs_attention: false });
+      await flagForAttention(data, row.lead_id, false);
     ctx.audit(row.workspace_id, {
       appointment_id: row.id,
       lead_id: row.lead_id,

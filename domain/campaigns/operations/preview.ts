@@ -3,7 +3,7 @@ import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { workspaceNamed } from '../../identity';
-import { leadIdField, leadsIn } from '../../leads';
+import { leadIdField, leadNamed } from '../../leads';
 import { campaignOf, campaignsIn } from '../repository/campaigns';
 import { CAMPAIGNS_READ } from '../requirements';
 import { campaignIdField } from '../schemas';
@@ -32,7 +32,7 @@ export const previewCampaign = defineOperation({
     const s = c.steps[step];
     if (!s)
       throw new DomainError('invalid_request', `step must be below ${c.steps.length}.`, { field: 'step' });
-    const lead = await leadsIn(data).find(leadId);
+    const lead = await leadNamed(data, leadId);
     if (!lead) throw notFound('lead');
     const values = valuesFor(lead, (await workspaceNamed(data, c.workspace_id))?.name ?? '');
     return {

@@ -3,7 +3,7 @@ import { notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { object, string, uuid, boolean } from '../../kernel/shapes';
-import { LEADS_WRITE, lockLead, suppressAddress, suppressionsIn } from '../../leads';
+import { LEADS_WRITE, lockLead, suppressAddress, suppressionOf } from '../../leads';
 import { messagesIn } from '../repository/messages';
 import { UNSUBSCRIBE_PATH, unsubscribeLinks, type UnsubscribeLink } from '../unsubscribe-links';
 
@@ -52,7 +52,7 @@ export const unsubscribeByLink = defineOperation({
       ctx.audit(lead.workspace_id, { lead_id: lead.id, unsubscribed: false, why: 'address not known' });
       return { lead_id: lead.id, channel: 'email', unsubscribed: false, already: false };
     }
-    const already = (await suppressionsIn(data).blockedOn(address, 'email')) === 'unsubscribed';
+    const already = (await suppressionOf(data, address, 'email')) === 'unsubscribed';
     if (!already)
       await suppressAddress(ctx, lead.workspace_id, {
         address,

@@ -3,7 +3,7 @@ import { CHANNELS } from '../../kernel/channels';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import { pageSize } from '../../kernel/validate';
-import { leadIdField, LEADS_READ, leadsIn } from '../../leads';
+import { leadIdField, LEADS_READ, mustHaveLead } from '../../leads';
 import { channelOf } from '../channels';
 import { messageView } from '../messages';
 import { messagesIn } from '../repository/messages';
@@ -33,7 +33,7 @@ export const getConversation = defineOperation({
   },
   summary: (i) => `Read the ${i.channel} conversation of lead ${i.leadId}`,
   run: async (ctx, { leadId, channel, limit }) => {
-    await leadsIn(ctx.data).mustExist(leadId);
+    await mustHaveLead(ctx.data, leadId);
     const rows = await messagesIn(ctx.data).thread(leadId, channel, limit);
     return { lead_id: leadId, channel, data: rows.map(messageView), count: rows.length };
   },

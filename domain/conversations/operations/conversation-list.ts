@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
-import { leadIdField, LEADS_READ, leadsIn } from '../../leads';
+import { leadIdField, LEADS_READ, mustHaveLead } from '../../leads';
 import { messageView } from '../messages';
 import { messagesIn } from '../repository/messages';
 import { THREADS } from '../views';
@@ -22,7 +22,7 @@ export const listConversations = defineOperation({
   doors: { mcp: true },
   summary: (i) => `List the conversations of lead ${i.leadId}`,
   run: async (ctx, { leadId }) => {
-    await leadsIn(ctx.data).mustExist(leadId);
+    await mustHaveLead(ctx.data, leadId);
     const threads = await messagesIn(ctx.data).threads(leadId, LAST_MESSAGE_BODY_LIMIT);
     threads.sort((a, b) => b.at.getTime() - a.at.getTime());
     const data = threads.map((t) => ({

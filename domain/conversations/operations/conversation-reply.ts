@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { leadIdField, LEADS_WRITE, leadsIn, lockLead } from '../../leads';
+import { flagForAttention, leadIdField, LEADS_WRITE, lockLead } from '../../leads';
 import { OUTBOUND_CHANNELS, channelOf, messageBody, type OutboundChannel } from '../channels';
 import { personReplied } from '../hooks';
 import { messageView } from '../messages';
@@ -48,7 +48,7 @@ export const replyToConversation = defineOperation({
       throw new DomainError('invalid_request', 'subject is for email only.', { field: 'subject' });
     const row = await queueMessage(data, lead, { channel: channel as OutboundChannel, body, subject });
     // The reply answers the lead's waiting messages, and a person's reply picks up any hand-over.
-    await leadsIn(data).mark(lead.id, { needs_attention: false });
+    await flagForAttention(data, lead.id, false);
     if (ctx.actor.type !== 'agent') await personReplied.raise(data, lead.id);
     ctx.audit(lead.workspace_id, { lead_id: lead.id, message_id: row.id, channel });
     return { ...messageView(row), lead_id: lead.id };

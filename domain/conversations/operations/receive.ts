@@ -4,7 +4,7 @@ import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import {
   LEADS_WRITE,
-  leadsIn,
+  liveLeadWithAddress,
   lockLead,
   normaliseContact,
   suppressAddress,
@@ -71,7 +71,7 @@ export const receiveMessage = defineOperation({
       i.channel === 'email'
         ? normaliseContact({ email: i.from }, tz).email
         : normaliseContact({ phone: i.from }, tz).phone;
-    const leadId = address ? await leadsIn(ctx.data).liveWithAddress(address) : undefined;
+    const leadId = address ? await liveLeadWithAddress(ctx.data, address) : undefined;
     if (!leadId) throw notFound('lead with this address');
     const { lead } = await lockLead(ctx.data, leadId);
     const stop = i.channel !== 'email' && isStopWord(i.body);

@@ -5,7 +5,7 @@ import { describe } from '../../kernel/json-schema';
 import { defineOperation, flagList as list } from '../../kernel/operation';
 import { emailSchema } from '../../kernel/validate';
 import { ATTEMPT_TIMEOUT_MS } from '../delivery-rules';
-import { ENDPOINT_CHANGE, webhookServices } from '../endpoint-changes';
+import { ENDPOINT_CHANGE } from '../endpoint-changes';
 import { endpointsIn } from '../repository/endpoints';
 import { eventsField, schemeField } from '../schemas';
 import { encryptSecret, generateSigningSecret } from '../secrets';
@@ -39,7 +39,7 @@ export const createEndpoint = defineOperation({
   },
   summary: (i) => `Send ${i.events.join(', ')} to ${i.url}`,
   run: async (ctx, f) => {
-    const deps = webhookServices(ctx.services);
+    const deps = ctx.services.webhooks;
     const verdict = await checkTarget(f.url, deps.allowPrivateTargets, {
       signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
     });

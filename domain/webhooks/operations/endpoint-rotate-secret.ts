@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { defineOperation } from '../../kernel/operation';
-import { ENDPOINT_CHANGE, lockEndpoint, webhookServices } from '../endpoint-changes';
+import { ENDPOINT_CHANGE, lockEndpoint } from '../endpoint-changes';
 import { endpointsIn } from '../repository/endpoints';
 import { endpointIdField, schemeField } from '../schemas';
 import { encryptSecret, generateSigningSecret } from '../secrets';
@@ -56,7 +56,7 @@ export const rotateEndpointSecret = defineOperation({
     (i.overlap && i.overlap !== '0' ? `, the old one signing for ${i.overlap} more` : ', at once') +
     (i.scheme ? `, signing by ${i.scheme}` : ''),
   run: async (ctx, f) => {
-    const key = webhookServices(ctx.services).secretsKey;
+    const key = ctx.services.webhooks.secretsKey;
     await lockEndpoint(ctx, f.id);
     const ms = overlapMs(f.overlap ?? '0')!;
     const now = ctx.services.clock?.() ?? new Date();

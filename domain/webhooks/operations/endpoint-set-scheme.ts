@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { invalid } from '../../kernel/errors';
 import { defineOperation, type OperationContext } from '../../kernel/operation';
-import { ENDPOINT_CHANGE, lockEndpoint, webhookServices } from '../endpoint-changes';
+import { ENDPOINT_CHANGE, lockEndpoint } from '../endpoint-changes';
 import type { SigningScheme } from '../entities';
 import { endpointsIn } from '../repository/endpoints';
 import { endpointIdField, schemeField } from '../schemas';
@@ -14,7 +14,7 @@ async function assertSchemeFits(ctx: OperationContext, endpointId: string, wante
   if (wanted === 'service') return;
   const ciphertext = await endpointsIn(ctx.data).secretOf(endpointId);
   // A secret SECRETS_KEY no longer opens signs nothing; a rotation replaces it too.
-  const secret = ciphertext && readSecret(ciphertext, webhookServices(ctx.services).secretsKey);
+  const secret = ciphertext && readSecret(ciphertext, ctx.services.webhooks.secretsKey);
   if (!secret || !standardKey(secret))
     throw invalid(
       'scheme',

@@ -1,5 +1,7 @@
 import type { Data } from '../../kernel/data';
 import type { EventRow } from '../../kernel/entities';
+import { TEST_EVENT_TYPE } from '../../kernel/event-catalogue';
+import { subscribed } from '../fan-out';
 import type { Delivery, DeliveryStatus, Endpoint } from '../entities';
 
 /** What one attempt needs to know, read in one round trip at its start. */
@@ -10,14 +12,17 @@ export type AttemptTarget = Pick<
   Pick<
     Endpoint,
     | 'url'
-    | 'event_types'
     | 'secret_ciphertext'
     | 'signing_scheme'
     | 'previous_secret_ciphertext'
     | 'previous_secret_expires_at'
   > & {
     envelope: NonNullable<EventRow['envelope']>;
-    endpoint_status: Endpoint['status'];
+    /**
+     * The endpoint still wants it: switched on and subscribed to its type (`subscribed`, the fan-out's
+     * own rule), or it is the endpoint's test.
+     */
+    wanted: boolean;
     /** This attempt is already recorded: a re-run after the worker died before Temporal heard. */
     already_made: boolean;
   };
@@ -54,13 +59,14 @@ export const attemptsIn = (data: Data) => ({
   target: async (deliveryId: string, attempt: number): Promise<AttemptTarget | undefined> =>
     (
       await data.sql<AttemptTarget[]>(
-        `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url, e.status AS endpoint_status,
-                e.event_types, e.secret_ciphertext, e.signing_scheme, e.previous_secret_ciphertext,
+        `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url,
+                ${subscribed('e', 'd.event_type')} OR (e.status = 'ACTIVE' AND d.event_type = $3) AS wanted,
+                e.secret_ciphertext, e.signing_scheme, e.previous_secret_ciphertext,
                 e.previous_secret_expires_at, a.number IS NOT NULL AS already_made
            FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
            LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
           WHERE d.id = $1`,
-        [deliveryId, attempt],
+        [deliveryId, attempt, TEST_EVENT_TYPE],
       )
     )[0],
 

@@ -1,0 +1,17 @@
+import type { Data } from '../kernel/data';
+import type { Role } from '../kernel/permissions';
+import { keysIn, type KeyStanding } from './repository/api-keys';
+import { membersIn } from './repository/members';
+
+/** The member of the workspace with this email (as typed, any case) and their role, or undefined. */
+export const memberByEmail = (
+  data: Data,
+  email: string,
+): Promise<{ userId: string; role: Role } | undefined> => membersIn(data).byEmail(email);
+
+/** A user's live role in the workspace, or null once they are no member. */
+export const roleOf = (data: Data, userId: string): Promise<Role | null> => membersIn(data).roleOf(userId);
+
+/** A key's standing now (live, revoked, expired; its owner and their role): what parked work is checked against. */
+export const keyStanding = (data: Data, keyId: string): Promise<KeyStanding | undefined> =>
+  keysIn(data).standing(keyId);
