@@ -75,7 +75,11 @@ function idempotencyKey(key: string | undefined): string {
 
 const pathParamsOf = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
 
-/** A path parameter checked with its input field's own rules, under the name the path gives it. */
+/**
+ * A path parameter checked with its input field's own rules (the operation's schema, not a copy), early
+ * on purpose: its refusal names the parameter as the path does (`id`), where the runner, which checks the
+ * whole input again, would name the field (`leadId`).
+ */
 const pathParam = (op: AnyOperation, field: string, name: string, value: string): unknown =>
   validate(yup.reach(op.input, field) as yup.AnySchema, value, { strict: true, path: name });
 
