@@ -45,5 +45,7 @@ export { appointmentView } from './views';
 export type { AppointmentView } from './views';
 /** The booking's workflow id: `appointment:<id>`. */
 export { appointmentWorkflowId } from './views';
+/** A decision its workflow did not take, refused saying where the booking stands (the booking desk's). */
+export { refuseLateBookingDecision } from './decisions';
 /** A booking by id, its calendar event forgotten once removed, and those whose workflow never started. */
 export { bookingNamed, forgetCalendarEvent, unstartedBookings } from './bookings';

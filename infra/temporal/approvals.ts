@@ -3,11 +3,10 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import {
   type Approval,
-  approvalStatus,
   type ApprovalView,
   approvalWorkflowId,
-  parkRequest,
-  requireMove,
+  parkGatedCall,
+  refuseLateDecision,
 } from '../../domain/approvals';
 import type { Decision, Gate } from '../../domain/kernel/gate';
 import type { StartJob } from '../../domain/kernel/operation';
@@ -71,8 +70,7 @@ async function decideThroughWorkflow(
     if (refusal) throw refusal;
     if (err instanceof WorkflowUpdateFailedError) throw err;
     // The workflow is gone or ended (expired, withdrawn, decided): the record says where the request stands.
-    const status = await approvalStatus(db, approvalId);
-    requireMove(status, decision.decision === 'approve' ? 'APPROVED' : 'REJECTED');
+    await refuseLateDecision(db, approvalId, decision);
     throw err;
   }
 }
@@ -85,18 +83,8 @@ export function approvalGate(db: DataSource, temporal: () => Promise<Client>, ta
   const start = async (row: Approval) => approvalStarter(await temporal(), taskQueue)(row);
   return {
     park: async (data, call) => {
-      const { row, created } = await parkRequest(data, call);
-      return {
-        parked: {
-          status: 'pending_approval',
-          approval_id: row.id,
-          summary: row.summary,
-          expires_at: row.expires_at.toISOString(),
-          created_at: row.created_at.toISOString(),
-          created,
-        },
-        start: () => start(row),
-      };
+      const { parked, request } = await parkGatedCall(data, call);
+      return { parked, start: () => start(request) };
     },
     decide: async (approvalId, decision) => decideThroughWorkflow(db, await temporal(), approvalId, decision),
     withdrawn: async (approvalId) => {
