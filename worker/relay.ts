@@ -15,8 +15,8 @@ import { RELAY_CHANNEL } from '../domain/kernel/events';
 import { contextFrom, inSpan, SpanKind } from '../domain/kernel/tracing';
 import { deliveryUpkeep, runKey } from '../domain/webhooks';
 import type { Logger } from '../infra/logger';
-import { deliveryStarter } from './start-delivery';
-import { messageStarter } from './start-message';
+import { deliveryStarter } from '../infra/temporal/webhooks';
+import { messageStarter } from '../infra/temporal/conversations';
 
 /** Rows written with a change (an outbox) that each need a workflow started once they commit. */
 export type OutboxSource = {

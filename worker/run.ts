@@ -13,7 +13,7 @@ import { workflowStatus } from '../infra/temporal-client';
 import { checkTemporalEngine } from '../infra/temporal-engine';
 import { SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
 import { ensureSchedules } from './schedules';
-import { deliveryStarter } from './start-delivery';
+import { deliveryStarter } from '../infra/temporal/webhooks';
 import { outboxSources, startRelay } from './relay';
 import { agentScheduler } from '../infra/temporal/agents';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { workflowStatus } from '../../infra/temporal-client';
 import { campaignWorkflowId } from '../../domain/campaigns/views';
-import { messageWorkflowId } from '../../worker/start-message';
+import { messageWorkflowId } from '../../infra/temporal/conversations';
 
 /**
  * One committed outbound message, whatever wrote it. Its status is one of the outbound statuses

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { MessageToStart } from '../domain/conversations';
-import type { StartJob } from '../domain/kernel/operation';
-import { WORKSPACE_ID } from '../domain/kernel/search-attributes';
-import { startOnce } from '../infra/temporal/start-once';
-import { sendMessageWorkflow } from '../workflows/send-message';
+import type { MessageToStart } from '../../domain/conversations';
+import type { StartJob } from '../../domain/kernel/operation';
+import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import { startOnce } from './start-once';
+import { sendMessageWorkflow } from '../../workflows/send-message';
 
 /** `message:<id>`: one sending workflow per outbound message, so a duplicate start is refused by Temporal. */
 export const messageWorkflowId = (messageId: string) => `message:${messageId}`;

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../domain/kernel/search-attributes';
-import { deliveryWorkflowId, type StartDelivery } from '../domain/webhooks';
-import { startOnce } from '../infra/temporal/start-once';
-import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import { deliveryWorkflowId, type StartDelivery } from '../../domain/webhooks';
+import { startOnce } from './start-once';
+import { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
 
 /** The endpoint's host (and port), never its path or query, which may carry an integrator's token. */
 function endpointHost(url: string): string {
