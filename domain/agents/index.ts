@@ -50,8 +50,6 @@ export { ACTION_KINDS } from './entities';
 export type { AgentRunInput } from './workflow-contract';
 /** The steps of an agent's run (its workflow's activities): begin it, do the next batch, finish it. */
 export { beginRun, finishRun, runBatch } from './run';
-/** `agent:<id>`: the id of an agent's Temporal schedule. */
-export { agentScheduleId } from './views';
 /** A cadence in words ("Mon, Wed, Fri at 09:00"), and what Temporal says of an agent's schedule. */
 export { cadenceText } from './views';
 export type { ScheduleState } from './views';

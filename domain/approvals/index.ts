@@ -32,7 +32,6 @@ export const entities = [ApprovalEntity];
 
 export type { Approval } from './entities';
 export type { ApprovalView } from './views';
-export { approvalWorkflowId } from './views';
 export {
   expireApproval,
   parkGatedCall,

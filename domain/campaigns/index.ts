@@ -38,8 +38,6 @@ export { listen } from './reactions';
 
 /** A campaign as stored (the Temporal side names its workflow by it). */
 export type { Campaign } from './entities';
-/** `campaign:<id>`: the id of a campaign's one workflow. */
-export { campaignWorkflowId } from './views';
 /** Sends the next batch of a running campaign (the campaign workflow's activity), and what it did. */
 export { sendBatch } from './engine';
 export type { BatchOutcome, EngineDeps } from './engine';

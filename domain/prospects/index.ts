@@ -3,8 +3,8 @@
  * This file is its public face: nothing outside domain/prospects/ imports anything but this file.
  *
  * It offers its operations (import, start sourcing, list, get, approve, reject), its tables, and what
- * the sourcing workflow's activities, infra and the relay need: a batch's scoring, the run's workflow id
- * and the runs not yet started.
+ * the sourcing workflow's activities, infra and the relay need: a batch's scoring and the runs not yet
+ * started.
  */
 
 import { approveProspect } from './operations/approve';
@@ -32,8 +32,6 @@ export const entities = [ProspectListEntity, SourcingRunEntity, ProspectEntity];
 
 /** Scores the next batch of a sourcing run's list in one transaction (the run's workflow calls it). */
 export { scoreBatch } from './sourcing';
-/** A sourcing run's workflow id: `sourcing:<id>`. */
-export { sourcingWorkflowId } from './views';
 /** A sourcing run, as its table holds it. */
 export type { SourcingRun } from './entities';
 /** The relay's work on sourcing: runs whose workflow has not started. */

@@ -4,7 +4,7 @@
  *
  * It offers its operations, its tables, `listen` (an opportunity follows its lead), and what the quote
  * page's door, the sales timers' activities and the relay need: the page's path, the two timers'
- * operations and workflow ids, and the unstarted timers.
+ * operations, and the unstarted timers.
  */
 
 import { getInvoice } from './operations/invoice-get';
@@ -73,8 +73,6 @@ export { money } from './documents';
 export { expireQuote } from './operations/quote-expire';
 /** Sends an unpaid invoice's first overdue reminder (run by its timer; no door offers it). */
 export { remindOverdueInvoice } from './operations/invoice-remind-overdue';
-/** The timers' workflow ids: `quote:<id>`, `invoice:<id>`. */
-export { invoiceWorkflowId, quoteWorkflowId } from './views';
 /** A quote revision and an invoice, as their tables hold them (what their timers start from). */
 export type { Invoice, Quote } from './entities';
 /** The relay's work on sales: sent quotes and issued invoices whose timers have not started. */

@@ -3,8 +3,8 @@
  * This file is its public face: nothing outside domain/webhooks/ imports anything but this file.
  *
  * It offers its operations and tables; what the delivery workflow's activities need to make and record
- * an attempt (the ladder's rules, the headers, the target check, the secrets); what the worker needs to
- * start and restart deliveries; and, for now, the deliveries and attempts repositories the activities read.
+ * an attempt (the ladder's rules, the headers, the target check, the secrets); what the Temporal side
+ * needs to start and restart deliveries; and, for now, the deliveries and attempts repositories the activities read.
  */
 
 import { listDeliveries } from './operations/delivery-list';
@@ -72,8 +72,6 @@ export { deliveryUpkeep, runKey } from './repository/upkeep';
 export { decryptSecret, encryptSecret, readSecret } from './secrets';
 /** Whether a URL is an allowed target: https and public addresses (unless private targets are allowed). */
 export { checkTarget } from './url-policy';
-/** Starts a delivery's workflow (the worker implements it). */
+/** Starts a delivery's workflow (infra/temporal/ implements it). */
 export type { StartDelivery } from './start-delivery';
-/** A delivery's workflow id: readable, and refused by Temporal if started twice. */
-export { deliveryWorkflowId } from './workflow-ids';
 export { deliveryFanOut } from './fan-out';

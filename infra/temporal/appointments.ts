@@ -1,11 +1,12 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { appointmentWorkflowId, bookingNamed, refuseLateBookingDecision } from '../../domain/appointments';
+import { bookingNamed, refuseLateBookingDecision } from '../../domain/appointments';
 import type { BookingDesk } from '../../domain/kernel/operation';
 import { appointmentWorkflow, decideUpdate } from '../../workflows/appointment';
 import { refusalOf } from './failures';
 import { startOnce } from './start-once';
+import { appointmentWorkflowId } from './workflow-ids';
 
 /**
  * Bookings on Temporal: each waits in `appointment:<id>` (memo and summary say which booking, so the

@@ -1,19 +1,14 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import {
-  type Approval,
-  type ApprovalView,
-  approvalWorkflowId,
-  parkGatedCall,
-  refuseLateDecision,
-} from '../../domain/approvals';
+import { type Approval, type ApprovalView, parkGatedCall, refuseLateDecision } from '../../domain/approvals';
 import type { Decision, Gate } from '../../domain/kernel/gate';
 import type { StartJob } from '../../domain/kernel/operation';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { approvalWorkflow, decideUpdate, withdrawnSignal } from '../../workflows/approval';
 import { refusalOf } from './failures';
 import { startOnce } from './start-once';
+import { approvalWorkflowId } from './workflow-ids';
 
 /**
  * Starts a parked request's workflow, `approval:<id>`, with what an operator filters on in the Web UI

@@ -3,11 +3,9 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { MessageToStart } from '../../domain/conversations';
 import type { StartJob } from '../../domain/kernel/operation';
 import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
-import { startOnce } from './start-once';
 import { sendMessageWorkflow } from '../../workflows/send-message';
-
-/** `message:<id>`: one sending workflow per outbound message, so a duplicate start is refused by Temporal. */
-export const messageWorkflowId = (messageId: string) => `message:${messageId}`;
+import { startOnce } from './start-once';
+import { messageWorkflowId } from './workflow-ids';
 
 /** Starts an outbound message's workflow, with a memo and summary that say in the Web UI what it sends. */
 export const messageStarter =
