@@ -12,7 +12,7 @@ import { approvalStarter } from '../infra/temporal/approvals';
 import { workflowStatus } from '../infra/temporal-client';
 import { checkTemporalEngine } from '../infra/temporal-engine';
 import { SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
-import { ensureSchedules } from './schedules';
+import { ensureSchedules } from '../infra/temporal/schedules';
 import { deliveryStarter } from '../infra/temporal/webhooks';
 import { outboxSources, startRelay } from './relay';
 import { agentScheduler } from '../infra/temporal/agents';

@@ -1,7 +1,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { Logger } from '../infra/logger';
-import { scheduleIds } from '../infra/temporal/workflow-ids';
-import { reconcileDeliveriesWorkflow, retentionWorkflow } from '../workflows/maintenance';
+import type { Logger } from '../logger';
+import { scheduleIds } from './workflow-ids';
+import { reconcileDeliveriesWorkflow, retentionWorkflow } from '../../workflows/maintenance';
 
 /**
  * Creates the maintenance schedules if they do not exist yet (every worker tries; the first wins).
