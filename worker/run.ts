@@ -64,6 +64,13 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     namespace: config.temporalNamespace,
     plugins: [temporalTracing()],
   });
+  // Paired before the worker runs: an outbox without its starter (or the reverse) stops the start.
+  const sources = outboxSources(
+    db,
+    client,
+    config.temporalTaskQueue,
+    agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
+  );
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -99,12 +106,7 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     databaseUrl: config.databaseUrl,
     log,
     onStart: metrics.relay.started,
-    sources: outboxSources(
-      db,
-      client,
-      config.temporalTaskQueue,
-      agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
-    ),
+    sources,
   });
   await relay.ready;
   metrics.relay.watch(relay.lag);

@@ -39,6 +39,9 @@ export const operations = {
 /** Its tables. */
 export const entities = [AgentEntity, AgentRunEntity, AgentDraftEntity, AgentActionEntity, HandoffEntity];
 
+/** Its outbox: agents whose schedule is behind their state (the relay reads it). */
+export { outboxes } from './outboxes';
+
 /** How it reacts to the areas below it: the chasing agent reads a reply; a person's reply ends a hand-over. */
 export { listen } from './reactions';
 
@@ -53,5 +56,3 @@ export { beginRun, finishRun, runBatch } from './run';
 /** A cadence in words ("Mon, Wed, Fri at 09:00"), and what Temporal says of an agent's schedule. */
 export { cadenceText } from './views';
 export type { ScheduleState } from './views';
-/** The relay's work on agents (schedules behind their agent's state), and the key of an agent's state. */
-export { agentSyncKey, agentUpkeep } from './repository/upkeep';

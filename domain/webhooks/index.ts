@@ -44,6 +44,9 @@ export const operations = {
 /** Its tables. */
 export const entities = [EndpointEntity, DeliveryEntity, AttemptEntity, NotificationEntity];
 
+/** Its outbox: deliveries waiting for their workflows (the relay reads it). */
+export { outboxes } from './outboxes';
+
 /** How the REST reference groups its routes and the events it delivers. */
 export { AREA } from './area';
 /** Attempts in one ladder, and how long one attempt may take. */
@@ -66,8 +69,8 @@ export { recordAttempt } from './record-attempt';
 export type { AttemptTarget } from './repository/attempts';
 /** An attempt's target, read at its start, and the cancelling of a delivery no longer wanted. */
 export { attemptTarget, cancelDelivery } from './attempt-target';
-/** The background work on deliveries (the relay, the reconciler, the purge), and the name of one run. */
-export { deliveryUpkeep, runKey } from './repository/upkeep';
+/** The background work on deliveries (the reconciler, the purge). */
+export { deliveryUpkeep } from './repository/upkeep';
 /** Secrets stored encrypted under SECRETS_KEY: sealed, opened, or opened when the key still can. */
 export { decryptSecret, encryptSecret, readSecret } from './secrets';
 /** Whether a URL is an allowed target: https and public addresses (unless private targets are allowed). */
