@@ -7,10 +7,11 @@ import { jobNames } from './temporal/workflow-ids';
 
 /**
  * The ports every production process (the API, the worker, the admin CLI) runs operations with, built
- * whole, for its root to compose with the areas (`composeServices`): the approval gate, the campaign waker, the booking desk, the agents' schedules and the
- * cancelling of timers and deliveries on Temporal, reached through `temporal` (dialled at first use, so
- * the API serves REST whether or not Temporal is up yet), and the jobs' names; the keys, the mail
- * signing and the feedback domains from the configuration.
+ * whole, for its root to compose with the areas (`composeServices`): the approval gate, the campaign
+ * waker, the booking desk, the agents' schedules and the cancelling of timers and deliveries on
+ * Temporal, reached through `temporal` (dialled at first use, so the API serves REST whether or not
+ * Temporal is up yet), and the jobs' names; the keys, the mail signing and the feedback domains from
+ * the configuration.
  * The Temporal adapters' modules load at their first use too: most admin commands never need them,
  * and they are about 0.4 s of a call's start.
  */
