@@ -2,6 +2,7 @@ import { operatorActor } from '../domain/kernel/actor';
 import { Data } from '../domain/kernel/data';
 import { DomainError } from '../domain/kernel/errors';
 import { refusalsAsFailures } from '../infra/temporal/failures';
+import { appointmentWorkflowId } from '../infra/temporal/workflow-ids';
 import type { BookingDecision, Services } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
 import {
@@ -10,7 +11,6 @@ import {
   forgetCalendarEvent,
   appointmentView,
   type AppointmentView,
-  appointmentWorkflowId,
   calendarOf,
   OPEN,
   recordOutcome,

@@ -1,6 +1,6 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import type { WorkflowCanceller } from '../domain/kernel/operation';
+import type { Ports } from '../domain/kernel/operation';
 import {
   ATTEMPT_TIMEOUT_MS,
   attemptTarget,
@@ -26,7 +26,7 @@ export type DeliveryDeps = {
   clock: () => Date;
   secretsKey: Buffer;
   allowPrivateTargets: boolean;
-  cancelWorkflows: WorkflowCanceller;
+  cancelWorkflows: Ports['webhooks']['cancelWorkflows'];
   /** Attempts this process makes to one endpoint at once (WEBHOOK_ENDPOINT_CONCURRENCY). */
   endpointConcurrency?: number;
   metrics?: ActivityMetrics;
@@ -176,7 +176,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
       outcome,
       nextAttemptAt: outcome === 'retry' ? new Date(endedAt + waitMs!) : null,
     });
-    if (recorded.cancelWorkflows.length > 0) await deps.cancelWorkflows(recorded.cancelWorkflows);
+    if (recorded.cancelled.length > 0) await deps.cancelWorkflows(recorded.cancelled);
     // Counted once recorded: a re-run of this attempt answers from the record and counts nothing.
     metrics.attempt(recorded.recorded ? outcome : 'cancelled', durationMs / 1000);
     if (recorded.disabled) metrics.endpointDisabled();

@@ -1,17 +1,17 @@
 import type { DataSource } from 'typeorm';
-import { type Approval, approvalWorkflowId, unstartedApprovals } from '../domain/approvals';
-import { appointmentWorkflowId, unstartedBookings } from '../domain/appointments';
+import { type Approval, unstartedApprovals } from '../domain/approvals';
+import { unstartedBookings } from '../domain/appointments';
 import { messageUpkeep } from '../domain/conversations';
 import { writeAudit } from '../domain/kernel/audit';
 import { Data } from '../domain/kernel/data';
 import type { StartJob } from '../domain/kernel/operation';
 import { purgeAuditRows, purgeIdempotencyKeys } from '../domain/kernel/retention';
+import { ATTEMPTS_PER_LADDER, deliveryUpkeep, type StartDelivery } from '../domain/webhooks';
 import {
-  ATTEMPTS_PER_LADDER,
-  deliveryUpkeep,
+  approvalWorkflowId,
+  appointmentWorkflowId,
   deliveryWorkflowId,
-  type StartDelivery,
-} from '../domain/webhooks';
+} from '../infra/temporal/workflow-ids';
 
 /** A workflow's state as Temporal reports it (`RUNNING`, `TERMINATED`...), or `NOT_FOUND`. */
 type WorkflowStatusOf = (workflowId: string) => Promise<string>;

@@ -1,7 +1,8 @@
 import { operatorActor } from '../domain/kernel/actor';
 import type { Services } from '../domain/kernel/operation';
 import { runOperation } from '../domain/kernel/runner';
-import { expireQuote, invoiceWorkflowId, quoteWorkflowId, remindOverdueInvoice } from '../domain/sales';
+import { expireQuote, remindOverdueInvoice } from '../domain/sales';
+import { invoiceWorkflowId, quoteWorkflowId } from '../infra/temporal/workflow-ids';
 
 /** The sales timers' work, through the runner like any change (its events, its audit row). */
 export const createSalesActivities = (services: Services) => ({

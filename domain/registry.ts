@@ -10,6 +10,7 @@ import * as identity from './identity';
 import { onAuthorityLost, registerOperations } from './kernel/gate';
 import { Data } from './kernel/data';
 import type { AnyOperation, Ports, Services } from './kernel/operation';
+import type { AnyOutbox } from './kernel/outbox';
 import { plugAreas } from './kernel/wiring';
 import * as leads from './leads';
 import * as prospects from './prospects';
@@ -48,6 +49,19 @@ if (byName.size !== declared) throw new Error('two operations share a name');
 
 /** The operation registered under `name` (`lead.set_status`), or undefined. */
 export const operationNamed = (name: string): AnyOperation | undefined => byName.get(name);
+
+/**
+ * Every outbox, by area, in the areas' order: rows written with a change that each need a durable job
+ * started (the relay reads them, woken by the NOTIFY that names one).
+ */
+const outboxes: readonly AnyOutbox[] = AREAS.flatMap((area) =>
+  'outboxes' in area ? Object.values<AnyOutbox>(area.outboxes) : [],
+);
+if (new Set(outboxes.map((o) => o.name)).size !== outboxes.length)
+  throw new Error('two outboxes share a name');
+
+/** Every registered outbox. */
+export const allOutboxes = (): readonly AnyOutbox[] => outboxes;
 
 let wired = false;
 

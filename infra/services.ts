@@ -1,14 +1,17 @@
 import { createPublicKey } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import type { Ports, WorkflowCanceller } from '../domain/kernel/operation';
+import type { Ports } from '../domain/kernel/operation';
 import type { Config } from './config';
+import { jobNames } from './temporal/workflow-ids';
 
 /**
  * The ports every production process (the API, the worker, the admin CLI) runs operations with, built
- * whole, for its root to compose with the areas (`composeServices`): the approval gate, the campaign waker, the booking desk and the agents' schedules on
+ * whole, for its root to compose with the areas (`composeServices`): the approval gate, the campaign
+ * waker, the booking desk, the agents' schedules and the cancelling of timers and deliveries on
  * Temporal, reached through `temporal` (dialled at first use, so the API serves REST whether or not
- * Temporal is up yet); the keys, the mail signing and the feedback domains from the configuration.
+ * Temporal is up yet), and the jobs' names; the keys, the mail signing and the feedback domains from
+ * the configuration.
  * The Temporal adapters' modules load at their first use too: most admin commands never need them,
  * and they are about 0.4 s of a call's start.
  */
@@ -18,11 +21,6 @@ export function productionPorts(
   temporal: () => Promise<Client>,
 ): Ports & { db: DataSource } {
   const workflows = lazyWorkflows(db, config, temporal);
-  const cancelWorkflows: WorkflowCanceller = async (ids) => {
-    if (ids.length === 0) return;
-    const { workflowCanceller } = await import('./temporal-client.js');
-    await workflowCanceller(await temporal())(ids);
-  };
   const dkim = config.smtp?.dkim;
   return {
     db,
@@ -37,12 +35,13 @@ export function productionPorts(
       decide: async (id, decision) => (await workflows()).appointments.decide(id, decision),
     },
     agents: { schedule: async (id) => (await workflows()).agents.describe(id) },
-    cancelTimers: cancelWorkflows,
+    cancelTimers: { invoiceDue: async (id) => (await workflows()).timers.invoiceDue(id) },
+    jobNames,
     secretsKey: config.secretsKey,
     webhooks: {
       secretsKey: config.secretsKey,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
-      cancelWorkflows,
+      cancelWorkflows: async (deliveries) => (await workflows()).deliveries(deliveries),
     },
     mailFeedbackDomains: config.mailFeedbackDomains,
     ...(config.smtp &&
@@ -64,11 +63,20 @@ export function productionPorts(
 function lazyWorkflows(db: DataSource, config: Config, temporal: () => Promise<Client>) {
   let loaded: ReturnType<typeof load> | undefined;
   const load = async () => {
-    const [{ approvalGate }, { campaignWaker }, { bookingDesk }, { agentScheduler }] = await Promise.all([
+    const [
+      { approvalGate },
+      { campaignWaker },
+      { bookingDesk },
+      { agentScheduler },
+      { timerCanceller },
+      { deliveryCanceller },
+    ] = await Promise.all([
       import('./temporal/approvals.js'),
       import('./temporal/campaigns.js'),
       import('./temporal/appointments.js'),
       import('./temporal/agents.js'),
+      import('./temporal/sales.js'),
+      import('./temporal/webhooks.js'),
     ]);
     const queue = config.temporalTaskQueue;
     return {
@@ -76,6 +84,8 @@ function lazyWorkflows(db: DataSource, config: Config, temporal: () => Promise<C
       campaigns: campaignWaker(temporal),
       appointments: bookingDesk(db, temporal, queue),
       agents: agentScheduler(temporal, queue),
+      timers: timerCanceller(temporal),
+      deliveries: deliveryCanceller(temporal),
     };
   };
   return () => (loaded ??= load());

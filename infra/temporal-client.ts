@@ -1,10 +1,9 @@
 import { Client, Connection, WorkflowNotFoundError, type ClientPlugin } from '@temporalio/client';
-import type { WorkflowCanceller } from '../domain/kernel/operation';
 
 /** Cancels workflows by id; one already finished or never started is not an error. */
 export const workflowCanceller =
-  (client: Client): WorkflowCanceller =>
-  async (ids) => {
+  (client: Client) =>
+  async (ids: string[]): Promise<void> => {
     await Promise.all(
       ids.map(async (id) => {
         try {

@@ -21,7 +21,7 @@ import { startTracing, temporalTracing } from '../infra/tracing';
 import { repoRoot } from '../tooling/paths';
 import { ensureTemporalBinaries } from '../tooling/temporal-bin';
 import { installWorkerRuntime } from '../worker/runtime';
-import { scheduleIds } from '../worker/schedules';
+import { scheduleIds } from '../infra/temporal/workflow-ids';
 import {
   agentRunWorkflow,
   appointmentWorkflow,

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Ports, Services } from '../domain/kernel/operation';
 import { composeServices } from '../domain/registry';
 import { loadConfig } from '../infra/config';
+import { jobNames } from '../infra/temporal/workflow-ids';
 
 /** The services' settings as configured by default (the URLs are never dialled here). */
 export const SERVICE_DEFAULTS = loadConfig({
@@ -16,8 +17,9 @@ const nothingWaits = async () => undefined;
  * The composition root of the tests (and the benches, the chaos suite and the seed scripts): services
  * whole, as every door's root builds them, with the parts a process without Temporal does not reach
  * standing in plainly. No gated call parks (a test that parks passes the gate on Temporal), no
- * workflow is woken, started or cancelled, nobody can ask for an agent's schedule; the keys are the
- * default configuration's. A test passes what it exercises in `ports`.
+ * workflow is woken, started or cancelled, nobody can ask for an agent's schedule; the jobs are named
+ * as in production and the keys are the default configuration's. A test passes what it exercises in
+ * `ports`.
  */
 export function testServices(db: DataSource, ports: Partial<Ports> = {}): Services {
   return composeServices({
@@ -34,7 +36,8 @@ export function testServices(db: DataSource, ports: Partial<Ports> = {}): Servic
       decide: () => Promise.reject(new Error('a booking decision needs the test to pass its desk')),
     },
     agents: { schedule: nothingWaits },
-    cancelTimers: nothingWaits,
+    cancelTimers: { invoiceDue: nothingWaits },
+    jobNames,
     secretsKey: SERVICE_DEFAULTS.secretsKey,
     webhooks: {
       secretsKey: SERVICE_DEFAULTS.secretsKey,
@@ -45,3 +48,6 @@ export function testServices(db: DataSource, ports: Partial<Ports> = {}): Servic
     ...ports,
   });
 }
+
+/** For callers with nothing to cancel (tests and benchmarks that check the database only). */
+export const noCanceller: Ports['webhooks']['cancelWorkflows'] = async () => undefined;

@@ -1,22 +1,14 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { agentSyncKey, agentUpkeep } from '../domain/agents';
-import type { AgentScheduler } from '../infra/temporal/agents';
-import { campaignUpkeep } from '../domain/campaigns';
-import { campaignStarter } from '../infra/temporal/campaigns';
-import { sourcingUpkeep } from '../domain/prospects';
-import { sourcingStarter } from '../infra/temporal/prospects';
-import { salesUpkeep } from '../domain/sales';
-import { invoiceTimerStarter, quoteTimerStarter } from '../infra/temporal/sales';
-import { messageUpkeep } from '../domain/conversations';
 import { Data } from '../domain/kernel/data';
 import { RELAY_CHANNEL } from '../domain/kernel/events';
+import type { AnyOutbox } from '../domain/kernel/outbox';
 import { contextFrom, inSpan, SpanKind } from '../domain/kernel/tracing';
-import { deliveryUpkeep, runKey } from '../domain/webhooks';
+import { allOutboxes } from '../domain/registry';
 import type { Logger } from '../infra/logger';
-import { deliveryStarter } from './start-delivery';
-import { messageStarter } from './start-message';
+import type { AgentScheduler } from '../infra/temporal/agents';
+import { outboxStarters, type OutboxStarter } from '../infra/temporal/outbox-starters';
 
 /** Rows written with a change (an outbox) that each need a workflow started once they commit. */
 export type OutboxSource = {
@@ -27,36 +19,23 @@ export type OutboxSource = {
   key: (row: unknown) => string;
   start: (row: unknown) => Promise<void>;
   /** A cap per group (an endpoint, a workspace) on rows started and not yet under way (`inFlightPerGroup`). */
-  fair?: Fairness<unknown>;
+  fair?: Fairness;
   /** The trace the row was written in (its `traceparent`), which its start continues. */
   traced?: (row: unknown) => string | null | undefined;
 };
 
-type Fairness<T> = {
-  /**
-   * What the cap counts by: a webhook endpoint (within a workspace, a slow receiver's deliveries wait
-   * in their workflows and must not hold back its other endpoints), a workspace's messages.
-   */
-  group: (row: T) => string;
-  /** The row's workspace: while more than one workspace is busy, each group's cap is the shared one. */
-  workspace: (row: T) => string;
-  /** Of these keys, those whose row still waits for its workflow's first record. */
+/** An outbox's fairness (`OutboxDeclaration['fair']`), its still-starting rows read from the database. */
+type Fairness = {
+  group: (row: unknown) => string;
+  workspace: (row: unknown) => string;
   stillStarting: (keys: string[]) => Promise<string[]>;
 };
 
-const source = <T>(s: {
-  name: string;
-  unstarted: (limit: number, startedMeanwhile: string[]) => Promise<T[]>;
-  key: (row: T) => string;
-  start: (row: T) => Promise<void>;
-  fair?: Fairness<T>;
-  traced?: (row: T) => string | null | undefined;
-}): OutboxSource => s as OutboxSource;
-
 /**
- * The service's outboxes: webhook deliveries, outbound messages, launched campaigns, sourcing runs, sent
- * quotes' and issued invoices' timers, and agents whose
- * Temporal schedule is behind their status (or that have a run to start).
+ * The service's outboxes, as the areas declare them (domain/registry.ts collects them), each with its
+ * starter from infra/temporal/: webhook deliveries, outbound messages, launched campaigns, sourcing
+ * runs, sent quotes' and issued invoices' timers, and agents whose Temporal schedule is behind their
+ * status (or that have a run to start).
  */
 export function outboxSources(
   db: DataSource,
@@ -65,80 +44,51 @@ export function outboxSources(
   agents: AgentScheduler,
 ): OutboxSource[] {
   // Every workspace's rows.
-  const all = new Data(db.manager, undefined);
-  const deliveries = deliveryUpkeep(all);
-  const messages = messageUpkeep(all);
-  const campaigns = campaignUpkeep(all);
-  const agentRows = agentUpkeep(all);
-  const sourcing = sourcingUpkeep(all);
-  const sales = salesUpkeep(all);
-  const startQuoteTimer = quoteTimerStarter(client, taskQueue);
-  const startInvoiceTimer = invoiceTimerStarter(client, taskQueue);
-  return [
-    source({
-      name: 'webhook delivery',
-      unstarted: deliveries.unstarted,
-      key: runKey,
-      start: deliveryStarter(client, taskQueue),
-      fair: {
-        group: (d) => d.endpoint_id,
-        workspace: (d) => d.workspace_id,
-        stillStarting: deliveries.stillStarting,
-      },
-      traced: (d) => d.traceparent,
-    }),
-    source({
-      name: 'message',
-      unstarted: messages.unstarted,
-      key: (m) => m.id,
-      start: messageStarter(client, taskQueue),
-      fair: {
-        group: (m) => m.workspace_id,
-        workspace: (m) => m.workspace_id,
-        stillStarting: messages.stillStarting,
-      },
-      traced: (m) => m.traceparent,
-    }),
-    source({
-      name: 'campaign',
-      unstarted: campaigns.unstarted,
-      key: (c) => c.id,
-      start: campaignStarter(client, taskQueue),
-    }),
-    source({
-      name: 'sourcing run',
-      unstarted: sourcing.unstarted,
-      key: (r) => r.id,
-      start: sourcingStarter(client, taskQueue),
-    }),
-    source({
-      name: 'quote expiry',
-      unstarted: sales.unstartedQuotes,
-      key: (q) => q.id,
-      start: async (q) => {
-        await startQuoteTimer(q);
-        await sales.quoteTimerStarted(q.id);
-      },
-    }),
-    source({
-      name: 'invoice due date',
-      unstarted: sales.unstartedInvoices,
-      key: (i) => i.id,
-      start: async (i) => {
-        await startInvoiceTimer(i);
-        await sales.invoiceTimerStarted(i.id);
-      },
-    }),
-    source({
-      name: 'agent schedule',
-      unstarted: agentRows.unsynced,
-      key: agentSyncKey,
-      start: async (a) => {
-        await agents.sync(a, a.timezone);
-        await agentRows.synced(a);
-      },
-    }),
-  ];
+  return sourcesOf(allOutboxes(), outboxStarters(client, taskQueue, agents), new Data(db.manager, undefined));
+}
+
+/**
+ * Pairs each outbox with its starter by name, in the starters' order, reading and marking rows through
+ * `data`; a row's start, then its mark where the outbox marks its rows (`started`). An outbox without a
+ * starter, or a starter without an outbox, is a wiring fault: it throws, so the worker does not start.
+ */
+export function sourcesOf(
+  outboxes: readonly AnyOutbox[],
+  starters: readonly OutboxStarter[],
+  data: Data,
+): OutboxSource[] {
+  const declared = new Map(outboxes.map((o) => [o.name, o]));
+  const startable = new Set(starters.map((s) => s.outbox));
+  const unstartable = outboxes.filter((o) => !startable.has(o.name)).map((o) => o.name);
+  const undeclared = starters.filter((s) => !declared.has(s.outbox)).map((s) => s.outbox);
+  if (unstartable.length > 0 || undeclared.length > 0 || startable.size !== starters.length)
+    throw new Error(
+      `every outbox needs one starter (infra/temporal/outbox-starters.ts) and every starter its outbox: ` +
+        `no starter for [${unstartable.join(', ')}], no outbox for [${undeclared.join(', ')}]` +
+        (startable.size !== starters.length ? ', and two starters share an outbox' : ''),
+    );
+  return starters.map(({ outbox: name, start }) => {
+    const { unstarted, key, fair, traced, started } = declared.get(name)!;
+    return {
+      name,
+      unstarted: (limit, startedMeanwhile) => unstarted(data, limit, startedMeanwhile),
+      key,
+      start: started
+        ? async (row) => {
+            await start(row);
+            await started(data, row);
+          }
+        : start,
+      ...(fair && {
+        fair: {
+          group: fair.group,
+          workspace: fair.workspace,
+          stillStarting: (keys: string[]) => fair.stillStarting(data, keys),
+        },
+      }),
+      ...(traced && { traced }),
+    };
+  });
 }
 
 export type RelayOptions = {

@@ -12,8 +12,8 @@ import { approvalStarter } from '../infra/temporal/approvals';
 import { workflowStatus } from '../infra/temporal-client';
 import { checkTemporalEngine } from '../infra/temporal-engine';
 import { SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
-import { ensureSchedules } from './schedules';
-import { deliveryStarter } from './start-delivery';
+import { ensureSchedules } from '../infra/temporal/schedules';
+import { deliveryStarter } from '../infra/temporal/webhooks';
 import { outboxSources, startRelay } from './relay';
 import { agentScheduler } from '../infra/temporal/agents';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
@@ -64,6 +64,13 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     namespace: config.temporalNamespace,
     plugins: [temporalTracing()],
   });
+  // Paired before the worker runs: an outbox without its starter (or the reverse) stops the start.
+  const sources = outboxSources(
+    db,
+    client,
+    config.temporalTaskQueue,
+    agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
+  );
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -99,12 +106,7 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     databaseUrl: config.databaseUrl,
     log,
     onStart: metrics.relay.started,
-    sources: outboxSources(
-      db,
-      client,
-      config.temporalTaskQueue,
-      agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
-    ),
+    sources,
   });
   await relay.ready;
   metrics.relay.watch(relay.lag);

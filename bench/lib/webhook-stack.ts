@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { createWorkspace } from '../../domain/identity/operations/workspace-create';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { generateSigningSecret } from '../../domain/webhooks/secrets';
-import { noCanceller } from '../../domain/webhooks/workflow-ids';
+import { noCanceller } from '../../tooling/services';
 import type { Logger } from '../../infra/logger';
 import { labelled, type Stops } from '../../tooling/cleanup';
 import { repoRoot } from '../../tooling/paths';

@@ -1,4 +1,4 @@
-import { deliveryWorkflowId } from '../../domain/webhooks/workflow-ids';
+import { deliveryWorkflowId } from '../../infra/temporal/workflow-ids';
 import { workflowStatus } from '../../infra/temporal-client';
 import { waitFor } from '../../tooling/processes';
 import type { Check } from '../lib/invariants';

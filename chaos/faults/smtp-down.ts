@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { campaignWorkflowId } from '../../domain/campaigns/views';
+import { campaignWorkflowId } from '../../infra/temporal/workflow-ids';
 import { workflowStatus } from '../../infra/temporal-client';
 import { waitFor } from '../../tooling/processes';
 import type { Check } from '../lib/invariants';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deliveryWorkflowId } from '../../domain/webhooks/workflow-ids';
+import { deliveryWorkflowId } from '../../infra/temporal/workflow-ids';
 import type { Logger } from '../../infra/logger';
 import { workflowStatus } from '../../infra/temporal-client';
 import { findDuplicates } from './duplicates';

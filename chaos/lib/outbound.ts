@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { workflowStatus } from '../../infra/temporal-client';
-import { campaignWorkflowId } from '../../domain/campaigns/views';
-import { messageWorkflowId } from '../../worker/start-message';
+import { campaignWorkflowId, messageWorkflowId } from '../../infra/temporal/workflow-ids';
 
 /**
  * One committed outbound message, whatever wrote it. Its status is one of the outbound statuses

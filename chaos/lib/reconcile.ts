@@ -1,6 +1,6 @@
 import type { ReconcileReport } from '../../activities/maintenance';
 import { waitFor } from '../../tooling/processes';
-import { scheduleIds } from '../../worker/schedules';
+import { scheduleIds } from '../../infra/temporal/workflow-ids';
 import type { reconcileDeliveriesWorkflow } from '../../workflows/maintenance';
 import type { ChaosStack } from './stack';
 import { within } from './within';

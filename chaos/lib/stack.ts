@@ -8,7 +8,7 @@ import { openDatabase } from '../../domain/data-source';
 import { operatorActor } from '../../domain/kernel/actor';
 import { runOperation } from '../../domain/kernel/runner';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
-import { noCanceller } from '../../domain/webhooks/workflow-ids';
+import { noCanceller } from '../../tooling/services';
 import type { Logger } from '../../infra/logger';
 import type { Stops } from '../../tooling/cleanup';
 import { makeWorkspace } from '../../tooling/fixtures';

@@ -39,6 +39,9 @@ export const operations = {
 /** Its tables. */
 export const entities = [AgentEntity, AgentRunEntity, AgentDraftEntity, AgentActionEntity, HandoffEntity];
 
+/** Its outbox: agents whose schedule is behind their state (the relay reads it). */
+export { outboxes } from './outboxes';
+
 /** How it reacts to the areas below it: the chasing agent reads a reply; a person's reply ends a hand-over. */
 export { listen } from './reactions';
 
@@ -50,10 +53,6 @@ export { ACTION_KINDS } from './entities';
 export type { AgentRunInput } from './workflow-contract';
 /** The steps of an agent's run (its workflow's activities): begin it, do the next batch, finish it. */
 export { beginRun, finishRun, runBatch } from './run';
-/** `agent:<id>`: the id of an agent's Temporal schedule. */
-export { agentScheduleId } from './views';
 /** A cadence in words ("Mon, Wed, Fri at 09:00"), and what Temporal says of an agent's schedule. */
 export { cadenceText } from './views';
 export type { ScheduleState } from './views';
-/** The relay's work on agents (schedules behind their agent's state), and the key of an agent's state. */
-export { agentSyncKey, agentUpkeep } from './repository/upkeep';

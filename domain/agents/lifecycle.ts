@@ -45,5 +45,5 @@ export const checked =
 export const changeState = async (ctx: OperationContext, a: Agent, values: Partial<Agent>, resync = true) => {
   const changed = await agentsIn(ctx.data.in(a.workspace_id)).change(a.id, values, { resync });
   ctx.audit(a.workspace_id, { agent_id: a.id, from: a.status, to: changed.status });
-  return agentView(changed);
+  return agentView(changed, ctx.services.jobNames);
 };

@@ -29,13 +29,16 @@ const AGENT_WINDOW: SendWindow = { weekdays: [1, 2, 3, 4, 5, 6, 7], start_hour: 
 
 const DAY_MS = 24 * 3_600_000;
 
-/** The agent as an actor: confined to its workspace and its type's scopes; audited under door `agent`. */
+/**
+ * The agent as an actor: confined to its workspace and its type's scopes; audited under door `agent`,
+ * with its run's workflow as the request (the agent's id where it acts outside a run: only in tests).
+ */
 export const agentActor = (a: Agent, run?: AgentRun): Actor => ({
   type: 'agent',
   agentId: a.id,
   workspaceId: a.workspace_id,
   scopes: AGENT_SCOPES[a.type],
-  ctx: { door: 'agent', requestId: run?.workflow_id ?? `agent:${a.id}` },
+  ctx: { door: 'agent', requestId: run?.workflow_id ?? a.id },
 });
 
 const unconfined = (m: EntityManager) => new Data(m, undefined);

@@ -10,6 +10,7 @@ import {
   string,
   uuid,
 } from '../kernel/shapes';
+import type { JobNames } from '../kernel/operation';
 import {
   ACTION_KINDS,
   AGENT_STATUSES,
@@ -26,9 +27,6 @@ import {
 } from './entities';
 import { cadenceField, limitsField, sourcesField } from './schemas';
 
-/** `agent:<id>`: the agent's Temporal Schedule; its runs are `agent:<id>-<time>`. */
-export const agentScheduleId = (agentId: string) => `agent:${agentId}`;
-
 const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
 /** "Mon, Wed, Fri at 09:00" */
@@ -43,7 +41,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /** What Temporal says of the agent's schedule (an operator may have paused it in the Web UI). */
 export type ScheduleState = { exists: boolean; paused: boolean; note: string | null; next_runs: string[] };
 
-export const agentView = (a: Agent, schedule?: ScheduleState) => ({
+/** An agent as every door shows it, with its Temporal schedule's name (`names`) and, asked, its state. */
+export const agentView = (a: Agent, names: JobNames, schedule?: ScheduleState) => ({
   id: a.id,
   name: a.name,
   type: a.type,
@@ -53,7 +52,7 @@ export const agentView = (a: Agent, schedule?: ScheduleState) => ({
   limits: a.limits,
   review_level: a.review_level,
   template_version: a.template_version,
-  schedule_id: agentScheduleId(a.id),
+  schedule_id: names.agentSchedule(a.id),
   ...(schedule ? { schedule } : {}),
   created_at: a.created_at.toISOString(),
   updated_at: a.updated_at.toISOString(),

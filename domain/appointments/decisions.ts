@@ -1,9 +1,11 @@
+import type { DataSource } from 'typeorm';
 import * as yup from 'yup';
 import { actorRef } from '../kernel/actor';
 import { DomainError, notFound } from '../kernel/errors';
 import { describe } from '../kernel/json-schema';
 import { defineOperation, type BookingDecision } from '../kernel/operation';
 import { LEADS_WRITE } from '../leads';
+import { bookingNamed } from './bookings';
 import { appointmentsIn } from './repository/appointments';
 import type { AppointmentStatus } from './rules';
 import { APPOINTMENT, type AppointmentView } from './views';
@@ -18,6 +20,9 @@ const reasonField = (required: boolean) =>
       .max(500, 'reason must be at most 500 characters'),
     'Why, in a sentence; recorded and sent in meeting.cancelled.',
   );
+
+/** What a decision makes of a booking, as a refusal says it cannot be done. */
+const DONE = { confirm: 'confirmed', decline: 'declined', cancel: 'cancelled' } as const;
 
 type Spec = {
   action: BookingDecision['action'];
@@ -69,7 +74,7 @@ export const decide = (s: Spec) =>
       if (!s.from.includes(row.status))
         throw new DomainError(
           'conflict',
-          `The appointment is ${row.status}; only a ${s.from.join(' or ')} one can be ${s.action === 'confirm' ? 'confirmed' : s.action === 'decline' ? 'declined' : 'cancelled'}.`,
+          `The appointment is ${row.status}; only a ${s.from.join(' or ')} one can be ${DONE[s.action]}.`,
           { field: 'appointmentId', status: row.status },
         );
       const now = ctx.services.clock?.() ?? new Date();
@@ -85,3 +90,25 @@ export const decide = (s: Spec) =>
       })) as AppointmentView;
     },
   });
+
+/**
+ * A person's decision that the booking's workflow did not take, because it has ended (the start
+ * passed, or it was declined or cancelled) or, `workflowGone`, Temporal has no such workflow: refused
+ * saying where the booking stands, or not found. Returns only where the booking still waits and its
+ * workflow is there, so the caller's own failure stands.
+ */
+export async function refuseLateBookingDecision(
+  db: DataSource,
+  appointmentId: string,
+  action: BookingDecision['action'],
+  workflowGone: boolean,
+): Promise<void> {
+  const row = await bookingNamed(db, appointmentId);
+  if (!row) throw notFound('appointment');
+  if (workflowGone || row.status !== 'PENDING')
+    throw new DomainError(
+      'conflict',
+      `The appointment is ${row.status} and its start has passed or it is closed; it cannot be ${DONE[action]} now.`,
+      { field: 'appointmentId', status: row.status },
+    );
+}

@@ -3,8 +3,8 @@
  * This file is its public face: nothing outside domain/appointments/ imports anything but this file.
  *
  * It offers its operations (list, get, book, confirm, decline, cancel, mark a no-show), its table, and
- * what the booking's workflow activities need: the booking's calendar, its view and workflow id, and
- * the operation that records where a booking now stands.
+ * what the booking's workflow activities and the booking desk need: the booking's calendar, its view,
+ * the operation that records where a booking now stands, and the refusal of a decision come too late.
  */
 
 import { bookAppointment } from './operations/book';
@@ -43,7 +43,7 @@ export { instantOf } from './time';
 /** A booking as every door shows it. */
 export { appointmentView } from './views';
 export type { AppointmentView } from './views';
-/** The booking's workflow id: `appointment:<id>`. */
-export { appointmentWorkflowId } from './views';
+/** A decision its workflow did not take, refused saying where the booking stands (the booking desk's). */
+export { refuseLateBookingDecision } from './decisions';
 /** A booking by id, its calendar event forgotten once removed, and those whose workflow never started. */
 export { bookingNamed, forgetCalendarEvent, unstartedBookings } from './bookings';

@@ -2,8 +2,6 @@ import { dateTime, nullable, object, oneOf, page, string, uuid, boolean } from '
 import type { Appointment } from './entities';
 import { APPOINTMENT_STATUSES } from './rules';
 
-export const appointmentWorkflowId = (id: string) => `appointment:${id}`;
-
 export const appointmentView = (a: Appointment) => ({
   id: a.id,
   lead_id: a.lead_id,

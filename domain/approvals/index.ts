@@ -3,9 +3,10 @@
  * This file is its face: nothing outside domain/approvals/ imports anything but this file.
  *
  * It offers its operations and its table; the approval gate's steps, which the gate's Temporal adapter
- * (infra/temporal/approvals.ts) and its activities call (park a request, record a decision, run the
- * approved request, expire it); how a request reads as an MCP task; and, for identity's loss of
- * authority, the withdrawal of what was parked on it.
+ * (infra/temporal/approvals.ts) and its activities call (park a call and say what it answers, refuse
+ * a decision its ended workflow did not take, record a decision, run the approved request, expire it);
+ * how a request reads as an MCP task; and, for identity's loss of authority, the withdrawal of what was
+ * parked on it.
  */
 
 import { ApprovalEntity } from './entities';
@@ -31,16 +32,14 @@ export const entities = [ApprovalEntity];
 
 export type { Approval } from './entities';
 export type { ApprovalView } from './views';
-export { approvalWorkflowId } from './views';
 export {
-  approvalStatus,
   expireApproval,
-  parkRequest,
+  parkGatedCall,
   readApproval,
   recordDecision,
+  refuseLateDecision,
   unstartedApprovals,
   withdrawOnLostAuthority,
 } from './lifecycle';
-export { requireMove } from './rules';
 export { runApproved } from './run-approved';
 export { taskOf, taskOfParked, type TaskState } from './tasks';

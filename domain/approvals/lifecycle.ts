@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { writeAudit } from '../kernel/audit';
 import { Data } from '../kernel/data';
 import { DomainError, notFound } from '../kernel/errors';
-import type { AuthorityLoss, Decision, GatedCall } from '../kernel/gate';
+import type { AuthorityLoss, Decision, GatedCall, Parked } from '../kernel/gate';
 import { roleRefusal, type Requirement } from '../kernel/permissions';
 import type { Services } from '../kernel/operation';
 import { requestHash } from '../kernel/idempotency';
@@ -19,7 +19,7 @@ import { canMove, requireMove, stepRefusal } from './rules';
  * one waits gets that one back (`created: false`); once the target changed, asking again parks a new
  * request (the old one is refused if approved: it no longer matches).
  */
-export async function parkRequest(data: Data, call: GatedCall): Promise<{ row: Approval; created: boolean }> {
+async function parkRequest(data: Data, call: GatedCall): Promise<{ row: Approval; created: boolean }> {
   const approvals = approvalsIn(data);
   // The bound parts' digest and each member set's: asked again once the audience changed, the same
   // call parks a new request for the people it now reaches.
@@ -38,6 +38,28 @@ export async function parkRequest(data: Data, call: GatedCall): Promise<{ row: A
   const waiting = await approvals.waiting(call.principal.keyId, call.operation, inputHash);
   if (!waiting) throw new Error('approval request neither inserted nor found');
   return { row: waiting, created: false };
+}
+
+/**
+ * Parks a key's gated call (`parkRequest`) and answers what the call answers (nothing has happened
+ * yet; a person must approve), with the request whose wait starts once the call commits.
+ */
+export async function parkGatedCall(
+  data: Data,
+  call: GatedCall,
+): Promise<{ parked: Parked; request: Approval }> {
+  const { row, created } = await parkRequest(data, call);
+  return {
+    parked: {
+      status: 'pending_approval',
+      approval_id: row.id,
+      summary: row.summary,
+      expires_at: row.expires_at.toISOString(),
+      created_at: row.created_at.toISOString(),
+      created,
+    },
+    request: row,
+  };
 }
 
 /** The one place a request changes state: the rules allow the move, or it is refused saying why. */
@@ -153,11 +175,15 @@ export async function withdrawApproval(data: Data, row: Approval): Promise<Appro
   return approvalView(await move(data, row, 'CANCELLED', { reason: WITHDRAWN_BY_ASSISTANT }));
 }
 
-/** Where a request stands, or not found: after an Update's failure, say what the request is now. */
-export async function approvalStatus(db: DataSource, approvalId: string): Promise<ApprovalStatus> {
+/**
+ * A person's decision that no workflow took, because the request's has ended (expired, withdrawn,
+ * decided) or is gone: refused saying where the request stands now, or not found. Returns only where
+ * the record would still take the decision, so the caller's own failure stands.
+ */
+export async function refuseLateDecision(db: DataSource, approvalId: string, d: Decision): Promise<void> {
   const row = await approvalsIn(new Data(db.manager, undefined)).find(approvalId);
   if (!row) throw notFound('approval request');
-  return row.status;
+  requireMove(row.status, d.decision === 'approve' ? 'APPROVED' : 'REJECTED');
 }
 
 /** A request as every door shows it, by id, in any workspace (the gate's workflow reads its own). */

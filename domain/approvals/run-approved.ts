@@ -44,6 +44,8 @@ export async function runApproved(services: Services, approvalId: string): Promi
   const approver = row.decided_by;
   if (!approver) return approvalView(row); // never decided: nothing to run
   const role = await roleOf(new Data(db.manager, row.workspace_id), approver);
+  // Audited under the request's workflow, which runs it.
+  const requestId = services.jobNames.approval(approvalId);
   const actor: Actor = {
     type: 'member',
     userId: approver,
@@ -51,7 +53,7 @@ export async function runApproved(services: Services, approvalId: string): Promi
     role,
     ctx: {
       door: 'activity',
-      requestId: `approval:${approvalId}`,
+      requestId,
       actorUserId: approver,
       keyId: row.requested_by_key,
     },
@@ -105,7 +107,7 @@ export async function runApproved(services: Services, approvalId: string): Promi
         workspaceId: row.workspace_id,
         keyId: row.requested_by_key,
         actorUserId: row.decided_by,
-        requestId: `approval:${approvalId}`,
+        requestId,
         details: { approval_id: approvalId, ...recorded(err) },
       });
     });

@@ -33,6 +33,3 @@ export const approvalView = (a: Approval) => ({
   finished_at: iso(a.finished_at),
 });
 export type ApprovalView = ReturnType<typeof approvalView>;
-
-/** Temporal's id for the request's workflow: readable in the Web UI, refused if started twice. */
-export const approvalWorkflowId = (approvalId: string) => `approval:${approvalId}`;

@@ -180,7 +180,7 @@ async function blockDead(
   dead: { id: string; to: string; block: 'bounce' | 'invalid_number'; error: string }[],
 ) {
   if (dead.length === 0) return;
-  const actor = operatorActor({ door: 'activity', requestId: `campaign:${c.id}` });
+  const actor = operatorActor({ door: 'activity', requestId: services.jobNames.campaign(c.id) });
   for (const b of dead)
     await runOperation(
       services,

@@ -33,18 +33,17 @@ export const operations = {
 /** Its tables. */
 export const entities = [CampaignEntity, RecipientEntity];
 
+/** Its outbox: launched campaigns waiting for their workflows (the relay reads it). */
+export { outboxes } from './outboxes';
+
 /** How it reacts to the areas below it: a bounce or complaint feeds the campaign's deliverability brake. */
 export { listen } from './reactions';
 
 /** A campaign as stored (the Temporal side names its workflow by it). */
 export type { Campaign } from './entities';
-/** `campaign:<id>`: the id of a campaign's one workflow. */
-export { campaignWorkflowId } from './views';
 /** Sends the next batch of a running campaign (the campaign workflow's activity), and what it did. */
 export { sendBatch } from './engine';
 export type { BatchOutcome, EngineDeps } from './engine';
-/** The relay's work on campaigns: launched campaigns whose workflow has not started yet. */
-export { campaignUpkeep } from './repository/upkeep';
 /** A sending window (weekdays and hours in a time zone), whether a moment is inside it, and the local day's start. */
 export type { SendWindow } from './entities';
 export { insideWindow, startOfLocalDay } from './window';

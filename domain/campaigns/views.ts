@@ -14,9 +14,6 @@ import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, PAUSE_REASONS, type Campaign } fr
 import type { StepFigures } from './repository/campaigns';
 import { audienceField, stepsField, windowField } from './schemas';
 
-/** `campaign:<id>`: the campaign's one workflow, as the Web UI lists it. */
-export const campaignWorkflowId = (campaignId: string) => `campaign:${campaignId}`;
-
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** A campaign as every door shows it. */

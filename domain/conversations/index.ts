@@ -5,7 +5,7 @@
  * It offers its operations (the conversation tools, the inbound webhooks' message, bounce and complaint,
  * one-click unsubscribe, the mail DNS records), its tables, the hooks it raises, and what the areas above
  * it and the worker need to queue, send and settle a message: outbound messages, the send attempt, campaign
- * sends, the relay's upkeep, and the signed links (unsubscribe, personal pages, return paths).
+ * sends, its outbox and upkeep, and the signed links (unsubscribe, personal pages, return paths).
  */
 
 import { recordBounce } from './operations/bounce';
@@ -34,6 +34,9 @@ export const operations = {
 
 /** Its tables. */
 export const entities = [MessageEntity, MailReportEntity];
+
+/** Its outbox: outbound messages waiting for their sending workflows (the relay reads it). */
+export { outboxes } from './outboxes';
 
 /** What it tells the areas above it (domain/registry.ts wires their handlers). */
 export { replyReceived, personReplied, campaignFeedback } from './hooks';
@@ -64,7 +67,7 @@ export type { AttemptOutcome, ProviderResult } from './sending';
 export { campaignMail } from './campaign-mail';
 /** A campaign message about to leave. */
 export type { CampaignSend } from './repository/campaign-messages';
-/** The relay's work on messages: unstarted sends, old mail reports. */
+/** The background work on messages: unstarted sends, old mail reports (the retention purge). */
 export { messageUpkeep } from './repository/upkeep';
 /** An outbound message whose sending workflow the relay must start. */
 export type { MessageToStart } from './repository/upkeep';

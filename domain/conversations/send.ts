@@ -109,7 +109,7 @@ export async function settleSend(
     await runOperation(
       services,
       leadOperations.suppressContact,
-      operatorActor({ door: 'activity', requestId: `message:${msg.id}` }),
+      operatorActor({ door: 'activity', requestId: services.jobNames.message(msg.id) }),
       { address: msg.to, channel: msg.channel, reason: result.block, source: `${msg.channel} provider` },
       {
         workspaceId: msg.workspace_id,

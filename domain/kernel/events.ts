@@ -20,7 +20,8 @@ export const RELAY_CHANNEL = 'webhook_deliveries';
 /**
  * The statement that wakes the relay's pass for one outbox at commit (NOTIFY has no TypeORM form). An
  * outbox is rows an area writes with a change that each need a workflow started once they commit; the
- * area names it and the relay reads it by that name, so a burst wakes only its own outbox's statements.
+ * area declares it (`OutboxDeclaration`, outbox.ts) and notifies under its declared name, which the relay
+ * reads it by, so a burst wakes only its own outbox's statements.
  */
 export const relayNotice = (outbox: string): [string, unknown[]] => [
   `SELECT pg_notify($1, $2)`,

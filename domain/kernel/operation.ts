@@ -19,8 +19,21 @@ import type { Requirement } from './permissions';
  */
 export type StartJob<T> = (subject: T) => Promise<void>;
 
-/** Cancels Temporal workflows by id after a commit; the rows already say they must not run. */
-export type WorkflowCanceller = (workflowIds: string[]) => Promise<void>;
+/** One run of a webhook delivery: a resend starts the delivery again under a new generation. */
+export type DeliveryRun = { id: string; generation: number };
+
+/**
+ * What the durable jobs are called where people meet them (the Temporal Web UI, the audit log). The
+ * domain shows some by name (a sourcing run's workflow, an agent's schedule) and audits a job's work
+ * under its name, but builds none: infra/temporal/workflow-ids.ts does.
+ */
+export type JobNames = {
+  approval: (approvalId: string) => string;
+  message: (messageId: string) => string;
+  campaign: (campaignId: string) => string;
+  sourcingRun: (runId: string) => string;
+  agentSchedule: (agentId: string) => string;
+};
 
 /** A person's decision on a booking, carried to its workflow; `by` names who decided (for the audit). */
 export type BookingDecision = {
@@ -30,8 +43,8 @@ export type BookingDecision = {
 };
 
 /**
- * Bookings' workflows (`appointment:<id>`): one starts once a booking commits, and a person's decision
- * reaches it as an Update, which answers once the calendar and the record agree.
+ * Bookings' workflows: one starts once a booking commits, and a person's decision reaches it as an
+ * Update, which answers once the calendar and the record agree.
  */
 export type BookingDesk = {
   start: StartJob<string>;
@@ -57,8 +70,8 @@ export type Ports = {
   /** Where bookings are handed to their workflows, and a person's decision on one reaches it. */
   appointments: BookingDesk;
   /**
-   * What Temporal says of an agent's schedule `agent:<id>` (an operator may pause it in the Web UI);
-   * undefined where nobody can ask (a test without Temporal).
+   * What Temporal says of an agent's schedule (an operator may pause it in the Web UI); undefined where
+   * nobody can ask (a test without Temporal).
    */
   agents: {
     schedule: (
@@ -66,10 +79,15 @@ export type Ports = {
     ) => Promise<{ exists: boolean; paused: boolean; note: string | null; next_runs: string[] } | undefined>;
   };
   /**
-   * Cancels timer workflows whose reason is gone (a paid invoice's due-date reminder); a timer left
-   * running wakes, finds nothing to do and ends.
+   * Cancels timers whose reason is gone, after the commit that says so; a timer left running wakes,
+   * finds nothing to do and ends.
    */
-  cancelTimers: WorkflowCanceller;
+  cancelTimers: {
+    /** A paid invoice's due-date timer, which would remind the customer once it is overdue. */
+    invoiceDue: (invoiceId: string) => Promise<void>;
+  };
+  /** What the durable jobs are called, for the views and audit rows that name one. */
+  jobNames: JobNames;
   /** The process clock, unless a test dates things in the past or future. */
   clock?: () => Date;
   /**
@@ -94,7 +112,8 @@ export type Ports = {
   webhooks: {
     secretsKey: Buffer;
     allowPrivateTargets: boolean;
-    cancelWorkflows: WorkflowCanceller;
+    /** Cancels these runs' workflows after a commit; the rows already say they must not run. */
+    cancelWorkflows: (deliveries: DeliveryRun[]) => Promise<void>;
   };
 };
 

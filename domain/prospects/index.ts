@@ -2,9 +2,9 @@
  * The prospects area: prospect lists, imported or sourced, approved into leads.
  * This file is its public face: nothing outside domain/prospects/ imports anything but this file.
  *
- * It offers its operations (import, start sourcing, list, get, approve, reject), its tables, and what
- * the sourcing workflow's activities, infra and the relay need: a batch's scoring, the run's workflow id
- * and the runs not yet started.
+ * It offers its operations (import, start sourcing, list, get, approve, reject), its tables, its outbox
+ * (runs not yet started, for the relay), and what the sourcing workflow's activities and infra need: a
+ * batch's scoring and the run's type.
  */
 
 import { approveProspect } from './operations/approve';
@@ -28,13 +28,12 @@ export const operations = {
 /** Its tables. */
 export const entities = [ProspectListEntity, SourcingRunEntity, ProspectEntity];
 
+/** Its outbox: sourcing runs waiting for their workflows (the relay reads it). */
+export { outboxes } from './outboxes';
+
 // An operation the agents' runs still import by name; `operations.<name>` is the way in.
 
 /** Scores the next batch of a sourcing run's list in one transaction (the run's workflow calls it). */
 export { scoreBatch } from './sourcing';
-/** A sourcing run's workflow id: `sourcing:<id>`. */
-export { sourcingWorkflowId } from './views';
 /** A sourcing run, as its table holds it. */
 export type { SourcingRun } from './entities';
-/** The relay's work on sourcing: runs whose workflow has not started. */
-export { sourcingUpkeep } from './repository/upkeep';

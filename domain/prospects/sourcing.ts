@@ -8,7 +8,7 @@ import { runView } from './views';
 
 /**
  * Starts sourcing over a list (by id or name): a run row, committed with the call, which the relay
- * turns into its workflow `sourcing:<id>`. `limit`: at most this many candidates (oldest first). An
+ * turns into its workflow. `limit`: at most this many candidates (oldest first). An
  * agent's run names itself on the run.
  */
 export async function startSourcing(ctx: OperationContext, i: { list: string; limit?: number }) {
@@ -20,7 +20,7 @@ export async function startSourcing(ctx: OperationContext, i: { list: string; li
     agent_id: ctx.actor.type === 'agent' ? ctx.actor.agentId : null,
   });
   ctx.audit(list.workspace_id, { sourcing_run_id: run.id, list_id: list.id, limit: i.limit ?? null });
-  return runView(run, list.name);
+  return runView(run, list.name, ctx.services.jobNames);
 }
 
 export type SourcingBatch = { done: boolean; scored: number; dropped: number };

@@ -1,10 +1,8 @@
+import type { JobNames } from '../kernel/operation';
 import { arrayOf, dateTime, integer, nullable, object, oneOf, page, string, uuid } from '../kernel/shapes';
 import { PROSPECT_STATUSES, SOURCING_STATUSES, type Prospect, type SourcingRun } from './entities';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/** `sourcing:<id>`: a sourcing run's workflow, as the Web UI lists it. */
-export const sourcingWorkflowId = (runId: string) => `sourcing:${runId}`;
 
 export const prospectView = (p: Prospect, listName?: string) => ({
   id: p.id,
@@ -62,9 +60,10 @@ export const PROSPECT = object(
 
 export const PROSPECTS = page(PROSPECT, { title: 'Prospects' });
 
-export const runView = (r: SourcingRun, listName: string) => ({
+/** A sourcing run as every door shows it, with its workflow's name (`names`), as the Web UI lists it. */
+export const runView = (r: SourcingRun, listName: string, names: JobNames) => ({
   id: r.id,
-  workflow_id: sourcingWorkflowId(r.id),
+  workflow_id: names.sourcingRun(r.id),
   list: { id: r.list_id, name: listName },
   status: r.status,
   scoring_version: r.scoring_version,

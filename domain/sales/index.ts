@@ -4,7 +4,7 @@
  *
  * It offers its operations, its tables, `listen` (an opportunity follows its lead), and what the quote
  * page's door, the sales timers' activities and the relay need: the page's path, the two timers'
- * operations and workflow ids, and the unstarted timers.
+ * operations, and its outboxes (the timers not yet started).
  */
 
 import { getInvoice } from './operations/invoice-get';
@@ -60,6 +60,9 @@ export const entities = [
   InvoiceEntity,
 ];
 
+/** Its outboxes: sent quotes and issued invoices waiting for their timers (the relay reads them). */
+export { outboxes } from './outboxes';
+
 /** How it reacts to the areas below it. */
 export { listen } from './reactions';
 
@@ -73,9 +76,5 @@ export { money } from './documents';
 export { expireQuote } from './operations/quote-expire';
 /** Sends an unpaid invoice's first overdue reminder (run by its timer; no door offers it). */
 export { remindOverdueInvoice } from './operations/invoice-remind-overdue';
-/** The timers' workflow ids: `quote:<id>`, `invoice:<id>`. */
-export { invoiceWorkflowId, quoteWorkflowId } from './views';
 /** A quote revision and an invoice, as their tables hold them (what their timers start from). */
 export type { Invoice, Quote } from './entities';
-/** The relay's work on sales: sent quotes and issued invoices whose timers have not started. */
-export { salesUpkeep } from './repository/upkeep';

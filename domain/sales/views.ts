@@ -14,11 +14,6 @@ import { OPPORTUNITY_STAGES } from '../kernel/event-catalogue';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** `quote:<id>`: a sent revision's expiry timer, as the Web UI lists it. */
-export const quoteWorkflowId = (quoteId: string) => `quote:${quoteId}`;
-/** `invoice:<id>`: an issued invoice's due-date timer. */
-export const invoiceWorkflowId = (invoiceId: string) => `invoice:${invoiceId}`;
-
 /** An invoice as its events' subject. */
 export const invoiceSubject = (i: Invoice) => ({ type: 'invoice' as const, id: i.id });
 

@@ -1,6 +1,6 @@
 import type { Changes } from '../kernel/data';
 import { notFound } from '../kernel/errors';
-import { WRITE, type OperationContext } from '../kernel/operation';
+import { WRITE, type DeliveryRun, type OperationContext } from '../kernel/operation';
 import type { Requirement } from '../kernel/permissions';
 import type { Endpoint } from './entities';
 import { deliveriesIn } from './repository/deliveries';
@@ -35,8 +35,8 @@ export async function changeEndpoint(ctx: OperationContext, endpointId: string, 
 }
 
 /** Cancels the waiting deliveries' workflows once the rows saying so have committed. */
-export function cancelAfterCommit(ctx: OperationContext, workflows: string[]) {
-  if (workflows.length > 0) ctx.afterCommit(() => ctx.services.webhooks.cancelWorkflows(workflows));
+export function cancelAfterCommit(ctx: OperationContext, cancelled: DeliveryRun[]) {
+  if (cancelled.length > 0) ctx.afterCommit(() => ctx.services.webhooks.cancelWorkflows(cancelled));
 }
 
 /** Disabling (or deleting) cancels the endpoint's waiting deliveries, records and workflows alike. */
@@ -47,8 +47,8 @@ export async function switchOff(
   reason: string,
 ) {
   const row = await changeEndpoint(ctx, id, { status, disabled_reason: reason });
-  const workflows = await deliveriesIn(ctx.data).cancelWaiting(id);
-  cancelAfterCommit(ctx, workflows);
-  ctx.audit(row.workspace_id, { endpoint_id: id, cancelled: workflows.length });
-  return { ...endpointView(row), cancelled_deliveries: workflows.length };
+  const cancelled = await deliveriesIn(ctx.data).cancelWaiting(id);
+  cancelAfterCommit(ctx, cancelled);
+  ctx.audit(row.workspace_id, { endpoint_id: id, cancelled: cancelled.length });
+  return { ...endpointView(row), cancelled_deliveries: cancelled.length };
 }

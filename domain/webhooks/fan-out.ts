@@ -1,7 +1,7 @@
 import { bind } from '../kernel/statements';
 import type { EventFanOut } from '../kernel/events';
 
-/** The outbox of webhook deliveries, as a NOTIFY names it to wake the relay's pass for them. */
+/** The outbox of webhook deliveries (outboxes.ts), as a NOTIFY names it to wake the relay's pass for them. */
 export const DELIVERY_OUTBOX = 'webhook delivery';
 
 /**

@@ -3,8 +3,8 @@
  * This file is its public face: nothing outside domain/webhooks/ imports anything but this file.
  *
  * It offers its operations and tables; what the delivery workflow's activities need to make and record
- * an attempt (the ladder's rules, the headers, the target check, the secrets); what the worker needs to
- * start and restart deliveries; and, for now, the deliveries and attempts repositories the activities read.
+ * an attempt (the ladder's rules, the headers, the target check, the secrets); what the Temporal side
+ * needs to start and restart deliveries; and, for now, the deliveries and attempts repositories the activities read.
  */
 
 import { listDeliveries } from './operations/delivery-list';
@@ -44,6 +44,9 @@ export const operations = {
 /** Its tables. */
 export const entities = [EndpointEntity, DeliveryEntity, AttemptEntity, NotificationEntity];
 
+/** Its outbox: deliveries waiting for their workflows (the relay reads it). */
+export { outboxes } from './outboxes';
+
 /** How the REST reference groups its routes and the events it delivers. */
 export { AREA } from './area';
 /** Attempts in one ladder, and how long one attempt may take. */
@@ -66,14 +69,12 @@ export { recordAttempt } from './record-attempt';
 export type { AttemptTarget } from './repository/attempts';
 /** An attempt's target, read at its start, and the cancelling of a delivery no longer wanted. */
 export { attemptTarget, cancelDelivery } from './attempt-target';
-/** The background work on deliveries (the relay, the reconciler, the purge), and the name of one run. */
-export { deliveryUpkeep, runKey } from './repository/upkeep';
+/** The background work on deliveries (the reconciler, the purge). */
+export { deliveryUpkeep } from './repository/upkeep';
 /** Secrets stored encrypted under SECRETS_KEY: sealed, opened, or opened when the key still can. */
 export { decryptSecret, encryptSecret, readSecret } from './secrets';
 /** Whether a URL is an allowed target: https and public addresses (unless private targets are allowed). */
 export { checkTarget } from './url-policy';
-/** Starts a delivery's workflow (the worker implements it). */
+/** Starts a delivery's workflow (infra/temporal/ implements it). */
 export type { StartDelivery } from './start-delivery';
-/** A delivery's workflow id: readable, and refused by Temporal if started twice. */
-export { deliveryWorkflowId } from './workflow-ids';
 export { deliveryFanOut } from './fan-out';

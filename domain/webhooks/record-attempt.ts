@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Data } from '../kernel/data';
+import type { DeliveryRun } from '../kernel/operation';
 import { FAILURES_BEFORE_DISABLE, GONE_STATUS } from './delivery-rules';
 import { attemptsIn, type AttemptRecord, type FailureCount } from './repository/attempts';
 import { deliveriesIn } from './repository/deliveries';
@@ -11,8 +12,8 @@ export type { AttemptRecord };
 export type RecordResult = {
   /** False when the delivery was cancelled (or resent) while the attempt ran: nothing was recorded. */
   recorded: boolean;
-  /** Workflows to cancel because this attempt disabled the endpoint. */
-  cancelWorkflows: string[];
+  /** Deliveries whose workflows to cancel because this attempt disabled the endpoint. */
+  cancelled: DeliveryRun[];
   /** This attempt was the endpoint's last straw: it is disabled now. */
   disabled: boolean;
 };
@@ -44,12 +45,12 @@ export async function recordAttempt(db: DataSource, r: AttemptRecord): Promise<R
       if (!(await attempts.settle(r, STATUS[r.outcome]))) throw new NotRecorded();
       await attempts.log(r);
       const why = failures?.status === 'ACTIVE' ? disableReason(r, failures) : undefined;
-      if (!failures || why === undefined) return { recorded: true, cancelWorkflows: [], disabled: false };
-      const cancelWorkflows = await disable(data.in(failures.workspace_id), r, failures, why);
-      return { recorded: true, cancelWorkflows, disabled: true };
+      if (!failures || why === undefined) return { recorded: true, cancelled: [], disabled: false };
+      const cancelled = await disable(data.in(failures.workspace_id), r, failures, why);
+      return { recorded: true, cancelled, disabled: true };
     });
   } catch (err) {
-    if (err instanceof NotRecorded) return { recorded: false, cancelWorkflows: [], disabled: false };
+    if (err instanceof NotRecorded) return { recorded: false, cancelled: [], disabled: false };
     throw err;
   }
 }
@@ -66,20 +67,20 @@ function disableReason(r: AttemptRecord, endpoint: FailureCount): string | undef
   })`;
 }
 
-/** Disables the endpoint, cancels its waiting deliveries, and tells its owner; answers the workflows to cancel. */
+/** Disables the endpoint, cancels its waiting deliveries, and tells its owner; answers those deliveries. */
 async function disable(
   data: Data,
   r: AttemptRecord,
   endpoint: FailureCount,
   reason: string,
-): Promise<string[]> {
+): Promise<DeliveryRun[]> {
   await endpointsIn(data).change(r.endpointId, { status: 'DISABLED', disabled_reason: reason });
-  const cancelWorkflows = await deliveriesIn(data).cancelWaiting(r.endpointId);
+  const cancelled = await deliveriesIn(data).cancelWaiting(r.endpointId);
   await notificationsIn(data).add({
     user_id: endpoint.owner_user_id,
     kind: 'webhook_endpoint.disabled',
     message: `Webhook endpoint ${endpoint.url} was disabled: ${reason}. Fix the receiver, then enable the endpoint again.`,
-    data: { endpoint_id: r.endpointId, reason, cancelled_deliveries: cancelWorkflows.length },
+    data: { endpoint_id: r.endpointId, reason, cancelled_deliveries: cancelled.length },
   });
-  return cancelWorkflows;
+  return cancelled;
 }

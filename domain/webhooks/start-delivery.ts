@@ -12,8 +12,8 @@ export type DeliveryToStart = Pick<
 };
 
 /**
- * Starts a delivery's workflow (the worker implements it on its Temporal client): the relay starts
- * new deliveries, the reconciler restarts lost ones.
+ * Starts a delivery's workflow (infra/temporal/webhooks.ts implements it on the Temporal client): the
+ * relay starts new deliveries, the reconciler restarts lost ones.
  */
 export type StartDelivery = (
   d: DeliveryToStart,

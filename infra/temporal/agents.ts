@@ -6,16 +6,11 @@ import {
   type ScheduleSpec,
 } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import {
-  type Agent,
-  agentScheduleId,
-  type Cadence,
-  cadenceText,
-  type ScheduleState,
-} from '../../domain/agents';
+import { type Agent, type Cadence, cadenceText, type ScheduleState } from '../../domain/agents';
 import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { agentRunWorkflow } from '../../workflows/agent-run';
 import { startOnce } from './start-once';
+import { agentRunNowId, agentScheduleId } from './workflow-ids';
 
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
@@ -61,10 +56,9 @@ export const agentScheduler = (client: () => Promise<Client>, taskQueue: string)
   });
 
   const startRunNow = async (a: Agent) => {
-    const at = a.run_requested_at!.toISOString().replace(/\.\d{3}Z$/, 'Z');
     await startOnce(await client(), agentRunWorkflow, {
       taskQueue,
-      workflowId: `${agentScheduleId(a.id)}-now-${at}`,
+      workflowId: agentRunNowId(a.id, a.run_requested_at!),
       args: [{ agentId: a.id, trigger: 'run_now' }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       memo: { agent_id: a.id, workspace_id: a.workspace_id, name: a.name, type: a.type },

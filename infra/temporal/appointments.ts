@@ -1,14 +1,12 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { appointmentWorkflowId, bookingNamed } from '../../domain/appointments';
-import { DomainError, notFound } from '../../domain/kernel/errors';
+import { bookingNamed, refuseLateBookingDecision } from '../../domain/appointments';
 import type { BookingDesk } from '../../domain/kernel/operation';
 import { appointmentWorkflow, decideUpdate } from '../../workflows/appointment';
 import { refusalOf } from './failures';
 import { startOnce } from './start-once';
-
-const DONE = { confirm: 'confirmed', decline: 'declined', cancel: 'cancelled' } as const;
+import { appointmentWorkflowId } from './workflow-ids';
 
 /**
  * Bookings on Temporal: each waits in `appointment:<id>` (memo and summary say which booking, so the
@@ -16,10 +14,9 @@ const DONE = { confirm: 'confirmed', decline: 'declined', cancel: 'cancelled' } 
  * when first needed. Starting one that exists is refused by Temporal and ignored here.
  */
 export function bookingDesk(db: DataSource, temporal: () => Promise<Client>, taskQueue: string): BookingDesk {
-  const read = (id: string) => bookingNamed(db, id);
   return {
     start: async (appointmentId) => {
-      const row = await read(appointmentId);
+      const row = await bookingNamed(db, appointmentId);
       if (!row) return;
       const startsAt = row.starts_at.toISOString();
       await startOnce(await temporal(), appointmentWorkflow, {
@@ -50,14 +47,12 @@ export function bookingDesk(db: DataSource, temporal: () => Promise<Client>, tas
         if (refusal) throw refusal;
         if (err instanceof WorkflowUpdateFailedError) throw err;
         // Its workflow has ended (the start passed, or it was declined or cancelled): say where it stands.
-        const row = await read(appointmentId);
-        if (!row) throw notFound('appointment');
-        if (err instanceof WorkflowNotFoundError || row.status !== 'PENDING')
-          throw new DomainError(
-            'conflict',
-            `The appointment is ${row.status} and its start has passed or it is closed; it cannot be ${DONE[decision.action]} now.`,
-            { field: 'appointmentId', status: row.status },
-          );
+        await refuseLateBookingDecision(
+          db,
+          appointmentId,
+          decision.action,
+          err instanceof WorkflowNotFoundError,
+        );
         throw err;
       }
     },

@@ -1,20 +1,14 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import {
-  type Approval,
-  approvalStatus,
-  type ApprovalView,
-  approvalWorkflowId,
-  parkRequest,
-  requireMove,
-} from '../../domain/approvals';
+import { type Approval, type ApprovalView, parkGatedCall, refuseLateDecision } from '../../domain/approvals';
 import type { Decision, Gate } from '../../domain/kernel/gate';
 import type { StartJob } from '../../domain/kernel/operation';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { approvalWorkflow, decideUpdate, withdrawnSignal } from '../../workflows/approval';
 import { refusalOf } from './failures';
 import { startOnce } from './start-once';
+import { approvalWorkflowId } from './workflow-ids';
 
 /**
  * Starts a parked request's workflow, `approval:<id>`, with what an operator filters on in the Web UI
@@ -71,8 +65,7 @@ async function decideThroughWorkflow(
     if (refusal) throw refusal;
     if (err instanceof WorkflowUpdateFailedError) throw err;
     // The workflow is gone or ended (expired, withdrawn, decided): the record says where the request stands.
-    const status = await approvalStatus(db, approvalId);
-    requireMove(status, decision.decision === 'approve' ? 'APPROVED' : 'REJECTED');
+    await refuseLateDecision(db, approvalId, decision);
     throw err;
   }
 }
@@ -85,18 +78,8 @@ export function approvalGate(db: DataSource, temporal: () => Promise<Client>, ta
   const start = async (row: Approval) => approvalStarter(await temporal(), taskQueue)(row);
   return {
     park: async (data, call) => {
-      const { row, created } = await parkRequest(data, call);
-      return {
-        parked: {
-          status: 'pending_approval',
-          approval_id: row.id,
-          summary: row.summary,
-          expires_at: row.expires_at.toISOString(),
-          created_at: row.created_at.toISOString(),
-          created,
-        },
-        start: () => start(row),
-      };
+      const { parked, request } = await parkGatedCall(data, call);
+      return { parked, start: () => start(request) };
     },
     decide: async (approvalId, decision) => decideThroughWorkflow(db, await temporal(), approvalId, decision),
     withdrawn: async (approvalId) => {

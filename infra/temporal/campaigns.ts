@@ -1,10 +1,11 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { type Campaign, campaignWorkflowId } from '../../domain/campaigns';
+import type { Campaign } from '../../domain/campaigns';
 import type { Services, StartJob } from '../../domain/kernel/operation';
 import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { campaignWorkflow, pauseUpdate, resumeUpdate } from '../../workflows/campaign';
 import { startOnce } from './start-once';
+import { campaignWorkflowId } from './workflow-ids';
 
 /** A campaign the relay must start a workflow for. */
 export type CampaignToStart = Pick<Campaign, 'id' | 'workspace_id' | 'name' | 'channel' | 'audience_size'>;

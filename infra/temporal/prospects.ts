@@ -2,9 +2,10 @@ import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { StartJob } from '../../domain/kernel/operation';
 import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
-import { type SourcingRun, sourcingWorkflowId } from '../../domain/prospects';
+import type { SourcingRun } from '../../domain/prospects';
 import { sourcingWorkflow } from '../../workflows/sourcing';
 import { startOnce } from './start-once';
+import { sourcingWorkflowId } from './workflow-ids';
 
 /** Starts a sourcing run's workflow, `sourcing:<id>`, saying in the Web UI which list it scores. */
 export const sourcingStarter =

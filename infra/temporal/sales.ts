@@ -1,10 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { StartJob } from '../../domain/kernel/operation';
+import type { Ports, StartJob } from '../../domain/kernel/operation';
 import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
-import { type Invoice, invoiceWorkflowId, type Quote, quoteWorkflowId } from '../../domain/sales';
+import type { Invoice, Quote } from '../../domain/sales';
 import { invoiceDueWorkflow, quoteExpiryWorkflow } from '../../workflows/sales';
+import { workflowCanceller } from '../temporal-client';
 import { startOnce } from './start-once';
+import { invoiceWorkflowId, quoteWorkflowId } from './workflow-ids';
 
 /** What a sent revision's expiry timer is started from. */
 export type QuoteToTime = Pick<
@@ -70,3 +72,11 @@ export const invoiceTimerStarter =
       typedSearchAttributes: [{ key: WORKSPACE_ID, value: i.workspace_id }],
     });
   };
+
+/**
+ * Cancels the timers whose reason is gone (a paid invoice's); one that already ended or never started
+ * needs nothing. `temporal` gives the client when first needed.
+ */
+export const timerCanceller = (temporal: () => Promise<Client>): Ports['cancelTimers'] => ({
+  invoiceDue: async (invoiceId) => workflowCanceller(await temporal())([invoiceWorkflowId(invoiceId)]),
+});

@@ -11,7 +11,7 @@ import { flushTracing } from '../../infra/tracing';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { waitFor } from '../../tooling/processes';
 import { installWorkerRuntime } from '../../worker/runtime';
-import { messageWorkflowId } from '../../worker/start-message';
+import { messageWorkflowId } from '../../infra/temporal/workflow-ids';
 import { runAdmin } from '../helpers/admin';
 import { bearer } from '../helpers/fixtures';
 import { mcpClient, structured } from '../helpers/mcp';

@@ -27,7 +27,7 @@ import { createOpportunity } from '../../domain/sales/operations/opportunity-cre
 import { expireQuote } from '../../domain/sales/operations/quote-expire';
 import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import { testEndpoint } from '../../domain/webhooks/operations/endpoint-send-test';
-import { workflowCanceller } from '../../infra/temporal-client';
+import { timerCanceller } from '../../infra/temporal/sales';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { asOperator, bearer, zoneAtNoon } from '../helpers/fixtures';
@@ -129,7 +129,7 @@ describe('the whole event catalogue, each type produced by its operation and del
     services = testServices(s.db, {
       webhooks: s.endpointDeps,
       appointments: bookingDesk(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue),
-      cancelTimers: workflowCanceller(s.client),
+      cancelTimers: timerCanceller(() => Promise.resolve(s.client)),
     });
     served = (await request(s.app).get('/api/v1/event-types').set(bearer(s.key)).expect(200))
       .body as typeof served;

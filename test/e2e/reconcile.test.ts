@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from '../../tooling/processes';
-import { ensureSchedules, scheduleIds } from '../../worker/schedules';
+import { scheduleIds } from '../../infra/temporal/workflow-ids';
+import { ensureSchedules } from '../../infra/temporal/schedules';
 import { createLogger } from '../../infra/logger';
 import type { reconcileDeliveriesWorkflow } from '../../workflows/maintenance';
 import { intakeBody, postLead } from '../helpers/leads';

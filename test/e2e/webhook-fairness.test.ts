@@ -4,7 +4,7 @@ import { messageUpkeep } from '../../domain/conversations';
 import { Data } from '../../domain/kernel/data';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { deliveryUpkeep } from '../../domain/webhooks/repository/upkeep';
-import { deliveryWorkflowId } from '../../domain/webhooks/workflow-ids';
+import { deliveryWorkflowId } from '../../infra/temporal/workflow-ids';
 import { waitFor } from '../../tooling/processes';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { emitLeadCreated } from '../helpers/deliveries';

@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../infra/config';
 import { createLogger, type Logger } from '../../infra/logger';
 import { waitFor } from '../../tooling/processes';
 import { approvalGate } from '../../infra/temporal/approvals';
-import { workflowCanceller } from '../../infra/temporal-client';
+import { deliveryCanceller } from '../../infra/temporal/webhooks';
 import { runWorker, type RunningWorker } from '../../worker/run';
 import { testApp } from './api';
 import { freshDatabase, type TestDatabase } from './db';
@@ -70,7 +70,7 @@ export async function startWebhookStack(
   const endpointDeps = {
     secretsKey: config.secretsKey,
     allowPrivateTargets: true,
-    cancelWorkflows: workflowCanceller(client),
+    cancelWorkflows: deliveryCanceller(() => Promise.resolve(client)),
   };
   const services: Services = testServices(t.db, {
     webhooks: endpointDeps,

@@ -12,7 +12,7 @@ import { markNoShow } from '../../domain/appointments/operations/mark-no-show';
 import { getAppointment } from '../../domain/appointments/operations/get';
 import { listAppointments } from '../../domain/appointments/operations/list';
 import { bookingDesk } from '../../infra/temporal/appointments';
-import { appointmentWorkflowId } from '../../domain/appointments/views';
+import { appointmentWorkflowId } from '../../infra/temporal/workflow-ids';
 import { addConnection } from '../../domain/connections/operations/add';
 import type { Services } from '../../domain/kernel/operation';
 import { createLead } from '../../domain/leads/operations/create';

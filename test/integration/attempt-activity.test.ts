@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDeliveryActivities, type AttemptInput } from '../../activities/deliver';
 import { httpPost } from '../../activities/http-post';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
-import { noCanceller } from '../../domain/webhooks/workflow-ids';
+import { noCanceller } from '../../tooling/services';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { leadCreatedDelivery } from '../helpers/deliveries';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';

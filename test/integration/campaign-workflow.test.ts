@@ -11,7 +11,7 @@ import { launchCampaign } from '../../domain/campaigns/operations/launch';
 import { pauseCampaign } from '../../domain/campaigns/operations/pause';
 import { resumeCampaign } from '../../domain/campaigns/operations/resume';
 import { campaignWaker } from '../../infra/temporal/campaigns';
-import { campaignWorkflowId } from '../../domain/campaigns/views';
+import { campaignWorkflowId } from '../../infra/temporal/workflow-ids';
 import type { CampaignInput } from '../../domain/campaigns/workflow-contract';
 import { recordInboundMessage } from '../../domain/conversations/operations/message-inbound';
 import type { Operation, Services } from '../../domain/kernel/operation';

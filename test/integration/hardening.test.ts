@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { createApiKey } from '../../domain/identity/operations/key-create';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
-import { noCanceller } from '../../domain/webhooks/workflow-ids';
+import { noCanceller } from '../../tooling/services';
 import { testApp } from '../helpers/api';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, bearer, workspaceWithKey } from '../helpers/fixtures';

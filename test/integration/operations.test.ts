@@ -9,7 +9,7 @@ import { authenticateKey } from '../../domain/identity/authenticate';
 import { keyActor, operatorActor } from '../../domain/kernel/actor';
 import { emitEvent } from '../../domain/kernel/events';
 import { deliveryFanOut } from '../../domain/webhooks/fan-out';
-import type { AnyOperation, Services } from '../../domain/kernel/operation';
+import type { AnyOperation, DeliveryRun, Services } from '../../domain/kernel/operation';
 import { SCOPES } from '../../domain/kernel/permissions';
 import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import { addConnection } from '../../domain/connections/operations/add';
@@ -409,7 +409,7 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
 describe('every operation, through the one runner', () => {
   let t: TestDatabase;
   let services: Services;
-  const cancelled: string[][] = [];
+  const cancelled: DeliveryRun[][] = [];
   let a: Populated;
   let b: Populated;
   before(async () => {
@@ -419,8 +419,8 @@ describe('every operation, through the one runner', () => {
       webhooks: {
         secretsKey: Buffer.alloc(32, 7),
         allowPrivateTargets: true,
-        cancelWorkflows: async (ids) => {
-          cancelled.push(ids);
+        cancelWorkflows: async (deliveries) => {
+          cancelled.push(deliveries);
         },
       },
     });

@@ -6,7 +6,7 @@ import { createDeliveryActivities, type AttemptInput } from '../../activities/de
 import { httpPost } from '../../activities/http-post';
 import { RETRY_AFTER_MAX_MS } from '../../domain/webhooks/delivery-rules';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
-import { noCanceller } from '../../domain/webhooks/workflow-ids';
+import { noCanceller } from '../../tooling/services';
 import { deliverWebhookWorkflow } from '../../workflows';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { leadCreatedDelivery } from '../helpers/deliveries';

@@ -9,7 +9,7 @@ import { acceptQuotePage } from '../../domain/sales/operations/quote-accept';
 import { issueInvoice } from '../../domain/sales/operations/invoice-issue';
 import { payInvoice } from '../../domain/sales/operations/invoice-pay';
 import { addDays, dayIn } from '../../domain/sales/documents';
-import { invoiceWorkflowId, quoteWorkflowId } from '../../domain/sales/views';
+import { invoiceWorkflowId, quoteWorkflowId } from '../../infra/temporal/workflow-ids';
 import type { InvoiceTimerInput, QuoteTimerInput } from '../../domain/sales/workflow-contract';
 import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
@@ -44,8 +44,10 @@ describe('quote expiry and invoice overdue timers, under time-skipping', () => {
     services = testServices(t.db, {
       // The quote page checks the derived links the worker would have emailed (test/helpers/sales.ts).
       secretsKey: SERVICE_DEFAULTS.secretsKey,
-      cancelTimers: async (ids) => {
-        for (const id of ids) await env.client.workflow.getHandle(id).cancel();
+      cancelTimers: {
+        invoiceDue: async (id) => {
+          await env.client.workflow.getHandle(invoiceWorkflowId(id)).cancel();
+        },
       },
     });
     worker = await Worker.create({

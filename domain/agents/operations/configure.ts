@@ -105,6 +105,6 @@ export const configureAgent = defineOperation({
       changed: Object.keys(i).filter((k) => k !== 'agentId'),
       widens: widenings(settingsOf(a), next),
     });
-    return agentView(changed);
+    return agentView(changed, ctx.services.jobNames);
   },
 });

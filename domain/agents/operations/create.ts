@@ -49,6 +49,6 @@ export const createAgent = defineOperation({
       created_by: actorUserId(ctx.actor),
     });
     ctx.audit(a.workspace_id, { agent_id: a.id, type: a.type });
-    return agentView(a);
+    return agentView(a, ctx.services.jobNames);
   },
 });

@@ -21,6 +21,6 @@ export const getAgent = defineOperation({
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId);
     const schedule = await ctx.services.agents.schedule(a.id);
-    return agentView(a, schedule);
+    return agentView(a, ctx.services.jobNames, schedule);
   },
 });

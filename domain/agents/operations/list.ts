@@ -30,6 +30,6 @@ export const listAgents = defineOperation({
   summary: () => 'List the AI agents',
   run: async (ctx, i) => {
     const rows = await agentsIn(ctx.data).list({ status: i.status, limit: i.limit });
-    return { data: rows.map((a) => agentView(a)), count: rows.length };
+    return { data: rows.map((a) => agentView(a, ctx.services.jobNames)), count: rows.length };
   },
 });

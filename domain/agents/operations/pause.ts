@@ -23,7 +23,7 @@ export const pauseAgent = defineOperation({
   summary: async (i, look) => `Pause ${await described(i, look)}`,
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
-    if (a.status === 'PAUSED') return agentView(a);
+    if (a.status === 'PAUSED') return agentView(a, ctx.services.jobNames);
     if (a.status !== 'ACTIVE')
       throw new DomainError('conflict', `The agent is ${a.status}: only an active agent can be paused.`);
     return changeState(ctx, a, { status: 'PAUSED' });

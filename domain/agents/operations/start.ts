@@ -30,7 +30,7 @@ export const startAgent = defineOperation({
   },
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
-    if (a.status === 'ACTIVE') return agentView(a);
+    if (a.status === 'ACTIVE') return agentView(a, ctx.services.jobNames);
     mustBeStartable(a);
     return changeState(ctx, a, { status: 'ACTIVE' });
   },

@@ -23,7 +23,7 @@ export const stopAgent = defineOperation({
   summary: async (i, look) => `Stop ${await described(i, look)} for good`,
   run: async (ctx, { agentId }) => {
     const a = await agentOf(ctx.data, agentId, { lock: true });
-    if (a.status === 'STOPPED') return agentView(a);
+    if (a.status === 'STOPPED') return agentView(a, ctx.services.jobNames);
     return changeState(ctx, a, { status: 'STOPPED', run_requested_at: null });
   },
 });

@@ -1,6 +1,7 @@
 import type { Data } from '../../kernel/data';
 import { notFound } from '../../kernel/errors';
 import { relayNotice } from '../../kernel/events';
+import { AGENT_SCHEDULE_OUTBOX } from '../outboxes';
 import { AgentEntity, type Agent, type AgentStatus } from '../entities';
 
 const now = () => 'clock_timestamp()';
@@ -38,7 +39,7 @@ export const agentsIn = (data: Data) => {
         { ...values, updated_at: now, ...(opts.resync ? { schedule_synced_at: null } : {}) },
       );
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      if (opts.resync) await data.sql(...relayNotice('agent schedule'));
+      if (opts.resync) await data.sql(...relayNotice(AGENT_SCHEDULE_OUTBOX));
       return a!;
     },
 

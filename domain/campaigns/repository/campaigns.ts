@@ -2,6 +2,7 @@ import type { Data } from '../../kernel/data';
 import type { Sample } from '../../kernel/effect';
 import { notFound } from '../../kernel/errors';
 import { relayNotice } from '../../kernel/events';
+import { CAMPAIGN_OUTBOX } from '../outboxes';
 import {
   CampaignEntity,
   type Audience,
@@ -105,7 +106,7 @@ export const campaignsIn = (data: Data) => {
         },
       );
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      await data.sql(...relayNotice('campaign'));
+      await data.sql(...relayNotice(CAMPAIGN_OUTBOX));
       return c!;
     },
 

@@ -1,6 +1,7 @@
 import { IsNull, type FindOptionsWhere } from 'typeorm';
 import type { Data } from '../../kernel/data';
 import { relayNotice } from '../../kernel/events';
+import { MESSAGE_OUTBOX } from '../outboxes';
 import { activeTraceparent } from '../../kernel/tracing';
 import { MessageEntity, type Message } from '../entities';
 
@@ -57,7 +58,7 @@ export const messagesIn = (data: Data) => {
         traceparent: activeTraceparent(),
       });
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      await data.sql(...relayNotice('message'));
+      await data.sql(...relayNotice(MESSAGE_OUTBOX));
       return row;
     },
 

@@ -1,6 +1,7 @@
 import type { Data } from '../../kernel/data';
 import { DomainError } from '../../kernel/errors';
 import { relayNotice } from '../../kernel/events';
+import { SOURCING_OUTBOX } from '../outboxes';
 import {
   PROSPECT_FIELDS,
   ProspectEntity,
@@ -91,7 +92,7 @@ export const prospectsIn = (data: Data) => {
     ) => {
       const run = await runs.insert(values);
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      await data.sql(...relayNotice('sourcing run'));
+      await data.sql(...relayNotice(SOURCING_OUTBOX));
       return run;
     },
     run: (id: string) => runs.findOne({ id }),

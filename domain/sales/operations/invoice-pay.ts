@@ -9,7 +9,7 @@ import { invoicesIn } from '../repository/invoices';
 import { lockedWithLead } from '../repository/lock-order';
 import { SALES_WRITE } from '../requirements';
 import { idField } from '../schemas';
-import { INVOICE, invoiceSubject, invoiceView, invoiceWorkflowId } from '../views';
+import { INVOICE, invoiceSubject, invoiceView } from '../views';
 
 export const payInvoice = defineOperation({
   name: 'invoice.pay',
@@ -73,7 +73,7 @@ export const payInvoice = defineOperation({
     if (lead.status !== 'WON') await moveStatus(c, lead, 'WON', { follow_up: 'STOPPED' }, reason);
     // The payment is committed whatever Temporal answers: a timer left running wakes at the due date,
     // finds the invoice paid and sends nothing.
-    ctx.afterCommit(() => ctx.services.cancelTimers([invoiceWorkflowId(invoice.id)]).catch(() => undefined));
+    ctx.afterCommit(() => ctx.services.cancelTimers.invoiceDue(invoice.id).catch(() => undefined));
     ctx.audit(invoice.workspace_id, {
       invoice_id: invoice.id,
       number: invoice.number,

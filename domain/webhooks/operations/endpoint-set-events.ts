@@ -24,11 +24,11 @@ export const setEndpointEvents = defineOperation({
   run: async (ctx, { id, events }) => {
     const row = await changeEndpoint(ctx, id, { event_types: [...new Set(events)] });
     // A test goes to the endpoint whatever it subscribes to.
-    const workflows = events.includes('*')
+    const cancelled = events.includes('*')
       ? []
       : await deliveriesIn(ctx.data).cancelWaiting(id, [...events, TEST_EVENT_TYPE]);
-    cancelAfterCommit(ctx, workflows);
+    cancelAfterCommit(ctx, cancelled);
     ctx.audit(row.workspace_id, { endpoint_id: id, events });
-    return { ...endpointView(row), cancelled_deliveries: workflows.length };
+    return { ...endpointView(row), cancelled_deliveries: cancelled.length };
   },
 });

@@ -4,8 +4,8 @@ import type { EventRow } from '../../kernel/entities';
 import { TEST_EVENT_TYPE } from '../../kernel/event-catalogue';
 import { emitEvent, relayNotice } from '../../kernel/events';
 import { DELIVERY_OUTBOX, fanOutTo } from '../fan-out';
+import type { DeliveryRun } from '../../kernel/operation';
 import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryStatus } from '../entities';
-import { deliveryWorkflowId } from '../workflow-ids';
 
 /** Queued, or retrying: what an endpoint's change may cancel and an attempt may still move. */
 export const WAITING: DeliveryStatus[] = ['PENDING', 'FAILED'];
@@ -77,15 +77,15 @@ export const deliveriesIn = (data: Data) => {
     lock: (id: string) => rows.findOne({ id }, { lock: true }),
     /**
      * Marks an endpoint's waiting deliveries CANCELLED, except those of the event types it still
-     * receives, and answers the workflow ids to cancel after commit. The rows are the truth: a
+     * receives, and answers their runs, whose workflows to cancel after commit. The rows are the truth: a
      * workflow that wakes before its cancellation lands finds its delivery CANCELLED and sends nothing.
      */
-    cancelWaiting: async (endpointId: string, keep?: string[]): Promise<string[]> => {
+    cancelWaiting: async (endpointId: string, keep?: string[]): Promise<DeliveryRun[]> => {
       const cancelled = await rows.update(
         { endpoint_id: endpointId, status: In(WAITING), ...(keep && { event_type: Not(In(keep)) }) },
         { status: 'CANCELLED', next_attempt_at: null },
       );
-      return cancelled.map((d) => deliveryWorkflowId(d.id, d.generation));
+      return cancelled.map((d) => ({ id: d.id, generation: d.generation }));
     },
     /** One delivery no longer wanted (its endpoint was switched off or unsubscribed meanwhile). */
     cancel: (id: string) =>

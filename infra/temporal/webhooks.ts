@@ -1,9 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../domain/kernel/search-attributes';
-import { deliveryWorkflowId, type StartDelivery } from '../domain/webhooks';
-import { startOnce } from '../infra/temporal/start-once';
-import { deliverWebhookWorkflow } from '../workflows/deliver-webhook';
+import type { Ports } from '../../domain/kernel/operation';
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import type { StartDelivery } from '../../domain/webhooks';
+import { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
+import { workflowCanceller } from '../temporal-client';
+import { startOnce } from './start-once';
+import { deliveryWorkflowId } from './workflow-ids';
 
 /** The endpoint's host (and port), never its path or query, which may carry an integrator's token. */
 function endpointHost(url: string): string {
@@ -57,4 +60,15 @@ export const deliveryStarter =
         { key: WORKSPACE_ID, value: d.workspace_id },
       ],
     });
+  };
+
+/**
+ * Cancels deliveries' runs after the commit that cancelled their rows; a run that already ended or
+ * never started needs nothing. With none to cancel, Temporal is not dialled.
+ */
+export const deliveryCanceller =
+  (temporal: () => Promise<Client>): Ports['webhooks']['cancelWorkflows'] =>
+  async (deliveries) => {
+    if (deliveries.length === 0) return;
+    await workflowCanceller(await temporal())(deliveries.map((d) => deliveryWorkflowId(d.id, d.generation)));
   };

@@ -1,13 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { MessageToStart } from '../domain/conversations';
-import type { StartJob } from '../domain/kernel/operation';
-import { WORKSPACE_ID } from '../domain/kernel/search-attributes';
-import { startOnce } from '../infra/temporal/start-once';
-import { sendMessageWorkflow } from '../workflows/send-message';
-
-/** `message:<id>`: one sending workflow per outbound message, so a duplicate start is refused by Temporal. */
-export const messageWorkflowId = (messageId: string) => `message:${messageId}`;
+import type { MessageToStart } from '../../domain/conversations';
+import type { StartJob } from '../../domain/kernel/operation';
+import { WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import { sendMessageWorkflow } from '../../workflows/send-message';
+import { startOnce } from './start-once';
+import { messageWorkflowId } from './workflow-ids';
 
 /** Starts an outbound message's workflow, with a memo and summary that say in the Web UI what it sends. */
 export const messageStarter =

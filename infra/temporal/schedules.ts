@@ -1,12 +1,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { Logger } from '../infra/logger';
-import { reconcileDeliveriesWorkflow, retentionWorkflow } from '../workflows/maintenance';
-
-/** The schedules' ids: prefixed with the task queue, so services sharing a namespace keep apart. */
-export const scheduleIds = (taskQueue: string) => ({
-  reconcile: `${taskQueue}:reconcile-deliveries`,
-  retention: `${taskQueue}:retention`,
-});
+import type { Logger } from '../logger';
+import { scheduleIds } from './workflow-ids';
+import { reconcileDeliveriesWorkflow, retentionWorkflow } from '../../workflows/maintenance';
 
 /**
  * Creates the maintenance schedules if they do not exist yet (every worker tries; the first wins).
