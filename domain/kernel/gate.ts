@@ -100,7 +100,9 @@ export async function authorityLost(
   loss: AuthorityLoss,
 ): Promise<Record<string, unknown>> {
   if (authorityListeners.length === 0)
-    throw new Error('no listener is wired for lost authority (import domain/registry)');
+    throw new Error(
+      'no listener is wired for lost authority (services come from composeServices in domain/registry.ts)',
+    );
   let audit: Record<string, unknown> = {};
   for (const listen of authorityListeners) {
     const told = await listen(data, loss, ctx.services);
@@ -119,7 +121,10 @@ export function registerOperations(lookup: (name: string) => AnyOperation | unde
 
 /** The registered operation a parked request names (undefined once it no longer exists). */
 export function parkedOperation(name: string): AnyOperation | undefined {
-  if (!operationLookup) throw new Error('no operations are registered (import domain/registry)');
+  if (!operationLookup)
+    throw new Error(
+      'no operations are registered (services come from composeServices in domain/registry.ts)',
+    );
   return operationLookup(name);
 }
 

@@ -23,7 +23,10 @@ export function defineHook<Args extends unknown[], Result = void>(name: string):
       if (!handlers.includes(handler)) handlers.push(handler);
     },
     async raise(...args) {
-      if (handlers.length === 0) throw new Error(`the hook ${name} has no handler (import domain/registry)`);
+      if (handlers.length === 0)
+        throw new Error(
+          `the hook ${name} has no handler (services come from composeServices in domain/registry.ts)`,
+        );
       const results: Result[] = [];
       for (const handler of handlers) results.push(await handler(...args));
       return results;

@@ -21,6 +21,9 @@ export function plugAreas(wiring: AreaWiring): void {
 
 /** The areas' parts, as plugged; a process that never loaded the registry has none, and says so. */
 export function areaWiring(): AreaWiring {
-  if (!plugged) throw new Error('the areas are not plugged into the kernel (import domain/registry)');
+  if (!plugged)
+    throw new Error(
+      'the areas are not plugged into the kernel (services come from composeServices in domain/registry.ts)',
+    );
   return plugged;
 }
