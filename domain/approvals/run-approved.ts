@@ -7,7 +7,7 @@ import type { Services } from '../kernel/operation';
 import { runOperation } from '../kernel/runner';
 import { keyStanding, roleOf } from '../identity';
 import type { Approval, RecordedError } from './entities';
-import { lock, move } from './lifecycle';
+import { lock, move, readApproval } from './lifecycle';
 import { approvalsIn } from './repository/approvals';
 import { approvalView, type ApprovalView } from './views';
 import { policyOf } from './decider';
@@ -91,7 +91,8 @@ export async function runApproved(services: Services, approvalId: string): Promi
       },
     });
   } catch (err) {
-    if (err instanceof AlreadyRan) return approvalView((await approvals.find(approvalId))!);
+    // Already run (a worker that crashed before Temporal heard): its recorded outcome is the answer.
+    if (err instanceof AlreadyRan) return readApproval(db, approvalId);
     if (!(err instanceof DomainError)) throw err; // our own fault: the activity retries
     await db.transaction(async (m) => {
       const data = new Data(m, row.workspace_id);
@@ -112,5 +113,5 @@ export async function runApproved(services: Services, approvalId: string): Promi
       });
     });
   }
-  return approvalView((await approvals.find(approvalId))!);
+  return readApproval(db, approvalId);
 }

@@ -124,3 +124,15 @@ export const quoteFlags = (f: Record<string, string>) => ({
   valid_until: f['valid-until'],
   interval: f.interval,
 });
+
+/** How many a sales list answers: 1 to 100, 25 by default. */
+export const listLimit = describe(
+  yup
+    .number()
+    .typeError('limit must be a number')
+    .integer()
+    .min(1)
+    .max(100, 'limit is at most 100')
+    .default(25),
+  'At most this many (default 25, at most 100).',
+);

@@ -6,6 +6,7 @@ import { INVOICE_STATUSES } from '../entities';
 import { invoicesIn } from '../repository/invoices';
 import { SALES_READ } from '../requirements';
 import { INVOICE, invoiceView } from '../views';
+import { listLimit } from '../schemas';
 
 export const listInvoices = defineOperation({
   name: 'invoice.list',
@@ -28,16 +29,7 @@ export const listInvoices = defineOperation({
         .oneOf([...INVOICE_STATUSES], 'status must be ISSUED or PAID'),
       'Only this status.',
     ),
-    limit: describe(
-      yup
-        .number()
-        .typeError('limit must be a number')
-        .integer()
-        .min(1)
-        .max(100, 'limit is at most 100')
-        .default(25),
-      'At most this many (default 25, at most 100).',
-    ),
+    limit: listLimit,
   }),
   output: page(INVOICE),
   doors: {

@@ -6,6 +6,7 @@ import { page } from '../../kernel/shapes';
 import { opportunitiesIn } from '../repository/opportunities';
 import { SALES_READ } from '../requirements';
 import { OPPORTUNITY, opportunityView } from '../views';
+import { listLimit } from '../schemas';
 
 const STAGE_CHOICE = `stage must be ${OPPORTUNITY_STAGES.slice(0, -1).join(', ')} or ${OPPORTUNITY_STAGES.at(-1)}`;
 
@@ -30,16 +31,7 @@ export const listOpportunities = defineOperation({
         .oneOf([...OPPORTUNITY_STAGES], STAGE_CHOICE),
       'Only this stage.',
     ),
-    limit: describe(
-      yup
-        .number()
-        .typeError('limit must be a number')
-        .integer()
-        .min(1)
-        .max(100, 'limit is at most 100')
-        .default(25),
-      'At most this many (default 25, at most 100).',
-    ),
+    limit: listLimit,
   }),
   output: page(OPPORTUNITY),
   doors: {

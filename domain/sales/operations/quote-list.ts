@@ -5,6 +5,7 @@ import { page } from '../../kernel/shapes';
 import { quotesIn } from '../repository/quotes';
 import { SALES_READ } from '../requirements';
 import { QUOTE, quoteView } from '../views';
+import { listLimit } from '../schemas';
 
 export const listQuotes = defineOperation({
   name: 'quote.list',
@@ -19,16 +20,7 @@ export const listQuotes = defineOperation({
       yup.string().typeError('lead must be a UUID').uuid('lead must be a UUID'),
       'Only this lead’s.',
     ),
-    limit: describe(
-      yup
-        .number()
-        .typeError('limit must be a number')
-        .integer()
-        .min(1)
-        .max(100, 'limit is at most 100')
-        .default(25),
-      'At most this many (default 25, at most 100).',
-    ),
+    limit: listLimit,
   }),
   output: page(QUOTE),
   doors: { admin: { command: 'quote list', flags: (f) => ({ lead: f.lead, limit: f.limit }) } },

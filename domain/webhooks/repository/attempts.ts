@@ -48,6 +48,18 @@ export type FailureCount = Pick<
 >;
 
 /**
+ * The attempt's target, one statement (built once: it runs at the start of every attempt). The endpoint
+ * still wants the delivery by the fan-out's own rule (`subscribed`), or it is the endpoint's test ($3).
+ */
+const TARGET = `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url,
+                ${subscribed('e', 'd.event_type')} OR (e.status = 'ACTIVE' AND d.event_type = $3) AS wanted,
+                e.secret_ciphertext, e.signing_scheme, e.previous_secret_ciphertext,
+                e.previous_secret_expires_at, a.number IS NOT NULL AS already_made
+           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
+           LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
+          WHERE d.id = $1`;
+
+/**
  * The statements of a delivery attempt, which every delivery makes at least once (the hot path). SQL:
  * each is one round trip with its guard and its arithmetic in the statement (the generation and status
  * that say the attempt is still wanted, the delivered time, the failure count), where a read and a
@@ -57,18 +69,7 @@ export type FailureCount = Pick<
 export const attemptsIn = (data: Data) => ({
   /** The delivery, its endpoint, its event's bytes, and whether this attempt was already made. */
   target: async (deliveryId: string, attempt: number): Promise<AttemptTarget | undefined> =>
-    (
-      await data.sql<AttemptTarget[]>(
-        `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url,
-                ${subscribed('e', 'd.event_type')} OR (e.status = 'ACTIVE' AND d.event_type = $3) AS wanted,
-                e.secret_ciphertext, e.signing_scheme, e.previous_secret_ciphertext,
-                e.previous_secret_expires_at, a.number IS NOT NULL AS already_made
-           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
-           LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
-          WHERE d.id = $1`,
-        [deliveryId, attempt, TEST_EVENT_TYPE],
-      )
-    )[0],
+    (await data.sql<AttemptTarget[]>(TARGET, [deliveryId, attempt, TEST_EVENT_TYPE]))[0],
 
   /** The delivery's new state, if this generation still waits; answers whether it did. */
   settle: async (r: AttemptRecord, status: DeliveryStatus): Promise<boolean> => {
