@@ -41,7 +41,14 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
   // The worker's memory settings, as `npm run worker` and docker-compose.yml start it (bench/README.md).
   const child = spawn(
     process.execPath,
-    ['--max-old-space-size=512', '--max-semi-space-size=2', 'dist/worker/main.js'],
+    [
+      '--max-old-space-size=512',
+      '--max-semi-space-size=2',
+      '--optimize-for-size',
+      // More V8 or Node flags for the worker, to compare settings within one hour (bench/README.md).
+      ...(process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []),
+      'dist/worker/main.js',
+    ],
     {
       cwd: repoRoot(),
       env: serviceEnv({

@@ -83,6 +83,7 @@ describe('one Temporal engine, declared once', () => {
     assert.deepEqual(worker.args, [
       '--max-old-space-size=512',
       '--max-semi-space-size=2',
+      '--optimize-for-size',
       'dist/worker/main.js',
     ]);
   });
