@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Ports } from '../domain/kernel/operation';
@@ -38,6 +39,12 @@ export function productionPorts(
     cancelTimers: { invoiceDue: async (id) => (await workflows()).timers.invoiceDue(id) },
     jobNames,
     secretsKey: config.secretsKey,
+    publicUrl: config.publicUrl,
+    operatorDecisions: {
+      allowed: config.approvalsOperatorDecide || config.env !== 'production',
+      osUser: userInfo().username,
+      host: hostname(),
+    },
     webhooks: {
       secretsKey: config.secretsKey,
       allowPrivateTargets: config.webhookAllowPrivateTargets,

@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import type { DataSource } from 'typeorm';
 import type { Ports, Services } from '../domain/kernel/operation';
 import { composeServices } from '../domain/registry';
@@ -39,6 +40,8 @@ export function testServices(db: DataSource, ports: Partial<Ports> = {}): Servic
     cancelTimers: { invoiceDue: nothingWaits },
     jobNames,
     secretsKey: SERVICE_DEFAULTS.secretsKey,
+    publicUrl: SERVICE_DEFAULTS.publicUrl,
+    operatorDecisions: { allowed: true, osUser: userInfo().username, host: hostname() },
     webhooks: {
       secretsKey: SERVICE_DEFAULTS.secretsKey,
       allowPrivateTargets: false,
