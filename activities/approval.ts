@@ -22,7 +22,7 @@ export const createApprovalActivities = (services: Services, metrics: ActivityMe
   };
   return {
     async recordApprovalDecision(approvalId: string, decision: Decision): Promise<ApprovalView> {
-      return counted(refusalsAsFailures(() => recordDecision(services.db, approvalId, decision)));
+      return counted(refusalsAsFailures(() => recordDecision(services, approvalId, decision)));
     },
     async runApprovedRequest(approvalId: string): Promise<ApprovalView> {
       return counted(refusalsAsFailures(() => runApproved(services, approvalId)));

@@ -54,6 +54,12 @@ export type Config = {
   /** Where people and providers reach the service from outside: unsubscribe links, provider webhooks. */
   publicUrl: string;
   /**
+   * APPROVALS_OPERATOR_DECIDE: an operator may decide parked requests at the admin CLI in production
+   * (`approval approve|reject --as`, break-glass, recorded as operator-asserted); outside production
+   * they always may.
+   */
+  approvalsOperatorDecide: boolean;
+  /**
    * Outbound email: an SMTP server (`smtp://user:pass@host:port`, `smtps://` for TLS) and the sender;
    * with a DKIM key, every message is signed for `domain` (MAIL_FROM's domain or a parent of it).
    */
@@ -310,6 +316,11 @@ export const configSchema = yup.object({
         'Where people and providers reach the API: unsubscribe and quote links are built on it, and Twilio signs the webhook URL it calls.',
       shown: '`http://localhost:<PORT>`',
     }),
+  APPROVALS_OPERATOR_DECIDE: booleanString('APPROVALS_OPERATOR_DECIDE').meta({
+    description:
+      'Lets an operator decide approval requests in production (`approval approve|reject --as`, a break-glass recorded as operator-asserted with the OS user and host); read by the worker. Always allowed outside production.',
+    shown: '`false` (`npm run dev`: `true`)',
+  }),
   SMTP_URL: yup
     .string()
     .matches(/^smtps?:\/\/[^\s]+$/, 'SMTP_URL must start with smtp:// or smtps://')
@@ -682,6 +693,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     maintenanceSchedules: parsed.MAINTENANCE_SCHEDULES !== 'false',
     publicUrl: parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`,
+    approvalsOperatorDecide: parsed.APPROVALS_OPERATOR_DECIDE === 'true',
     ...(parsed.SMTP_URL && {
       smtp: { url: parsed.SMTP_URL, from: mailFrom, returnPathDomain, ...(dkim && { dkim }) },
     }),

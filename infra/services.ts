@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Ports } from '../domain/kernel/operation';
@@ -10,8 +11,9 @@ import { jobNames } from './temporal/workflow-ids';
  * whole, for its root to compose with the areas (`composeServices`): the approval gate, the campaign
  * waker, the booking desk, the agents' schedules and the cancelling of timers and deliveries on
  * Temporal, reached through `temporal` (dialled at first use, so the API serves REST whether or not
- * Temporal is up yet), and the jobs' names; the keys, the mail signing and the feedback domains from
- * the configuration.
+ * Temporal is up yet), and the jobs' names; the keys, the public URL, the mail signing and the feedback
+ * domains from the configuration; whether an operator's decision is taken (APPROVALS_OPERATOR_DECIDE, or
+ * any environment but production) and the operating system user and host the process runs as.
  * The Temporal adapters' modules load at their first use too: most admin commands never need them,
  * and they are about 0.4 s of a call's start.
  */
@@ -38,6 +40,12 @@ export function productionPorts(
     cancelTimers: { invoiceDue: async (id) => (await workflows()).timers.invoiceDue(id) },
     jobNames,
     secretsKey: config.secretsKey,
+    publicUrl: config.publicUrl,
+    operatorDecisions: {
+      allowed: config.approvalsOperatorDecide || config.env !== 'production',
+      osUser: userInfo().username,
+      host: hostname(),
+    },
     webhooks: {
       secretsKey: config.secretsKey,
       allowPrivateTargets: config.webhookAllowPrivateTargets,

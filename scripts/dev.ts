@@ -25,6 +25,8 @@ async function main() {
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'development',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // The operator's break-glass (`approval approve|reject --as`), so a demo can be decided from a shell.
+    APPROVALS_OPERATOR_DECIDE: 'true',
     ...process.env,
   };
   await takeDataDir(dir, 'dev', Number(env.PORT ?? 3000), stops);
@@ -86,6 +88,7 @@ async function main() {
         ['API metrics', api.metricsUrl],
         ['Worker metrics', `${worker.metricsUrl}   (with the Temporal SDK's)`],
       ],
+      more: [operatorDecisions(config.approvalsOperatorDecide)],
       dataDir: dir,
       demo,
     }),
@@ -97,6 +100,14 @@ async function main() {
     worker_metrics_url: worker.metricsUrl,
   });
 }
+
+/** The banner's line on the operator's break-glass, which `npm run dev` turns on unless told otherwise. */
+const operatorDecisions = (on: boolean) =>
+  `${'  Operator decides:'.padEnd(20)}${
+    on
+      ? 'on (APPROVALS_OPERATOR_DECIDE=true): approval approve|reject --as decides, recorded as operator-asserted'
+      : 'outside production only (APPROVALS_OPERATOR_DECIDE=false); members decide in the console'
+  }`;
 
 main().catch(async (err: unknown) => {
   console.error(err instanceof ConfigError ? err.message : err instanceof Error ? err.message : err);

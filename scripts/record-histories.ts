@@ -109,6 +109,10 @@ function scriptedActivities(t0: number) {
     requested_by: { key_id: KEY, user_id: MEMBER },
     decided_by: APPROVER,
     decided_at: at(5 * MINUTE),
+    decided_via: 'operator',
+    decided_credential: null,
+    decided_digest: null,
+    operator_asserted: { os_user: 'ops', host: 'ops-1' },
     reason: null,
     outcome:
       status === 'EXECUTED'
@@ -268,7 +272,16 @@ const RECORDINGS: Recording[] = [
     drive: async (handle) => {
       await settled(handle, 1);
       await handle.executeUpdate(decideRequest, {
-        args: [{ decision: 'approve', approverEmail: 'owner@harbourdental.example' }],
+        args: [
+          {
+            decision: 'approve',
+            door: 'admin',
+            via: 'operator',
+            approverEmail: 'owner@harbourdental.example',
+            osUser: 'ops',
+            host: 'ops-1',
+          },
+        ],
       });
     },
   },

@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import type { DataSource } from 'typeorm';
 import type { Ports, Services } from '../domain/kernel/operation';
 import { composeServices } from '../domain/registry';
@@ -18,7 +19,8 @@ const nothingWaits = async () => undefined;
  * whole, as every door's root builds them, with the parts a process without Temporal does not reach
  * standing in plainly. No gated call parks (a test that parks passes the gate on Temporal), no
  * workflow is woken, started or cancelled, nobody can ask for an agent's schedule; the jobs are named
- * as in production and the keys are the default configuration's. A test passes what it exercises in
+ * as in production, the keys and the public URL are the default configuration's, and an operator's
+ * decision is taken, as anywhere outside production. A test passes what it exercises in
  * `ports`.
  */
 export function testServices(db: DataSource, ports: Partial<Ports> = {}): Services {
@@ -39,6 +41,8 @@ export function testServices(db: DataSource, ports: Partial<Ports> = {}): Servic
     cancelTimers: { invoiceDue: nothingWaits },
     jobNames,
     secretsKey: SERVICE_DEFAULTS.secretsKey,
+    publicUrl: SERVICE_DEFAULTS.publicUrl,
+    operatorDecisions: { allowed: true, osUser: userInfo().username, host: hostname() },
     webhooks: {
       secretsKey: SERVICE_DEFAULTS.secretsKey,
       allowPrivateTargets: false,

@@ -71,10 +71,10 @@ function refused(err: { code: string; message: string; details?: Record<string, 
 
 /** What a gated call answers a client without the tasks extension: nothing has happened yet. */
 function pending(p: Parked, naming: ToolNaming): ToolResult {
-  const { status, approval_id, summary, expires_at } = p;
-  const answer = { status, approval_id, summary, expires_at };
+  const { status, approval_id, summary, expires_at, approval_url } = p;
+  const answer = { status, approval_id, summary, expires_at, approval_url };
   const text = inNaming(
-    `Nothing has happened yet. "${summary}" must be approved by a person (an admin of the workspace) before it runs. Approval request ${approval_id} waits until ${expires_at}; check it with approval.get, or withdraw it with approval.cancel.`,
+    `Nothing has happened yet. "${summary}" must be approved by a person (an admin of the workspace) before it runs: they decide at ${approval_url} (give your user this link). Approval request ${approval_id} waits until ${expires_at}; check it with approval.get, or withdraw it with approval.cancel.`,
     naming,
   );
   return { content: [{ type: 'text', text }, json(answer)], structuredContent: answer };

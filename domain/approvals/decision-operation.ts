@@ -7,15 +7,21 @@ import { approvalsIn } from './repository/approvals';
 import { DECIDE } from './requirements';
 import { APPROVAL, approvalId } from './schemas';
 
-/** An admin's or owner's decision, from the operator door; the request's workflow records and runs it. */
+/**
+ * An operator's decision at the admin CLI, in the name of the admin or owner named (break-glass):
+ * recorded as operator-asserted, with the operating system user and host that sent it, and refused
+ * where the deployment does not take an operator's word (production without APPROVALS_OPERATOR_DECIDE).
+ * Members decide in the console with their passkey (`approval.decide`). The request's workflow records
+ * and runs it.
+ */
 export const decisionOperation = (decision: 'approve' | 'reject') =>
   defineOperation({
     name: `approval.${decision}`,
     title: decision === 'approve' ? 'Approve a parked request' : 'Reject a parked request',
     description:
       decision === 'approve'
-        ? 'Approves a request an assistant parked, on the authority of the admin or owner named: it runs once, and the answer says how it ended (EXECUTED with its result, or FAILED with the reason).'
-        : 'Rejects a request an assistant parked, with a reason: it never runs.',
+        ? "An operator's break-glass: approves a request an assistant parked, in the name of the admin or owner named, on their authority: it runs once, and the answer says how it ended (EXECUTED with its result, or FAILED with the reason). Recorded as operator-asserted, with the operating system user and host; refused in production unless APPROVALS_OPERATOR_DECIDE=true."
+        : "An operator's break-glass: rejects a request an assistant parked, in the name of the admin or owner named, with a reason: it never runs. Recorded as operator-asserted, with the operating system user and host; refused in production unless APPROVALS_OPERATOR_DECIDE=true.",
     returns: 'The approval request as it ended.',
     requirement: DECIDE,
     reach: 'record',
@@ -46,6 +52,15 @@ export const decisionOperation = (decision: 'approve' | 'reject') =>
     summary: (i) => `${decision === 'approve' ? 'Approve' : 'Reject'} approval request ${i.id} as ${i.as}`,
     run: async (ctx, i) => {
       if (!(await approvalsIn(ctx.data).find(i.id))) throw notFound('approval request');
-      return ctx.services.approvals.decide(i.id, { decision, approverEmail: i.as, reason: i.reason });
+      const { osUser, host } = ctx.services.operatorDecisions;
+      return ctx.services.approvals.decide(i.id, {
+        decision,
+        reason: i.reason,
+        door: ctx.actor.ctx.door,
+        via: 'operator',
+        approverEmail: i.as,
+        osUser,
+        host,
+      });
     },
   });

@@ -25,6 +25,13 @@ export type RecordedError = {
   changed?: string[];
 };
 
+/** How a decision was made: a member's passkey in the console, or an operator at the admin CLI. */
+export const DECIDED_VIA = ['passkey', 'operator'] as const;
+type DecidedVia = (typeof DECIDED_VIA)[number];
+
+/** What an operator's break-glass decision records of who sent it (`approval approve|reject --as`). */
+type OperatorAsserted = { os_user: string; host: string };
+
 export type Approval = {
   id: string;
   workspace_id: string;
@@ -43,6 +50,17 @@ export type Approval = {
   status: ApprovalStatus;
   decided_by: string | null;
   decided_at: Date | null;
+  /**
+   * How the decision was made (null until decided, and for decisions recorded before it was kept): a
+   * member's `passkey`, with the credential, the signed assertion as the browser sent it and the
+   * snapshot digest it approved; or an `operator` at the admin CLI, asserting it in the member's name,
+   * with the operating system user and host that sent it.
+   */
+  decided_via: DecidedVia | null;
+  decided_credential: string | null;
+  decided_assertion: Record<string, unknown> | null;
+  decided_digest: string | null;
+  operator_asserted: OperatorAsserted | null;
   reason: string | null;
   outcome: unknown;
   error: RecordedError | null;
@@ -66,6 +84,11 @@ export const ApprovalEntity = entity<Approval>({
     status: { type: 'text', default: 'PENDING' },
     decided_by: { type: 'uuid', nullable: true },
     decided_at: { type: 'timestamptz', nullable: true },
+    decided_via: { type: 'text', nullable: true },
+    decided_credential: { type: 'text', nullable: true },
+    decided_assertion: { type: 'jsonb', nullable: true },
+    decided_digest: { type: 'text', nullable: true },
+    operator_asserted: { type: 'jsonb', nullable: true },
     reason: { type: 'text', nullable: true },
     outcome: { type: 'jsonb', nullable: true },
     error: { type: 'jsonb', nullable: true },
@@ -74,7 +97,16 @@ export const ApprovalEntity = entity<Approval>({
     finished_at: { type: 'timestamptz', nullable: true },
   },
   relations: inWorkspace('approvals'),
-  checks: [oneOfCheck('approvals', 'status', APPROVAL_STATUSES)],
+  checks: [
+    oneOfCheck('approvals', 'status', APPROVAL_STATUSES),
+    oneOfCheck('approvals', 'decided_via', DECIDED_VIA),
+    // A decision's evidence comes whole: a passkey's credential, assertion and digest, or the operator's word.
+    {
+      name: 'approvals_decided_evidence_check',
+      expression:
+        "((decided_via IS NULL) OR ((decided_via = 'passkey'::text) AND (decided_credential IS NOT NULL) AND (decided_assertion IS NOT NULL) AND (decided_digest IS NOT NULL)) OR ((decided_via = 'operator'::text) AND (operator_asserted IS NOT NULL)))",
+    },
+  ],
   indices: [
     // The same key asking the same thing while it waits gets the same request back.
     {

@@ -12,6 +12,7 @@
 import { ApprovalEntity } from './entities';
 import { approveApproval } from './operations/approve';
 import { cancelApproval } from './operations/cancel';
+import { decideApproval } from './operations/decide';
 import { getApproval } from './operations/get';
 import { listApprovals } from './operations/list';
 import { rejectApproval } from './operations/reject';
@@ -25,6 +26,7 @@ export const operations = {
   cancelApproval,
   approveApproval,
   rejectApproval,
+  decideApproval,
 } as const;
 
 /** Its tables. */

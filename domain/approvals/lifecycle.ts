@@ -8,7 +8,7 @@ import type { Services } from '../kernel/operation';
 import { requestHash } from '../kernel/idempotency';
 import { snapshotDigests } from '../kernel/effect';
 import type { Approval, ApprovalStatus } from './entities';
-import { approvalsIn, type MoveFields } from './repository/approvals';
+import { approvalsIn, type DecisionEvidence, type MoveFields } from './repository/approvals';
 import { APPROVAL_TTL_DAYS, WITHDRAWN_BY_ASSISTANT, approvalView, type ApprovalView } from './views';
 import { standingOf } from './decider';
 import { canMove, requireMove, stepRefusal } from './rules';
@@ -42,12 +42,13 @@ async function parkRequest(data: Data, call: GatedCall): Promise<{ row: Approval
 
 /**
  * Parks a key's gated call (`parkRequest`) and answers what the call answers (nothing has happened
- * yet; a person must approve), with the request whose wait starts once the call commits.
+ * yet; a person must approve; the runner adds the request's page), with the request whose wait starts
+ * once the call commits.
  */
 export async function parkGatedCall(
   data: Data,
   call: GatedCall,
-): Promise<{ parked: Parked; request: Approval }> {
+): Promise<{ parked: Omit<Parked, 'approval_url'>; request: Approval }> {
   const { row, created } = await parkRequest(data, call);
   return {
     parked: {
@@ -79,50 +80,94 @@ export const lock = async (data: Data, approvalId: string) => {
   return row;
 };
 
+/** What a decision records of how it was made (the row's evidence columns, all five set or cleared). */
+const evidenceOf = (d: Decision): DecisionEvidence =>
+  d.via === 'passkey'
+    ? {
+        decided_via: 'passkey',
+        decided_credential: d.credentialId,
+        decided_assertion: d.assertion,
+        decided_digest: d.digest,
+        operator_asserted: null,
+      }
+    : {
+        decided_via: 'operator',
+        decided_credential: null,
+        decided_assertion: null,
+        decided_digest: null,
+        operator_asserted: { os_user: d.osUser, host: d.host },
+      };
+
+/** How the audit rows of a decision say who made it and how (never the assertion itself: the row keeps it). */
+const auditedAs = (d: Decision) =>
+  d.via === 'passkey'
+    ? { decided_via: 'passkey', credential_id: d.credentialId, digest: d.digest }
+    : {
+        decided_via: 'operator',
+        as: d.approverEmail,
+        operator_asserted: { os_user: d.osUser, host: d.host },
+      };
+
 /**
  * Records a person's decision. The request is locked once, and the step's one check (`stepRefusal`:
- * still waiting; the person a live admin or owner of its workspace and, to approve, not the owner of
- * the key that asked where the workspace requires a second person) is made on it. Audited on the
- * approver's name, a refusal of who they are too (committed on its own, since nothing else is).
+ * still waiting; the decision's proof holds, a passkey's over this request's snapshot or an operator's
+ * word where the deployment takes it; the person a live admin or owner of its workspace and, to approve,
+ * not the owner of the key that asked where the workspace requires a second person) is made on it. The
+ * decision and how it was made are written in one statement. Audited on the approver's name, a refusal
+ * of who they are or of the proof too (committed on its own, since nothing else is).
  */
-export async function recordDecision(db: DataSource, approvalId: string, d: Decision): Promise<ApprovalView> {
+export async function recordDecision(
+  services: Pick<Services, 'db' | 'operatorDecisions'>,
+  approvalId: string,
+  d: Decision,
+): Promise<ApprovalView> {
+  const { db } = services;
   const action = `approval.${d.decision}`;
   type Outcome = { view: ApprovalView } | { refused: DomainError; row: Approval; userId: string | null };
   const decided = await db.transaction(async (m): Promise<Outcome> => {
-    // Any workspace's request: the operator decides through the request's workflow, by its id.
+    // Any workspace's request: the decision reaches it through the request's workflow, by its id.
     const data = new Data(m, undefined);
     const row = await lock(data, approvalId);
-    const standing = await standingOf(data, row, { email: d.approverEmail });
-    const refused = stepRefusal(row, { decide: d.decision, email: d.approverEmail }, standing);
+    const standing = await standingOf(
+      data,
+      row,
+      d.via === 'operator' ? { email: d.approverEmail } : { userId: d.userId },
+    );
+    const refused = stepRefusal(
+      row,
+      { decide: d, operatorDecisions: services.operatorDecisions.allowed },
+      standing,
+    );
     // A request no longer waiting is answered as it is, with nothing recorded: nobody was refused.
     if (refused?.code === 'conflict') throw refused;
     if (refused) return { refused, row, userId: standing.decider?.userId ?? null };
     const to = d.decision === 'approve' ? 'APPROVED' : 'REJECTED';
     const moved = await approvalsIn(data).move(row.id, to, {
       decidedBy: standing.decider!.userId,
+      evidence: evidenceOf(d),
       reason: d.reason,
     });
     await writeAudit(m, {
-      door: 'admin',
+      door: d.door,
       action,
       outcome: 'allowed',
       workspaceId: row.workspace_id,
       actorUserId: standing.decider!.userId,
-      details: { approval_id: approvalId, operation: row.operation },
+      details: { approval_id: approvalId, operation: row.operation, ...auditedAs(d) },
     });
     return { view: approvalView(moved) };
   });
   if ('view' in decided) return decided.view;
   const { refused, row, userId } = decided;
   await writeAudit(db.manager, {
-    door: 'admin',
+    door: d.door,
     action,
     outcome: 'refused',
     reason: refused.auditReason ?? refused.message,
     status: 403,
     workspaceId: row.workspace_id,
     actorUserId: userId,
-    details: { approval_id: approvalId, operation: row.operation, reason: refused.message },
+    details: { approval_id: approvalId, operation: row.operation, reason: refused.message, ...auditedAs(d) },
   });
   throw refused;
 }

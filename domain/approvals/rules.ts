@@ -77,29 +77,66 @@ export function deciderRefusal(
 export type Standing = { decider: { userId: string; role: Role | null } | undefined; policy: ApprovalPolicy };
 
 /**
- * A step of a decision: a person deciding (named by the email they gave), or the approved request's
- * run (with the standing, now, of the key that asked, and what its operation requires).
+ * A step of a decision: a person's decision as a door handed it over (with whether this deployment
+ * accepts an operator's), or the approved request's run (with the standing, now, of the key that asked,
+ * and what its operation requires).
  */
 export type Step =
-  { decide: Decision['decision']; email: string } | { run: Requirement; requester: KeyStanding | undefined };
+  { decide: Decision; operatorDecisions: boolean } | { run: Requirement; requester: KeyStanding | undefined };
+
+/** The break-glass's refusal, naming the setting that allows it. */
+const OPERATOR_DECISIONS_OFF =
+  'An operator may not decide approval requests in production unless APPROVALS_OPERATOR_DECIDE=true: `approval approve|reject --as` is a break-glass, recorded as operator-asserted. Members decide in the console with their passkey.';
+
+const short = (digest: string | undefined) => (digest ? `sha256:${digest.slice(0, 12)}` : 'no snapshot');
+
+/**
+ * Why a decision's proof does not hold for this request, or undefined when it does: an operator's word
+ * where the deployment does not take it; a passkey's signature over another snapshot than the one this
+ * request waits with (the member approved something else: another request, or an older version).
+ */
+function proofRefusal(row: Approval, d: Decision, operatorDecisions: boolean): DomainError | undefined {
+  if (d.via === 'operator')
+    return operatorDecisions
+      ? undefined
+      : new DomainError(
+          'forbidden',
+          OPERATOR_DECISIONS_OFF,
+          {},
+          'operator decisions are off (APPROVALS_OPERATOR_DECIDE)',
+        );
+  if (row.effect && d.digest === row.effect.digest) return undefined;
+  return new DomainError(
+    'forbidden',
+    `This decision was signed for ${short(d.digest)}, not for this request as it waits (${short(row.effect?.digest)}): the approver approved something else, so nothing was recorded.`,
+    {},
+    'approver: signed digest differs from the snapshot',
+  );
+}
 
 /**
  * The one check of a decision's step, made once on the request as its step locked it: the request's
- * state allows the step (still pending to be decided, approved to be run); the person may decide it
- * (`deciderRefusal`, asked again when the approved request runs: a demotion or a policy set in between
- * counts); and, to run, the key that asked may still ask it and what was approved is on record, whole.
- * Answers the refusal, or undefined when the step goes on. That the bound parts are unchanged is the
- * runner's check, made under the run's own lock on the record (`approved` in domain/kernel/runner.ts).
+ * state allows the step (still pending to be decided, approved to be run); to decide, the decision's
+ * proof holds (`proofRefusal`: a passkey's signature over this request's snapshot, or an operator's
+ * word where the deployment takes it); the person may decide it (`deciderRefusal`, asked again when the
+ * approved request runs: a demotion or a policy set in between counts); and, to run, the key that asked
+ * may still ask it and what was approved is on record, whole. Answers the refusal, or undefined when
+ * the step goes on. That the bound parts are unchanged is the runner's check, made under the run's own
+ * lock on the record (`approved` in domain/kernel/runner.ts).
  */
 export function stepRefusal(row: Approval, step: Step, standing: Standing): DomainError | undefined {
   if ('decide' in step) {
-    const moved = moveRefusal(row.status, step.decide === 'approve' ? 'APPROVED' : 'REJECTED');
+    const d = step.decide;
+    const moved = moveRefusal(row.status, d.decision === 'approve' ? 'APPROVED' : 'REJECTED');
     if (moved) return moved;
-    const refusal = deciderRefusal(standing.decider, row, step.decide, standing.policy);
+    const unproven = proofRefusal(row, d, step.operatorDecisions);
+    if (unproven) return unproven;
+    const refusal = deciderRefusal(standing.decider, row, d.decision, standing.policy);
+    const who = d.via === 'operator' ? d.approverEmail : 'This member';
     return refusal
       ? new DomainError(
           'forbidden',
-          `${step.email} may not decide this request: ${refusal.reason}.`,
+          `${who} may not decide this request: ${refusal.reason}.`,
           {},
           `approver: ${refusal.detail}`,
         )

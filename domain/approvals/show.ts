@@ -68,6 +68,8 @@ export async function showApproval(data: Data, row: Approval, op: AnyOperation |
   const changed = row.status === 'PENDING' ? await changedSince(scoped, row, op) : null;
   return {
     ...approvalView(row),
+    // The evidence of a member's decision, whole: the signed assertion as their browser sent it.
+    decided_assertion: row.decided_assertion,
     requester: await requester(scoped, row, op),
     members: row.effect?.members
       ? Object.fromEntries(
@@ -158,6 +160,7 @@ export function approvalText(a: ShownApproval): string {
     `Asked by ${key}, ${owner}: ${r.still_valid ? 'still valid' : `NO LONGER VALID (${r.refusal}): approving it will be refused`}`,
     `Operation: ${a.operation}`,
   ];
+  lines.push(...decided(a));
   if (a.reason) lines.push(`Reason: ${a.reason}`);
   if (!a.effect) {
     lines.push('What it does: no snapshot (asked before snapshots existed); it cannot run.');
@@ -189,6 +192,30 @@ export function approvalText(a: ShownApproval): string {
       'Approvers: the workspace requires a second person; the owner of the key that asked may not approve it.',
     );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Who decided and how, for a decided request: a member with their passkey (the credential, the digest
+ * they approved and the signed assertion), or operator-asserted (the operating system user and host
+ * that sent it from the admin CLI: nobody proved the member decided).
+ */
+function decided(a: ShownApproval): string[] {
+  if (!a.decided_by) return [];
+  const when = a.decided_at ? ` at ${a.decided_at}` : '';
+  const verb = a.status === 'REJECTED' ? 'Rejected' : 'Approved';
+  if (a.decided_via === 'passkey')
+    return [
+      `${verb} by member ${a.decided_by}${when}, with their passkey (credential ${a.decided_credential})`,
+      `  ${verb} snapshot: sha256:${a.decided_digest}`,
+      `  Signed assertion: ${JSON.stringify(a.decided_assertion)}`,
+    ];
+  if (a.decided_via === 'operator')
+    return [
+      `${verb} as member ${a.decided_by}${when}: OPERATOR-ASSERTED by ${a.operator_asserted?.os_user} on ${a.operator_asserted?.host} at the admin CLI, not proven by the member`,
+    ];
+  return [
+    `${verb} by member ${a.decided_by}${when} (how was not recorded: decided before decisions kept their evidence)`,
+  ];
 }
 
 /**

@@ -14,7 +14,9 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /**
  * An approval request as every door shows it, and as its workflow carries it: a member set (a
  * campaign's audience) as its count and digest, never its ids or the names and addresses an approver
- * reads in `approval show`, which stay in the row.
+ * reads in `approval show`, which stay in the row. How it was decided is shown with it (a member's
+ * passkey, with the credential and the digest approved; or operator-asserted, with the operating system
+ * user and host); the signed assertion itself only in `approval show`.
  */
 export const approvalView = (a: Approval) => ({
   id: a.id,
@@ -25,6 +27,10 @@ export const approvalView = (a: Approval) => ({
   requested_by: { key_id: a.requested_by_key, user_id: a.requested_by_user },
   decided_by: a.decided_by,
   decided_at: iso(a.decided_at),
+  decided_via: a.decided_via,
+  decided_credential: a.decided_credential,
+  decided_digest: a.decided_digest,
+  operator_asserted: a.operator_asserted,
   reason: a.reason,
   outcome: a.outcome ?? null,
   error: a.error,

@@ -1,3 +1,4 @@
+import type { AuditDoor } from './audit';
 import type { Data } from './data';
 import type { Snapshot } from './effect';
 import type { AnyOperation, OperationContext, Services } from './operation';
@@ -43,7 +44,16 @@ export type Parked = {
   created_at: string;
   /** False when the same key asked the same thing while it waited: the same request, not a new one. */
   created: boolean;
+  /**
+   * The request's page in the workspace console, where a member who may decide reads it and approves or
+   * rejects it with their passkey; the link grants nothing without signing in.
+   */
+  approval_url: string;
 };
+
+/** The console's page of a parked request: `${PUBLIC_URL}/app/w/<workspace>/approvals/<id>`. */
+export const approvalPage = (publicUrl: string, workspaceId: string, approvalId: string): string =>
+  `${publicUrl.replace(/\/+$/, '')}/app/w/${workspaceId}/approvals/${approvalId}`;
 
 /**
  * Where a key's gated call waits for a person (the approvals area provides it, on Temporal). `park`
@@ -52,7 +62,10 @@ export type Parked = {
  * `withdrawn` tells it that the key which parked it took it back.
  */
 export type Gate = {
-  park: (data: Data, call: GatedCall) => Promise<{ parked: Parked; start: () => Promise<void> }>;
+  park: (
+    data: Data,
+    call: GatedCall,
+  ) => Promise<{ parked: Omit<Parked, 'approval_url'>; start: () => Promise<void> }>;
   decide: (approvalId: string, decision: Decision) => Promise<unknown>;
   withdrawn: (approvalId: string) => Promise<void>;
 };
@@ -128,11 +141,48 @@ export function parkedOperation(name: string): AnyOperation | undefined {
   return operationLookup(name);
 }
 
-/** A person's decision on a parked request, as the operator door hands it over. */
-export type Decision = { decision: 'approve' | 'reject'; approverEmail: string; reason?: string };
+/**
+ * Who decided, and what proves it:
+ * - `passkey`: a member in the workspace console, who signed the decision with their passkey. The
+ *   console verified the assertion (its challenge bound to this request and `digest`) before handing it
+ *   over; `assertion` is the signed WebAuthn assertion as the browser sent it, kept as the evidence, and
+ *   `digest` the snapshot digest the member was shown, which must be the request's.
+ * - `operator`: an operator at the admin CLI deciding in an admin's or owner's name (break-glass). Nothing
+ *   proves the named person decided: the operating system user and host that sent it are recorded, and
+ *   the decision is shown as operator-asserted everywhere.
+ */
+type DecidedBy =
+  | {
+      via: 'passkey';
+      userId: string;
+      credentialId: string;
+      assertion: Record<string, unknown>;
+      digest: string;
+    }
+  | { via: 'operator'; approverEmail: string; osUser: string; host: string };
+
+/**
+ * A person's decision on a parked request, as a door hands it over; `door` is the one it came through,
+ * which its audit rows name.
+ */
+export type Decision = {
+  decision: 'approve' | 'reject';
+  reason?: string;
+  door: AuditDoor;
+} & DecidedBy;
 
 /** What a gated tool answers when it parks (JSON Schema): nothing has happened yet. */
 export const PARKED = object(
-  { status: oneOf(['pending_approval']), approval_id: uuid, summary: string(), expires_at: dateTime },
+  {
+    status: oneOf(['pending_approval']),
+    approval_id: uuid,
+    summary: string(),
+    expires_at: dateTime,
+    approval_url: string({
+      format: 'uri',
+      description:
+        'The request in the workspace console, where an admin or owner signs in to approve or reject it: hand it to your user.',
+    }),
+  },
   { title: 'PendingApproval' },
 );

@@ -67,6 +67,15 @@ export type Ports = {
   campaigns: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
   /** Keys unsubscribe links (derived from SECRETS_KEY). */
   secretsKey: Buffer;
+  /** Where people reach the service (PUBLIC_URL): a parked request's answer links to its console page. */
+  publicUrl: string;
+  /**
+   * An operator's decisions on parked requests (`approval approve|reject --as`, break-glass): whether
+   * the process recording a decision accepts them (APPROVALS_OPERATOR_DECIDE; always outside
+   * production), and the operating system user and host this process runs as, which a decision it
+   * sends records as the operator's assertion.
+   */
+  operatorDecisions: { allowed: boolean; osUser: string; host: string };
   /** Where bookings are handed to their workflows, and a person's decision on one reaches it. */
   appointments: BookingDesk;
   /**
@@ -242,6 +251,8 @@ type Doors<O> = {
   /** Offered to the assistant as a tool named after the operation. */
   mcp?: true;
   admin?: AdminBinding<O>;
+  /** Offered to members in the workspace console (`api/console/`), run as the member with their live role. */
+  console?: true;
   /** The routes without an API key that run it (`api/public/` answers each one). */
   public?: readonly PublicRoute[];
 };

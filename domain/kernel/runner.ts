@@ -6,7 +6,7 @@ import { auditInsertInto, writeAudit, type AuditOutcome } from './audit';
 import { changedParts, changedSinceApproval, snapshotOf, type Snapshot } from './effect';
 import { DomainError, invalid, notFound } from './errors';
 import { emitEvent, eventClauses, prepareEvent, relayWakeUp, type PendingEvent } from './events';
-import type { Parked } from './gate';
+import { approvalPage, type Parked } from './gate';
 import { recallAnswer, rememberAnswerInsert, requestHash } from './idempotency';
 import {
   closedInput,
@@ -289,7 +289,9 @@ async function executeOrParkUntraced<S extends yup.AnyObjectSchema, O>(
   const { parked, start } = parkedOrNot;
   // Started after commit; starting an existing request's wait again is refused by Temporal, harmlessly.
   await start();
-  return { parked };
+  // Where a person who may decide reads it and decides: its page in the console, on the public URL.
+  const page = approvalPage(services.publicUrl, key.principal.workspaceId, parked.approval_id);
+  return { parked: { ...parked, approval_url: page } };
 }
 
 async function perform<S extends yup.AnyObjectSchema, O>(

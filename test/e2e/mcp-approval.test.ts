@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { approveApproval } from '../../domain/approvals/operations/approve';
 import type { ApprovalView } from '../../domain/approvals/views';
@@ -10,6 +11,7 @@ import { revokeApiKey } from '../../domain/identity/operations/key-revoke';
 import { addMember } from '../../domain/identity/operations/member-add';
 import { suppressContact } from '../../domain/leads/operations/contact-suppress';
 import { repoRoot } from '../../tooling/paths';
+import { SERVICE_DEFAULTS } from '../../tooling/services';
 import { waitFor } from '../../tooling/processes';
 import { testApp } from '../helpers/api';
 import { workspaceWithKey } from '../helpers/fixtures';
@@ -43,12 +45,27 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
     const disconnect = () => call('connection.disconnect', { connectionId: connection.id });
     const parked = await disconnect();
     assert.equal(parked.isError, undefined);
-    const pending = structured<{ status: string; approval_id: string; summary: string; expires_at: string }>(
-      parked,
-    );
+    const pending = structured<{
+      status: string;
+      approval_id: string;
+      summary: string;
+      expires_at: string;
+      approval_url: string;
+    }>(parked);
     assert.equal(pending.status, 'pending_approval');
     assert.equal(pending.summary, `Disconnect Google Calendar from ${w.workspace.name}`);
+    // The request's page in the console, for the assistant to hand its user; it grants nothing unsigned-in.
+    const page = `${SERVICE_DEFAULTS.publicUrl}/app/w/${workspaceId}/approvals/${pending.approval_id}`;
+    assert.deepEqual(Object.keys(pending).sort(), [
+      'approval_id',
+      'approval_url',
+      'expires_at',
+      'status',
+      'summary',
+    ]);
+    assert.equal(pending.approval_url, page);
     assert.match(textOf(parked), /^Nothing has happened yet\./);
+    assert.ok(textOf(parked).includes(`they decide at ${page} (give your user this link)`), textOf(parked));
     const again = await disconnect();
     assert.equal(structured<{ approval_id: string }>(again).approval_id, pending.approval_id);
 
@@ -121,7 +138,7 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
 
   /** `npm run -s admin -- ...` against this stack; asynchronous, since the worker runs in this process. */
   const admin = (...args: string[]) =>
-    new Promise<{ code: number | null; json: unknown; stderr: string }>((resolve) => {
+    new Promise<{ code: number | null; json: unknown; text: string; stderr: string }>((resolve) => {
       const child = spawn('npm', ['run', '-s', 'admin', '--', ...args], {
         cwd: repoRoot(),
         env: {
@@ -141,7 +158,9 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
           .split('\n')
           .filter((l) => l && !l.startsWith('npm warn') && !l.startsWith('admin: '))
           .join('\n');
-        resolve({ code, json: code === 0 ? (JSON.parse(out) as unknown) : undefined, stderr });
+        // `approval show` prints text for a person; every other command prints JSON.
+        const json = code === 0 && /^[[{]/.test(out) ? (JSON.parse(out) as unknown) : undefined;
+        resolve({ code, json, text: out, stderr });
       });
     });
 
@@ -190,6 +209,25 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
     assert.deepEqual(
       [(rejected.json as { status: string }).status, (rejected.json as { reason: string }).reason],
       ['REJECTED', 'Still in use'],
+    );
+    // The operator's break-glass, recorded and shown as theirs: the OS user and host that sent it.
+    const asserted = { os_user: userInfo().username, host: hostname() };
+    assert.deepEqual(
+      [
+        (rejected.json as { decided_via: string }).decided_via,
+        (rejected.json as { operator_asserted: unknown }).operator_asserted,
+      ],
+      ['operator', asserted],
+    );
+    const [decider] = await s.db.query<{ id: string }[]>('SELECT id FROM users WHERE email = $1', [w.email]);
+    const shown = await admin('approval', 'show', '--id', approvalId);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(
+      shown.text,
+      new RegExp(
+        `^Rejected as member ${decider!.id} at .+: OPERATOR-ASSERTED by ${asserted.os_user} on ${asserted.host} at the admin CLI, not proven by the member$`,
+        'm',
+      ),
     );
     const late = await admin('approval', 'approve', '--id', approvalId, '--as', w.email);
     assert.match(late.stderr, /^error: This request is no longer waiting for a decision: it is REJECTED\./);

@@ -7,6 +7,7 @@ import { addConnection } from '../../domain/connections/operations/add';
 import { createLogger } from '../../infra/logger';
 import { repoRoot } from '../../tooling/paths';
 import { ensurePythonTool, type PythonTool } from '../../tooling/python-tools';
+import { SERVICE_DEFAULTS } from '../../tooling/services';
 import { testApp } from '../helpers/api';
 import { workspaceWithKey } from '../helpers/fixtures';
 import { intakeBody, postLead } from '../helpers/leads';
@@ -98,7 +99,7 @@ type Report = {
   connections: [string, string][];
   note: string;
   created_outcome: string;
-  gated: { status: string; approval_id: string; summary: string; expires_at: string };
+  gated: { status: string; approval_id: string; summary: string; expires_at: string; approval_url: string };
   approval_status: string;
   tasks_get_without_extension?: { code: number; message: string };
   tasks?: {
@@ -208,6 +209,10 @@ describe('the official MCP Python SDK as a second client, at every protocol revi
     assert.equal(r.gated.status, 'pending_approval');
     assert.equal(r.gated.summary, `Disconnect Google Calendar from ${fixture.workspace.name}`);
     assert.match(r.gated.approval_id, /^[0-9a-f-]{36}$/);
+    assert.equal(
+      r.gated.approval_url,
+      `${SERVICE_DEFAULTS.publicUrl}/app/w/${fixture.workspace.id}/approvals/${r.gated.approval_id}`,
+    );
     assert.equal(r.approval_status, 'PENDING');
     const refused = r.wire.filter(
       (w) => !w.method.startsWith('tasks/') && !(w.status >= 200 && w.status < 300),

@@ -1,5 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
 import { createApprovalActivities } from '../../activities/approval';
 import { approvalGate } from '../../infra/temporal/approvals';
 import type { Services } from '../../domain/kernel/operation';
@@ -13,9 +14,14 @@ const { IndexedValueType } = temporal.api.enums.v1;
 
 /**
  * The approval gate on Temporal's time-skipping server (a week's wait takes a moment): a fresh
- * database, the services with the gate, and a worker running the approval workflow and activities.
+ * database, the services with the gate, and a worker running the approval workflow and activities
+ * with the services `workerServices` builds (the tests' own unless a test configures the worker as a
+ * deployment would).
  */
-export async function approvalEnvironment(name: string) {
+export async function approvalEnvironment(
+  name: string,
+  workerServices: (db: DataSource) => Services = (db) => testServices(db),
+) {
   const env = await timeSkippingEnvironment();
   // The approval workflow carries the search attributes operators filter on; this server must know them.
   await env.connection.operatorService.addSearchAttributes({
@@ -36,7 +42,7 @@ export async function approvalEnvironment(name: string) {
     connection: env.nativeConnection,
     taskQueue,
     ...workflowCode(),
-    activities: createApprovalActivities(testServices(t.db)),
+    activities: createApprovalActivities(workerServices(t.db)),
   });
   const running = worker.run();
   return {

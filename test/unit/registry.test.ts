@@ -102,7 +102,7 @@ describe('the operation registry', () => {
         'the input is an object (a tool input schema)',
       );
       assert.ok(ajv.compile(op.output), 'the output schema compiles (JSON Schema 2020-12)');
-      const doors = [op.doors.rest, op.doors.mcp, op.doors.admin, op.doors.public];
+      const doors = [op.doors.rest, op.doors.mcp, op.doors.admin, op.doors.public, op.doors.console];
       assert.ok(doors.some(Boolean), 'offered by at least one door');
       if (op.operatorOnly) assert.ok(!op.doors.rest && !op.doors.mcp, 'operator-only: the admin door alone');
       if (op.gated) assert.ok(op.doors.mcp, 'a gated operation is offered to the assistant, which parks it');

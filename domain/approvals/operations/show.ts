@@ -3,7 +3,7 @@ import { notFound } from '../../kernel/errors';
 import { parkedOperation } from '../../kernel/gate';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
-import { arrayOf, integer, nullable, object, oneOf, string, uuid } from '../../kernel/shapes';
+import { arrayOf, integer, nullable, object, oneOf, openObject, string, uuid } from '../../kernel/shapes';
 import { emailSchema } from '../../kernel/validate';
 import { approvalsIn } from '../repository/approvals';
 import { DECIDE } from '../requirements';
@@ -19,9 +19,9 @@ export const showApproval = defineOperation({
   name: 'approval.show',
   title: 'Show an approval request in full',
   description:
-    "One approval request as an approver should read it before deciding: its summary; what it will do as it stood when asked (every campaign step with its subject and body, placeholders shown, the audience and its size then, window and channel; an agent's review level, limits, sources and cadence; the system and account of a connection); whom it reaches (a campaign's audience as counted when asked, with the first names and addresses); who asked (key name, owner) and whether that key and owner are still valid; whether the target changed since (approving a changed request is refused; an audience whose people changed is reached only where they still qualify); and, for the person named in as, whether they may approve it (the workspace may require a second person).",
+    "One approval request as an approver should read it before deciding: its summary; what it will do as it stood when asked (every campaign step with its subject and body, placeholders shown, the audience and its size then, window and channel; an agent's review level, limits, sources and cadence; the system and account of a connection); whom it reaches (a campaign's audience as counted when asked, with the first names and addresses); who asked (key name, owner) and whether that key and owner are still valid; whether the target changed since (approving a changed request is refused; an audience whose people changed is reached only where they still qualify); and, for the person named in as, whether they may approve it (the workspace may require a second person). Once decided: who decided and how (with their passkey: the credential, the approved digest and the signed assertion; or operator-asserted, with the operating system user and host).",
   returns:
-    'The approval request with `requester`, `members`, `changed_since_requested`, `members_since_requested`, `second_person_required` and `decider`; the admin command prints it as text.',
+    'The approval request with `decided_assertion`, `requester`, `members`, `changed_since_requested`, `members_since_requested`, `second_person_required` and `decider`; the admin command prints it as text.',
   requirement: DECIDE,
   reach: 'record',
   operatorOnly: true,
@@ -33,6 +33,11 @@ export const showApproval = defineOperation({
   output: object(
     {
       ...APPROVAL_FIELDS,
+      decided_assertion: nullable(
+        openObject(
+          "The signed WebAuthn assertion of a member's decision (passkey), exactly as their browser sent it: the evidence that they decided.",
+        ),
+      ),
       requester: object({
         key_id: uuid,
         key_name: nullable(string()),

@@ -2,7 +2,19 @@ import type { Data } from '../../kernel/data';
 import type { Snapshot } from '../../kernel/effect';
 import { ApprovalEntity, type Approval, type ApprovalStatus, type RecordedError } from '../entities';
 
-export type MoveFields = { decidedBy?: string; reason?: string; outcome?: unknown; error?: RecordedError };
+/** What a decision records of how it was made, in the statement that records the decision. */
+export type DecisionEvidence = Pick<
+  Approval,
+  'decided_via' | 'decided_credential' | 'decided_assertion' | 'decided_digest' | 'operator_asserted'
+>;
+
+export type MoveFields = {
+  decidedBy?: string;
+  evidence?: DecisionEvidence;
+  reason?: string;
+  outcome?: unknown;
+  error?: RecordedError;
+};
 
 /** Parked requests. A key reaches only the requests it parked (`key`); the operator any of its workspace's. */
 export const approvalsIn = (data: Data) => {
@@ -81,6 +93,7 @@ export const approvalsIn = (data: Data) => {
         {
           status: to,
           ...(f.decidedBy ? { decided_by: f.decidedBy } : {}),
+          ...f.evidence,
           ...(decided ? { decided_at: () => 'clock_timestamp()' } : {}),
           ...(f.reason !== undefined ? { reason: f.reason } : {}),
           ...(f.outcome !== undefined ? { outcome: f.outcome } : {}),
