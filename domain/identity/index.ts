@@ -22,9 +22,15 @@ import { setDeliverability } from './operations/workspace-set-deliverability';
 import { setSellerProfile } from './operations/workspace-set-seller-profile';
 import {
   ApiKeyEntity,
+  ConsoleSessionEntity,
+  MemberMailEntity,
   MembershipEntity,
+  PasskeyEntity,
   RateLimitWindowEntity,
+  SignInLinkEntity,
+  SignInRequestEntity,
   UserEntity,
+  WebauthnChallengeEntity,
   WorkspaceEntity,
 } from './entities';
 
@@ -46,7 +52,19 @@ export const operations = {
 } as const;
 
 /** Its tables. */
-export const entities = [WorkspaceEntity, UserEntity, MembershipEntity, ApiKeyEntity, RateLimitWindowEntity];
+export const entities = [
+  WorkspaceEntity,
+  UserEntity,
+  MembershipEntity,
+  ApiKeyEntity,
+  RateLimitWindowEntity,
+  PasskeyEntity,
+  ConsoleSessionEntity,
+  SignInLinkEntity,
+  SignInRequestEntity,
+  WebauthnChallengeEntity,
+  MemberMailEntity,
+];
 
 /** The principal a presented API key acts as, or why it is refused. */
 export { authenticateKey } from './authenticate';
