@@ -66,6 +66,15 @@ export const entities = [
   MemberMailEntity,
 ];
 
+/** Its outbox: mail to members waiting for their sending workflows (the relay reads it). */
+export { outboxes } from './outboxes';
+/** A member mail whose workflow the relay must start (its id and kind: never its address or text). */
+export type { MemberMailToStart } from './repository/member-mail';
+/** Takes a member mail for one hand-over, and records what the provider said (the mail's activities). */
+export { claimMemberMail, settleMemberMail } from './member-mail';
+/** What the member mail workflow and its activities pass each other. */
+export type { HandOver, MailOutcome, MailResult } from './workflow-contract';
+
 /** The principal a presented API key acts as, or why it is refused. */
 export { authenticateKey } from './authenticate';
 /** The token of an `Authorization: Bearer <token>` header. */
