@@ -1,4 +1,5 @@
 import type { Data } from '../kernel/data';
+import { UUID_PATTERN } from '../kernel/validate';
 import { clientIp, fingerprintOf, looksLikeToken, newToken } from './bearer-tokens';
 import type { SessionEnding } from './entities';
 import { consoleSessions, type SessionRow } from './repository/console-sessions';
