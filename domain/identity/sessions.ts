@@ -85,7 +85,7 @@ export async function endSession(
   sessionId: string,
   reason: 'signed_out' | 'revoked',
 ): Promise<void> {
-  await consoleSessions(data).end(sessionId, reason);
+  if (UUID_PATTERN.test(sessionId)) await consoleSessions(data).end(sessionId, reason);
 }
 
 /**
