@@ -28,6 +28,7 @@ import { TraceContext1763802500000 } from './migrations/1763802500000-trace-cont
 import { BearerLinks1763802600000 } from './migrations/1763802600000-bearer-links';
 import { ApprovalPolicy1763802700000 } from './migrations/1763802700000-approval-policy';
 import { MailReports1763802800000 } from './migrations/1763802800000-mail-reports';
+import { ConsoleSignIn1763802900000 } from './migrations/1763802900000-console-sign-in';
 import { ApprovalDecisionEvidence1763803000000 } from './migrations/1763803000000-approval-decision-evidence';
 import { ENTITIES } from './entities';
 
@@ -64,6 +65,7 @@ const migrations = [
   BearerLinks1763802600000,
   ApprovalPolicy1763802700000,
   MailReports1763802800000,
+  ConsoleSignIn1763802900000,
   ApprovalDecisionEvidence1763803000000,
 ];
 

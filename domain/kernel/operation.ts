@@ -65,9 +65,9 @@ export type Ports = {
    * workflow would notice on its own at its next batch or check.
    */
   campaigns: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
-  /** Keys unsubscribe links (derived from SECRETS_KEY). */
+  /** Keys unsubscribe links (derived from SECRETS_KEY), and seals mail to members. */
   secretsKey: Buffer;
-  /** Where people reach the service (PUBLIC_URL): a parked request's answer links to its console page. */
+  /** Where people reach the service (PUBLIC_URL): a parked request's answer links to its console page; mail to members names the console. */
   publicUrl: string;
   /**
    * An operator's decisions on parked requests (`approval approve|reject --as`, break-glass): whether
