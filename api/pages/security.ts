@@ -1,0 +1,31 @@
+import type { ParameterizedContext } from 'koa';
+
+/**
+ * A page's Content-Security-Policy: nothing by default, forms post only to this origin, never framed,
+ * no <base>; `allow` adds what the page itself needs (its stylesheet, its scripts), in order.
+ */
+export const pagePolicy = (allow: readonly string[]): string =>
+  ["default-src 'none'", ...allow, "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join(
+    '; ',
+  );
+
+/**
+ * The headers every page answers with, whatever the door: no caching (a page may hold a secret shown
+ * once, or a token in its URL), no referrer, no indexing, no sniffing, never framed, and its policy.
+ */
+export function setPageHeaders(ctx: ParameterizedContext, csp: string): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Robots-Tag', 'noindex');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Content-Security-Policy', csp);
+}
+
+/** A page's answer: its status, its HTML and the headers above under its policy. */
+export function sendPage(ctx: ParameterizedContext, status: number, html: string, csp: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  setPageHeaders(ctx, csp);
+  ctx.body = html;
+}
