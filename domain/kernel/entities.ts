@@ -1,7 +1,7 @@
 import type { AuditDoor, AuditOutcome } from './audit';
 import { clockDefault, entity, IDENTITY, inWorkspace, oneOfCheck } from './entity';
 
-const DOORS: AuditDoor[] = ['rest', 'mcp', 'admin', 'activity', 'public', 'agent'];
+const DOORS: AuditDoor[] = ['rest', 'mcp', 'admin', 'activity', 'public', 'agent', 'console'];
 const OUTCOMES: AuditOutcome[] = ['allowed', 'refused', 'failed', 'parked'];
 
 export type AuditRow = {
