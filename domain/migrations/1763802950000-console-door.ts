@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The console (api/console/) is a door of its own: its requests and its members' operations are audited as `console`. */
-export class ConsoleDoor1763802900000 implements MigrationInterface {
-  name = 'ConsoleDoor1763802900000';
+export class ConsoleDoor1763802950000 implements MigrationInterface {
+  name = 'ConsoleDoor1763802950000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
