@@ -12,6 +12,7 @@ import { createApiKey } from './operations/key-create';
 import { listApiKeys } from './operations/key-list';
 import { revokeApiKey } from './operations/key-revoke';
 import { addMember } from './operations/member-add';
+import { listMembers } from './operations/member-list';
 import { removeMember } from './operations/member-remove';
 import { setMemberRole } from './operations/member-set-role';
 import { createWorkspace } from './operations/workspace-create';
@@ -39,6 +40,7 @@ export const operations = {
   addMember,
   setMemberRole,
   removeMember,
+  listMembers,
   createApiKey,
   revokeApiKey,
   listApiKeys,
@@ -75,6 +77,6 @@ export { inboundEmailSecretValid } from './inbound-email';
 /** The user id of a member of the call's workspace, by email (refused when no member). */
 export { ownerIdByEmail } from './repository/members';
 /** Who a member is and what role they hold, and a key's standing: what an approval is checked against. */
-export { keyStanding, memberByEmail, roleOf } from './standing';
+export { keyStanding, memberByEmail, roleOf, workspacesOf } from './standing';
 /** A key's standing now: what work parked on its authority is checked against. */
 export type { KeyStanding } from './repository/api-keys';
