@@ -19,8 +19,10 @@ import { traced } from './middleware/trace';
 import { publicLimits } from './public/limits';
 import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
+import { consoleRouter } from './console/router';
 import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
+import type { SessionSettings } from '../domain/identity';
 
 export type AppDeps = {
   /** What its operations run with, built whole by the process's root (infra/services.ts). */
@@ -40,7 +42,10 @@ export type AppDeps = {
         | 'unsubscribePerMinute'
         | 'hooksPerMinute'
       >
-    >;
+    > & {
+      /** How long a console session lasts idle and at most; 30 minutes and 12 hours when not given. */
+      consoleSession?: SessionSettings;
+    };
   /** DNS for inbound mail's authentication (a test's own zone); the system's resolver when absent. */
   mailResolver?: DNSResolver;
   log: Logger;
@@ -74,6 +79,11 @@ export function buildApp({ services, config, log, metrics, mailResolver }: AppDe
     ...(config.sms && { sms: { authToken: config.sms.authToken } }),
     ...(mailResolver && { mailResolver }),
   });
+  const consoleDoor = consoleRouter({
+    services,
+    publicUrl: config.publicUrl ?? 'http://localhost',
+    session: config.consoleSession ?? { idleMinutes: 30, maxHours: 12 },
+  });
   const audits = createAuditWriter(db, config.auditQueueLimit);
   app
     .use(
@@ -92,6 +102,7 @@ export function buildApp({ services, config, log, metrics, mailResolver }: AppDe
     .use(audit(audits))
     .use(errors())
     .use(openApiRoute())
+    .use(consoleDoor.routes())
     .use(publicDoor.routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))
