@@ -3,6 +3,7 @@ import { createAppointmentActivities } from './appointment';
 import { createApprovalActivities } from './approval';
 import { createDeliveryActivities, type DeliveryDeps } from './deliver';
 import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance';
+import { createMemberMailActivities } from './member-mail';
 import { createPingActivities } from './ping';
 import { createSendActivities, type SendDeps } from './send-message';
 import { createCampaignActivities } from './campaign';
@@ -34,6 +35,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createMaintenanceActivities({ db, ...deps.maintenance }),
     ...createApprovalActivities(services, deps.metrics),
     ...createSendActivities({ db, services, secretsKey, ...deps.channels }),
+    ...createMemberMailActivities({ db, secretsKey, email: deps.channels.email }),
     ...createCampaignActivities({
       services,
       secretsKey,

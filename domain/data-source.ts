@@ -28,6 +28,7 @@ import { TraceContext1763802500000 } from './migrations/1763802500000-trace-cont
 import { BearerLinks1763802600000 } from './migrations/1763802600000-bearer-links';
 import { ApprovalPolicy1763802700000 } from './migrations/1763802700000-approval-policy';
 import { MailReports1763802800000 } from './migrations/1763802800000-mail-reports';
+import { ConsoleSignIn1763802900000 } from './migrations/1763802900000-console-sign-in';
 import { ConsoleDoor1763802950000 } from './migrations/1763802950000-console-door';
 import { ENTITIES } from './entities';
 
@@ -64,6 +65,7 @@ const migrations = [
   BearerLinks1763802600000,
   ApprovalPolicy1763802700000,
   MailReports1763802800000,
+  ConsoleSignIn1763802900000,
   ConsoleDoor1763802950000,
 ];
 

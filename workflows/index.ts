@@ -4,6 +4,7 @@ export { deliverWebhookWorkflow } from './deliver-webhook';
 export { reconcileDeliveriesWorkflow, retentionWorkflow } from './maintenance';
 export { pingWorkflow } from './ping';
 export { sendMessageWorkflow } from './send-message';
+export { memberMailWorkflow } from './member-mail';
 export { campaignWorkflow } from './campaign';
 export { agentRunWorkflow } from './agent-run';
 export { sourcingWorkflow } from './sourcing';

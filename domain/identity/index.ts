@@ -1,10 +1,12 @@
 /**
- * The identity area: workspaces, their members and API keys, what a key may do, and the audit log's
- * reading. This file is its public face: nothing outside domain/identity/ imports anything but this file.
+ * The identity area: workspaces, their members and API keys, what a key may do, how a member signs in
+ * to the console, and the audit log's reading. This file is its public face: nothing outside
+ * domain/identity/ imports anything but this file.
  *
  * It offers its operations and tables; how a request's key is authenticated and counted (for the API's
- * middleware); a workspace's settings other areas act on (deliverability limits, the seller on quotes,
- * the inbound-email secret); and, for now, the members and keys repositories the approvals area reads.
+ * middleware); how a member signs in (sessions, one-time links, passkeys) and decides with a passkey (for
+ * the console); the member mail outbox and its sending (for the worker); and a workspace's settings
+ * other areas act on (deliverability limits, the seller on quotes, the inbound-email secret).
  */
 
 import { listAudit } from './operations/audit-list';
@@ -23,9 +25,15 @@ import { setDeliverability } from './operations/workspace-set-deliverability';
 import { setSellerProfile } from './operations/workspace-set-seller-profile';
 import {
   ApiKeyEntity,
+  ConsoleSessionEntity,
+  MemberMailEntity,
   MembershipEntity,
+  PasskeyEntity,
   RateLimitWindowEntity,
+  SignInLinkEntity,
+  SignInRequestEntity,
   UserEntity,
+  WebauthnChallengeEntity,
   WorkspaceEntity,
 } from './entities';
 
@@ -48,7 +56,47 @@ export const operations = {
 } as const;
 
 /** Its tables. */
-export const entities = [WorkspaceEntity, UserEntity, MembershipEntity, ApiKeyEntity, RateLimitWindowEntity];
+export const entities = [
+  WorkspaceEntity,
+  UserEntity,
+  MembershipEntity,
+  ApiKeyEntity,
+  RateLimitWindowEntity,
+  PasskeyEntity,
+  ConsoleSessionEntity,
+  SignInLinkEntity,
+  SignInRequestEntity,
+  WebauthnChallengeEntity,
+  MemberMailEntity,
+];
+
+/** Console sessions: opened once a member proves who they are, live while used, ended at once. */
+export { endSession, liveSession, openSession, sessionsOf } from './sessions';
+export type { LiveSession, SessionSettings, SessionView } from './sessions';
+/** One-time sign-in links, bound to the browser that asked, rate-limited per address and client. */
+export { redeemSignInLink, requestSignInLink } from './sign-in-links';
+/** Passkeys: enrolling one, signing in with one, and a decision's assertion bound to an approval and digest. */
+export {
+  decisionChallenge,
+  passkeyRegistrationOptions,
+  passkeySignInOptions,
+  passkeysOf,
+  registerPasskey,
+  signInWithPasskey,
+  verifyDecisionAssertion,
+} from './passkeys';
+export type { PasskeyView, RelyingParty, SignedAssertion } from './passkeys';
+/** Queues a mail to a member (sealed: it may hold a sign-in link), sent by its own workflow. */
+export { queueMemberMail } from './member-mail';
+export type { MemberMailKind } from './entities';
+/** Its outbox: mail to members waiting for their sending workflows (the relay reads it). */
+export { outboxes } from './outboxes';
+/** A member mail whose workflow the relay must start (its id and kind: never its address or text). */
+export type { MemberMailToStart } from './repository/member-mail';
+/** Takes a member mail for one hand-over, and records what the provider said (the mail's activities). */
+export { claimMemberMail, settleMemberMail } from './member-mail';
+/** What the member mail workflow and its activities pass each other. */
+export type { HandOver, MailOutcome, MailResult } from './workflow-contract';
 
 /** The principal a presented API key acts as, or why it is refused. */
 export { authenticateKey } from './authenticate';

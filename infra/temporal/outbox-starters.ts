@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { outboxes as agents } from '../../domain/agents';
 import { outboxes as campaigns } from '../../domain/campaigns';
 import { outboxes as conversations } from '../../domain/conversations';
+import { outboxes as identity } from '../../domain/identity';
 import type { OutboxDeclaration } from '../../domain/kernel/outbox';
 import { outboxes as prospects } from '../../domain/prospects';
 import { outboxes as sales } from '../../domain/sales';
@@ -9,6 +10,7 @@ import { outboxes as webhooks } from '../../domain/webhooks';
 import type { AgentScheduler } from './agents';
 import { campaignStarter } from './campaigns';
 import { messageStarter } from './conversations';
+import { memberMailStarter } from './member-mail';
 import { sourcingStarter } from './prospects';
 import { invoiceTimerStarter, quoteTimerStarter } from './sales';
 import { deliveryStarter } from './webhooks';
@@ -40,5 +42,6 @@ export function outboxStarters(
     starting(sales.quoteExpiry, quoteTimerStarter(client, taskQueue)),
     starting(sales.invoiceDue, invoiceTimerStarter(client, taskQueue)),
     starting(agents.schedules, (a) => scheduler.sync(a, a.timezone)),
+    starting(identity.memberMail, memberMailStarter(client, taskQueue)),
   ];
 }

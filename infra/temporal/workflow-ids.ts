@@ -21,6 +21,9 @@ export const deliveryWorkflowId = (deliveryId: string, generation: number) =>
 /** `message:<id>`: one sending workflow per outbound message. */
 export const messageWorkflowId = (messageId: string) => `message:${messageId}`;
 
+/** `member-mail:<id>`: one sending workflow per mail to a member (a sign-in link, an invitation). */
+export const memberMailWorkflowId = (mailId: string) => `member-mail:${mailId}`;
+
 /** `campaign:<id>`: a launched campaign's one workflow. */
 export const campaignWorkflowId = (campaignId: string) => `campaign:${campaignId}`;
 
