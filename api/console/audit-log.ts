@@ -37,7 +37,7 @@ const tone = (outcome: string) =>
 export function auditRoutes(router: Router<RequestState>, kit: ConsoleKit, deps: ConsoleDeps) {
   router.get('/w/:workspaceId/audit', memberOf(deps, 'admin'), async (ctx) => {
     const q = (name: string) =>
-      typeof ctx.query[name] === 'string' ? (ctx.query[name] as string).trim() : '';
+      typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '';
     const filter = { key: q('key'), outcome: q('outcome'), action: q('action') };
     const [keys, members] = await Promise.all([
       kit.run(ctx, identity.listApiKeys, {}) as Promise<{ id: string; name: string; prefix: string }[]>,
@@ -51,7 +51,7 @@ export function auditRoutes(router: Router<RequestState>, kit: ConsoleKit, deps:
         ...(filter.key && { keyId: filter.key }),
         ...(filter.outcome && { outcome: filter.outcome }),
         ...(filter.action && { action: filter.action }),
-      })) as AuditRow[];
+      }));
     } catch (err) {
       const named = fieldErrors(err);
       errors = Object.fromEntries(Object.entries(named).map(([k, v]) => [k === 'keyId' ? 'key' : k, v]));

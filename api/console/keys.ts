@@ -125,7 +125,7 @@ ${createForm(`${base}/keys`, csrf, form, errors)}`,
       await page(ctx, 200, EMPTY, {}, created);
     } catch (err) {
       const errors = fieldErrors(err);
-      await page(ctx, 422, form, 'ownerEmail' in errors ? { _form: errors.ownerEmail! } : errors);
+      await page(ctx, 422, form, 'ownerEmail' in errors ? { _form: errors.ownerEmail } : errors);
     }
   });
 

@@ -133,13 +133,17 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
     if ('token' in asked) {
       ctx.state.auditUserId = asked.userId;
       const link = `${publicUrl.replace(/\/$/, '')}/app/sign-in/link/${asked.token}`;
-      await queueMemberMail(data(), {
-        userId: asked.userId,
-        workspaceId: null,
-        kind: 'sign_in_link',
-        subject: 'Your sign-in link',
-        text: signInMail(link),
-      });
+      await queueMemberMail(
+        data(),
+        {
+          userId: asked.userId,
+          workspaceId: null,
+          kind: 'sign_in_link',
+          subject: 'Your sign-in link',
+          text: signInMail(link),
+        },
+        services.secretsKey,
+      );
     } else {
       ctx.state.auditOutcome = 'refused';
       ctx.state.auditReason =
@@ -212,7 +216,7 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
       typeof body.name === 'string' && body.name.trim() ? body.name.trim().slice(0, 100) : 'Passkey';
     const registered = await registerPasskey(
       data(),
-      { userId: who.userId, response: body.response as never, rp: kit.rp, name },
+      { userId: who.userId, response: body.response, rp: kit.rp, name },
       nowOf(services),
     );
     if (!registered) throw new ConsoleRefusal('not_allowed', 'passkey registration did not verify');
@@ -235,7 +239,7 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
       binding && response
         ? await signInWithPasskey(
             data(),
-            { browserBinding: binding, response: response as never, rp: kit.rp },
+            { browserBinding: binding, response: response, rp: kit.rp },
             nowOf(services),
           )
         : null;

@@ -112,7 +112,10 @@ const isJson = (ctx: AppContext) => ctx.is('application/json') === 'application/
 export const checkPost =
   (deps: ConsoleDeps): Middleware<RequestState> =>
   async (ctx, next) => {
-    if (ctx.method !== 'POST') return next();
+    if (ctx.method !== 'POST') {
+      await next();
+      return;
+    }
     const origin = new URL(deps.publicUrl).origin;
     const v = visitOf(ctx);
     const given = ctx.get('Origin');
@@ -144,7 +147,10 @@ export const checkPost =
 
 /** A page for signed-in people: without a session a GET goes to the sign-in page, anything else is refused. */
 export const signedIn: Middleware<RequestState> = async (ctx, next) => {
-  if (visitOf(ctx).session) return next();
+  if (visitOf(ctx).session) {
+    await next();
+    return;
+  }
   if (ctx.method !== 'GET') throw new ConsoleRefusal('not_allowed', 'not signed in');
   ctx.status = 303;
   ctx.redirect('/app/sign-in');
@@ -159,7 +165,10 @@ export const memberOf =
   async (ctx, next) => {
     const v = visitOf(ctx);
     const session = v.session;
-    if (!session) return signedIn(ctx, next);
+    if (!session) {
+      await signedIn(ctx, next);
+      return;
+    }
     const workspaceId = String((ctx as AppContext & { params: Record<string, string> }).params.workspaceId);
     if (!UUID_PATTERN.test(workspaceId)) throw new ConsoleRefusal('not_found', 'no such workspace');
     const data = new Data(deps.services.db.manager, workspaceId.toLowerCase());
