@@ -8,8 +8,12 @@ import { databaseUnavailable } from '../errors';
 import { sendPage, setPageHeaders } from '../pages/security';
 import type { ConsoleAssets } from './assets';
 import { page, refusalPage, type FieldErrors, type Frame, type SettingsPage } from './layout';
-import { CONSOLE_CSP } from './safety';
+import { CONSOLE_CSP, CONSOLE_REFERRER } from './safety';
 import { ConsoleRefusal, csrfOf, memberActor, visitOf, type ConsoleDeps } from './visit';
+
+/** A console page's answer, under the console's policies. */
+const answer = (ctx: AppContext, status: number, html: string) =>
+  sendPage(ctx, status, html, CONSOLE_CSP, CONSOLE_REFERRER);
 
 /** What every route of the console is built with: its dependencies, its files, and the helpers below. */
 export type ConsoleKit = ReturnType<typeof consoleKit>;
@@ -53,7 +57,7 @@ export function consoleKit(deps: ConsoleDeps, assets: ConsoleAssets) {
       extra: Parameters<typeof frame>[1] & { narrow?: boolean } = {},
     ) => {
       const { narrow, ...rest } = extra;
-      sendPage(ctx, status, page(frame(ctx, rest), title, body, { narrow }), CONSOLE_CSP);
+      answer(ctx, status, page(frame(ctx, rest), title, body, { narrow }));
     },
     /** Runs a registered operation as the signed-in member of this workspace page. */
     run: <S extends yup.AnyObjectSchema, O>(
@@ -94,7 +98,7 @@ export const consoleFrame =
   (kit: ConsoleKit): Middleware<RequestState> =>
   async (ctx, next) => {
     ctx.state.auditDoor = 'console';
-    setPageHeaders(ctx, CONSOLE_CSP);
+    setPageHeaders(ctx, CONSOLE_CSP, CONSOLE_REFERRER);
     try {
       await next();
     } catch (err) {
@@ -116,7 +120,7 @@ export const consoleFrame =
         if (wantsJson(ctx)) {
           ctx.status = status;
           ctx.body = { error: refusal.kind === 'not_found' ? 'Not found' : 'Not allowed' };
-        } else sendPage(ctx, status, refusalPage(kit.frame(ctx), refusal.kind), CONSOLE_CSP);
+        } else answer(ctx, status, refusalPage(kit.frame(ctx), refusal.kind));
         return;
       }
       const unavailable = databaseUnavailable(err);
@@ -133,6 +137,6 @@ export const consoleFrame =
       if (wantsJson(ctx)) {
         ctx.status = status;
         ctx.body = { error: 'Something went wrong' };
-      } else sendPage(ctx, status, refusalPage({ assets: kit.assets, csrf: '' }, 'failed'), CONSOLE_CSP);
+      } else answer(ctx, status, refusalPage({ assets: kit.assets, csrf: '' }, 'failed'));
     }
   };

@@ -89,3 +89,10 @@ export const CONSOLE_CSP = pagePolicy([
   "img-src 'self'",
   "connect-src 'self'",
 ]);
+
+/**
+ * The console's pages tell only itself where a visitor came from: a browser sends `Origin: null` on a
+ * POST from a `no-referrer` page, and every POST here must name PUBLIC_URL's origin. Nothing leaves for
+ * another site (a link's token included).
+ */
+export const CONSOLE_REFERRER = 'same-origin';

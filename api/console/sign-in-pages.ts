@@ -19,7 +19,7 @@ ${passkeyButton('Sign in with a passkey')}
 <p class="muted">The first time, or on a new device: we email you a link that works once, in this browser, for 15 minutes. Then you create a passkey.</p>
 ${formError(p.errors)}
 <form method="post" action="/app/sign-in" novalidate>${csrfField(p.csrf)}
-${inputField({ name: 'email', label: 'Email address', type: 'email', value: p.email, errors: p.errors, required: true, autocomplete: 'email username', extra: ' spellcheck="false" autocapitalize="none"' })}
+${inputField({ name: 'email', label: 'Email address', type: 'email', value: p.email, errors: p.errors, required: true, autocomplete: 'email', extra: ' spellcheck="false" autocapitalize="none"' })}
 <button type="submit">Email me a link</button>
 </form>
 </div>`;
