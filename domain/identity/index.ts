@@ -14,7 +14,9 @@ import { createApiKey } from './operations/key-create';
 import { listApiKeys } from './operations/key-list';
 import { revokeApiKey } from './operations/key-revoke';
 import { addMember } from './operations/member-add';
+import { inviteMember } from './operations/member-invite';
 import { removeMember } from './operations/member-remove';
+import { memberSessions } from './operations/member-sessions';
 import { setMemberRole } from './operations/member-set-role';
 import { createWorkspace } from './operations/workspace-create';
 import { getWorkspace } from './operations/workspace-get';
@@ -45,8 +47,10 @@ export const operations = {
   setSellerProfile,
   setApprovalPolicy,
   addMember,
+  inviteMember,
   setMemberRole,
   removeMember,
+  memberSessions,
   createApiKey,
   revokeApiKey,
   listApiKeys,
