@@ -53,6 +53,8 @@ export type Config = {
   maintenanceSchedules: boolean;
   /** Where people and providers reach the service from outside: unsubscribe links, provider webhooks. */
   publicUrl: string;
+  /** How long a member's console session lasts: unused, and at most. */
+  consoleSessions: { idleMinutes: number; maxHours: number };
   /**
    * Outbound email: an SMTP server (`smtp://user:pass@host:port`, `smtps://` for TLS) and the sender;
    * with a DKIM key, every message is signed for `domain` (MAIL_FROM's domain or a parent of it).
@@ -284,6 +286,14 @@ export const configSchema = yup.object({
   }),
   EVENT_RETENTION_DAYS: intSetting('EVENT_RETENTION_DAYS', 2, 3_650, 30).meta({
     description: 'Events (with their deliveries and attempts) kept; never one still being delivered.',
+  }),
+  CONSOLE_SESSION_IDLE_MINUTES: intSetting('CONSOLE_SESSION_IDLE_MINUTES', 1, 1_440, 30).meta({
+    description:
+      "Minutes a member's console session may go unused before it ends (they sign in again with their passkey).",
+  }),
+  CONSOLE_SESSION_MAX_HOURS: intSetting('CONSOLE_SESSION_MAX_HOURS', 1, 720, 12).meta({
+    description:
+      "Hours a member's console session lasts at most, however active; lowering it ends older sessions at their next request.",
   }),
   MAINTENANCE_SCHEDULES: booleanString('MAINTENANCE_SCHEDULES').default('true').meta({
     description:
@@ -639,6 +649,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.WORKFLOW_BUNDLE && !existsSync(parsed.WORKFLOW_BUNDLE))
     problems.push(`WORKFLOW_BUNDLE names no file (${parsed.WORKFLOW_BUNDLE}); unset it to bundle at start`);
   const tracing = tracingSettings(parsed);
+  if (parsed.CONSOLE_SESSION_IDLE_MINUTES > parsed.CONSOLE_SESSION_MAX_HOURS * 60)
+    problems.push('CONSOLE_SESSION_IDLE_MINUTES must not be longer than CONSOLE_SESSION_MAX_HOURS');
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env,
@@ -682,6 +694,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     maintenanceSchedules: parsed.MAINTENANCE_SCHEDULES !== 'false',
     publicUrl: parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`,
+    consoleSessions: {
+      idleMinutes: parsed.CONSOLE_SESSION_IDLE_MINUTES,
+      maxHours: parsed.CONSOLE_SESSION_MAX_HOURS,
+    },
     ...(parsed.SMTP_URL && {
       smtp: { url: parsed.SMTP_URL, from: mailFrom, returnPathDomain, ...(dkim && { dkim }) },
     }),

@@ -38,6 +38,7 @@ export function productionPorts(
     cancelTimers: { invoiceDue: async (id) => (await workflows()).timers.invoiceDue(id) },
     jobNames,
     secretsKey: config.secretsKey,
+    publicUrl: config.publicUrl,
     webhooks: {
       secretsKey: config.secretsKey,
       allowPrivateTargets: config.webhookAllowPrivateTargets,

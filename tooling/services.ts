@@ -39,6 +39,7 @@ export function testServices(db: DataSource, ports: Partial<Ports> = {}): Servic
     cancelTimers: { invoiceDue: nothingWaits },
     jobNames,
     secretsKey: SERVICE_DEFAULTS.secretsKey,
+    publicUrl: SERVICE_DEFAULTS.publicUrl,
     webhooks: {
       secretsKey: SERVICE_DEFAULTS.secretsKey,
       allowPrivateTargets: false,

@@ -206,7 +206,8 @@ export const PasskeyEntity = entity<Passkey>({
   checks: [
     {
       name: 'passkeys_credential_id_check',
-      expression: "(credential_id ~ '^[A-Za-z0-9_-]{16,1366}$'::text)",
+      expression:
+        "((credential_id ~ '^[A-Za-z0-9_-]+$'::text) AND ((length(credential_id) >= 16) AND (length(credential_id) <= 1366)))",
     },
     { name: 'passkeys_sign_count_check', expression: '(sign_count >= 0)' },
     oneOfCheck('passkeys', 'device_type', DEVICE_TYPES),

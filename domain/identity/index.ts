@@ -14,8 +14,10 @@ import { createApiKey } from './operations/key-create';
 import { listApiKeys } from './operations/key-list';
 import { revokeApiKey } from './operations/key-revoke';
 import { addMember } from './operations/member-add';
+import { inviteMember } from './operations/member-invite';
 import { listMembers } from './operations/member-list';
 import { removeMember } from './operations/member-remove';
+import { memberSessions } from './operations/member-sessions';
 import { setMemberRole } from './operations/member-set-role';
 import { createWorkspace } from './operations/workspace-create';
 import { getWorkspace } from './operations/workspace-get';
@@ -46,9 +48,11 @@ export const operations = {
   setSellerProfile,
   setApprovalPolicy,
   addMember,
+  inviteMember,
   setMemberRole,
   removeMember,
   listMembers,
+  memberSessions,
   createApiKey,
   revokeApiKey,
   listApiKeys,

@@ -65,8 +65,10 @@ export type Ports = {
    * workflow would notice on its own at its next batch or check.
    */
   campaigns: { wake: (campaignId: string, change: 'pause' | 'resume') => Promise<void> };
-  /** Keys unsubscribe links (derived from SECRETS_KEY). */
+  /** Keys unsubscribe links (derived from SECRETS_KEY), and seals mail to members. */
   secretsKey: Buffer;
+  /** Where people reach the service (PUBLIC_URL): the console's address in mail to members. */
+  publicUrl: string;
   /** Where bookings are handed to their workflows, and a person's decision on one reaches it. */
   appointments: BookingDesk;
   /**

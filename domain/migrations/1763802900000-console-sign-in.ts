@@ -26,7 +26,8 @@ export class ConsoleSignIn1763802900000 implements MigrationInterface {
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
         credential_id text NOT NULL CONSTRAINT passkeys_credential_id_key UNIQUE
-          CONSTRAINT passkeys_credential_id_check CHECK (credential_id ~ '^[A-Za-z0-9_-]{16,1366}$'),
+          CONSTRAINT passkeys_credential_id_check
+          CHECK (credential_id ~ '^[A-Za-z0-9_-]+$' AND length(credential_id) BETWEEN 16 AND 1366),
         public_key bytea NOT NULL,
         sign_count bigint NOT NULL DEFAULT 0 CONSTRAINT passkeys_sign_count_check CHECK (sign_count >= 0),
         transports text[] NOT NULL DEFAULT '{}',

@@ -1,8 +1,7 @@
 import * as yup from 'yup';
-import { DomainError } from '../../kernel/errors';
 import { defineOperation } from '../../kernel/operation';
+import { addToWorkspace } from '../joining';
 import { MEMBERSHIP, membershipView } from '../views';
-import { membersIn } from '../repository/members';
 import { MEMBER_CHANGE } from '../requirements';
 import { memberEmailField, memberRoleField } from '../schemas';
 
@@ -22,13 +21,7 @@ export const addMember = defineOperation({
   summary: (i) => `Add ${i.email} as ${i.role}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
-    const userId = await membersIn(ctx.data).add(i.email, i.role);
-    if (!userId) {
-      throw new DomainError(
-        'conflict',
-        `${i.email} is already a member; use member set-role to change the role.`,
-      );
-    }
+    const userId = await addToWorkspace(ctx, i.email, i.role);
     ctx.audit(workspaceId, { email: i.email, role: i.role });
     return membershipView({ workspaceId, userId, email: i.email, role: i.role });
   },

@@ -6,10 +6,12 @@ import { MEMBERSHIP, membershipView } from '../views';
 import { membersIn } from '../repository/members';
 import { MEMBER_CHANGE } from '../requirements';
 import { memberEmailField } from '../schemas';
+import { endSessionsOf } from '../sessions';
 
 /**
- * Removes a member; their keys stay on record but are refused from the next call, and their waiting
- * approval requests are withdrawn with the removal.
+ * Removes a member; their keys stay on record but are refused from the next call, their waiting
+ * approval requests are withdrawn with the removal, and their console sessions end at once (a session is
+ * the person's: they sign in again for the workspaces they still belong to).
  */
 export const removeMember = defineOperation({
   ...MEMBER_CHANGE,
@@ -33,7 +35,8 @@ export const removeMember = defineOperation({
       role: null,
       reason: 'requester removed from the workspace',
     });
-    ctx.audit(workspaceId, { email: i.email, ...withdrawn });
+    const sessionsEnded = await endSessionsOf(ctx.data, removed.user_id, 'removed');
+    ctx.audit(workspaceId, { email: i.email, ...withdrawn, sessions_ended: sessionsEnded });
     return {
       ...membershipView({ workspaceId, userId: removed.user_id, email: i.email, role: removed.role }),
       removed: true,

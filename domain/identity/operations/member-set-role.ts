@@ -2,14 +2,17 @@ import * as yup from 'yup';
 import { authorityLost } from '../../kernel/gate';
 import { notFound } from '../../kernel/errors';
 import { defineOperation } from '../../kernel/operation';
+import { ROLES } from '../../kernel/permissions';
 import { MEMBERSHIP, membershipView } from '../views';
 import { membersIn } from '../repository/members';
 import { MEMBER_CHANGE } from '../requirements';
 import { memberEmailField, memberRoleField } from '../schemas';
+import { endSessionsOf } from '../sessions';
 
 /**
- * Changes a member's role; keys they own carry the new role from their next call, and their waiting
- * approval requests that the new role could not have made are withdrawn with the change.
+ * Changes a member's role; keys they own carry the new role from their next call, their waiting
+ * approval requests that the new role could not have made are withdrawn with the change, and a demotion
+ * ends their console sessions at once (they sign in again, and every page then reads the new role).
  */
 export const setMemberRole = defineOperation({
   ...MEMBER_CHANGE,
@@ -36,7 +39,15 @@ export const setMemberRole = defineOperation({
       role: i.role,
       reason: `requester's role lowered to ${i.role}`,
     });
-    ctx.audit(workspaceId, { email: i.email, role: i.role, ...withdrawn });
+    const demoted = ROLES.indexOf(i.role) < ROLES.indexOf(row.previous);
+    const sessionsEnded = demoted ? await endSessionsOf(ctx.data, row.user_id, 'demoted') : 0;
+    ctx.audit(workspaceId, {
+      email: i.email,
+      role: i.role,
+      previous_role: row.previous,
+      ...withdrawn,
+      ...(demoted && { sessions_ended: sessionsEnded }),
+    });
     return membershipView({ workspaceId, userId: row.user_id, email: i.email, role: i.role });
   },
 });

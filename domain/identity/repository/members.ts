@@ -48,12 +48,17 @@ export const membersIn = (data: Data) => {
       );
       return added.length > 0 ? user!.id : undefined;
     },
-    /** The membership with its new role, or undefined when the email is no member. */
-    setRole: async (email: string, role: Role): Promise<Membership | undefined> => {
+    /**
+     * The membership with its new role and the role it had (read under the row's lock, so a demotion is
+     * told apart from a promotion whatever runs meanwhile), or undefined when the email is no member.
+     */
+    setRole: async (email: string, role: Role): Promise<(Membership & { previous: Role }) | undefined> => {
       const userId = await userIdOf(email);
       if (!userId) return undefined;
+      const before = await memberships.findOne({ user_id: userId }, { lock: true, select: { role: true } });
+      if (!before) return undefined;
       const [changed] = await memberships.update({ user_id: userId }, { role, updated_at: () => 'now()' });
-      return changed;
+      return changed && { ...changed, previous: before.role };
     },
     /** The membership as it was, or undefined when the email is no member. */
     remove: async (email: string): Promise<Membership | undefined> => {
