@@ -22,7 +22,6 @@ import { v1Router } from './rest/routes';
 import { consoleRouter } from './console/router';
 import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
-import type { SessionSettings } from '../domain/identity';
 
 export type AppDeps = {
   /** What its operations run with, built whole by the process's root (infra/services.ts). */
@@ -41,11 +40,9 @@ export type AppDeps = {
         | 'quotePagePerMinute'
         | 'unsubscribePerMinute'
         | 'hooksPerMinute'
+        | 'consoleSessions'
       >
-    > & {
-      /** How long a console session lasts idle and at most; 30 minutes and 12 hours when not given. */
-      consoleSession?: SessionSettings;
-    };
+    >;
   /** DNS for inbound mail's authentication (a test's own zone); the system's resolver when absent. */
   mailResolver?: DNSResolver;
   log: Logger;
@@ -81,8 +78,8 @@ export function buildApp({ services, config, log, metrics, mailResolver }: AppDe
   });
   const consoleDoor = consoleRouter({
     services,
-    publicUrl: config.publicUrl ?? 'http://localhost',
-    session: config.consoleSession ?? { idleMinutes: 30, maxHours: 12 },
+    publicUrl: config.publicUrl ?? services.publicUrl,
+    session: config.consoleSessions ?? { idleMinutes: 30, maxHours: 12 },
   });
   const audits = createAuditWriter(db, config.auditQueueLimit);
   app

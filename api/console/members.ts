@@ -87,7 +87,7 @@ ${selectField({ name: 'role', label: 'Role', options: ROLE_OPTIONS, value: form.
   });
 
   router.post('/w/:workspaceId/members', admin, (ctx) =>
-    change(ctx, (email, role) => kit.run(ctx, identity.addMember, { email, role }), 'added'),
+    change(ctx, (email, role) => kit.run(ctx, identity.inviteMember, { email, role }), 'added'),
   );
   router.post('/w/:workspaceId/members/role', admin, (ctx) =>
     change(ctx, (email, role) => kit.run(ctx, identity.setMemberRole, { email, role }), 'role'),
