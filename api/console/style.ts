@@ -97,9 +97,10 @@ table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:re
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
 table.stack tr{border-bottom:1px solid var(--line);padding:.5rem 0}
 table.stack tbody tr:last-child{border-bottom:0}
-table.stack td{border:0;padding:.2rem 0;display:grid;grid-template-columns:7.5rem 1fr;gap:.75rem}
-table.stack td::before{content:attr(data-label);color:var(--muted);font-size:.85rem;font-weight:600}
-table.stack td.actions-cell{text-align:left;white-space:normal}
+table.stack caption{display:block}
+table.stack td{border:0;padding:.2rem 0 .2rem 8rem;position:relative;min-height:1.7rem}
+table.stack td::before{content:attr(data-label);position:absolute;left:0;top:.3rem;width:7.25rem;color:var(--muted);font-size:.85rem;font-weight:600}
+table.stack td.actions-cell{text-align:left;white-space:normal;padding-left:0}
 dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}
 }
 @media (prefers-reduced-motion:no-preference){button,.button,a{transition:background-color .12s,border-color .12s}}`;
