@@ -1,5 +1,12 @@
 import type Router from '@koa/router';
-import { endSession, passkeysOf, sessionsOf, workspacesOf } from '../../domain/identity';
+import {
+  endSession,
+  passkeysOf,
+  sessionsOf,
+  workspacesOf,
+  type PasskeyView,
+  type SessionView,
+} from '../../domain/identity';
 import type { RequestState } from '../context';
 import { escape } from '../pages/html';
 import type { ConsoleKit } from './door';
@@ -42,22 +49,13 @@ export function accountRoutes(router: Router<RequestState>, kit: ConsoleKit) {
       passkeysOf(userData(services), session.userId),
     ]);
     const csrf = kit.frame(ctx).csrf;
+    const now = new Date();
+    // Live ones only: an ended or expired session is history, and the operator's list keeps it.
     const sessionRows = sessions
-      .map(
-        (
-          s,
-        ) => `<tr><td data-label="Started">${when(s.createdAt)}${s.id === session.id ? ' <span class="tag ok">this browser</span>' : ''}</td>
-<td data-label="Last seen">${when(s.lastSeenAt)}</td><td data-label="Ends">${when(s.expiresAt)}</td>
-<td data-label="From">${escape(s.ip ?? '—')}<br><span class="muted">${escape((s.userAgent ?? '').slice(0, 120))}</span></td>
-<td class="actions-cell" data-label="">${buttonForm(`/app/me/sessions/${s.id}/revoke`, s.id === session.id ? 'Sign out' : 'Revoke', csrf, { style: 'danger', small: true })}</td></tr>`,
-      )
+      .filter((s) => !s.endedAt && s.expiresAt > now)
+      .map((s) => sessionRow(s, s.id === session.id, csrf))
       .join('');
-    const passkeyItems = passkeys
-      .map(
-        (p) =>
-          `<li><span><strong>${escape(p.name)}</strong><br><span class="muted">Created ${when(p.createdAt)} · last used ${when(p.lastUsedAt)}</span></span></li>`,
-      )
-      .join('');
+    const passkeyItems = passkeys.map(passkeyItem).join('');
     kit.render(
       ctx,
       200,
@@ -90,3 +88,13 @@ ${passkeyItems ? `<ul class="list">${passkeyItems}</ul>` : '<p>No passkeys yet.<
     ctx.redirect('/app/me');
   });
 }
+
+function sessionRow(s: SessionView, current: boolean, csrf: string) {
+  return `<tr><td data-label="Started">${when(s.createdAt)}${current ? ' <span class="tag ok">this browser</span>' : ''}</td>
+<td data-label="Last seen">${when(s.lastSeenAt)}</td><td data-label="Ends">${when(s.expiresAt)}</td>
+<td data-label="From">${escape(s.ip ?? '—')}<br><span class="muted">${escape((s.userAgent ?? '').slice(0, 120))}</span></td>
+<td class="actions-cell" data-label="">${buttonForm(`/app/me/sessions/${s.id}/revoke`, current ? 'Sign out' : 'Revoke', csrf, { style: 'danger', small: true })}</td></tr>`;
+}
+
+const passkeyItem = (p: PasskeyView) =>
+  `<li><span><strong>${escape(p.name)}</strong><br><span class="muted">Created ${when(p.createdAt)} · last used ${when(p.lastUsedAt)}${p.backedUp ? ' · synced' : ''}</span></span></li>`;

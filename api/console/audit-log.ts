@@ -36,8 +36,7 @@ const tone = (outcome: string) =>
  */
 export function auditRoutes(router: Router<RequestState>, kit: ConsoleKit, deps: ConsoleDeps) {
   router.get('/w/:workspaceId/audit', memberOf(deps, 'admin'), async (ctx) => {
-    const q = (name: string) =>
-      typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '';
+    const q = (name: string) => (typeof ctx.query[name] === 'string' ? ctx.query[name].trim() : '');
     const filter = { key: q('key'), outcome: q('outcome'), action: q('action') };
     const [keys, members] = await Promise.all([
       kit.run(ctx, identity.listApiKeys, {}) as Promise<{ id: string; name: string; prefix: string }[]>,
@@ -46,12 +45,12 @@ export function auditRoutes(router: Router<RequestState>, kit: ConsoleKit, deps:
     let rows: AuditRow[] = [];
     let errors: FieldErrors = {};
     try {
-      rows = (await kit.run(ctx, identity.listAudit, {
+      rows = await kit.run(ctx, identity.listAudit, {
         limit: 200,
         ...(filter.key && { keyId: filter.key }),
         ...(filter.outcome && { outcome: filter.outcome }),
         ...(filter.action && { action: filter.action }),
-      }));
+      });
     } catch (err) {
       const named = fieldErrors(err);
       errors = Object.fromEntries(Object.entries(named).map(([k, v]) => [k === 'keyId' ? 'key' : k, v]));

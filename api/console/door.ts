@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type * as yup from 'yup';
+import type { RelyingParty } from '../../domain/identity';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Operation } from '../../domain/kernel/operation';
 import { runOperation } from '../../domain/kernel/runner';
@@ -20,6 +21,7 @@ export type ConsoleKit = ReturnType<typeof consoleKit>;
 
 export function consoleKit(deps: ConsoleDeps, assets: ConsoleAssets) {
   const origin = new URL(deps.publicUrl);
+  const rp: RelyingParty = { id: origin.hostname, name: 'Lead console', origin: origin.origin };
   /** The frame of this request's page: who is signed in, their token, and the workspace they are in. */
   const frame = (
     ctx: AppContext,
@@ -46,7 +48,7 @@ export function consoleKit(deps: ConsoleDeps, assets: ConsoleAssets) {
     deps,
     assets,
     /** WebAuthn's relying party: PUBLIC_URL's host name (a domain, never an address) and origin. */
-    rp: { id: origin.hostname, name: 'Lead console', origin: origin.origin },
+    rp,
     frame,
     /** Answers a page inside the console's frame. */
     render: (

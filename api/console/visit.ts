@@ -61,7 +61,7 @@ export const nowOf = (services: Services) => services.clock?.() ?? new Date();
 export const userData = (services: Services) => new Data(services.db.manager, undefined);
 
 /** The CSRF subject of this request: its session once signed in, else the browser's mark. */
-export function csrfSubject(v: Visit): CsrfSubject | undefined {
+function csrfSubject(v: Visit): CsrfSubject | undefined {
   if (v.session) return { session: v.session.id };
   return v.binding ? { signin: v.binding } : undefined;
 }

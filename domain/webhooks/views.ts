@@ -23,7 +23,7 @@ const ENVELOPE = object(
 );
 
 /** The operator sees a delivery's latest attempts, this many at most (each resend adds up to 7). */
-export const ATTEMPT_LOG_LENGTH = 100;
+const ATTEMPT_LOG_LENGTH = 100;
 
 /** The spec's delivery record: never the endpoint URL or secret. */
 const DELIVERY_FIELDS = {
