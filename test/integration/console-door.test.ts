@@ -93,7 +93,11 @@ describe('the console door', () => {
     assert.equal(res.headers['content-security-policy'], CSP);
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
-    assert.equal(res.headers['referrer-policy'], 'same-origin', "a POST's Origin is sent, nothing to other sites");
+    assert.equal(
+      res.headers['referrer-policy'],
+      'same-origin',
+      "a POST's Origin is sent, nothing to other sites",
+    );
     assert.equal(res.headers['x-frame-options'], 'DENY');
     assert.doesNotMatch(res.text, /<script>|<style>|style="/, 'nothing inline');
     const cookie = String(res.headers['set-cookie']);
