@@ -44,7 +44,7 @@ function keyTable(keys: KeyRow[], base: string, csrf: string, now: Date) {
   const rows = keys
     .map(
       (k) => `<tr><td data-label="Name"><strong>${escape(k.name)}</strong></td>
-<td data-label="Prefix"><code>${escape(k.prefix)}</code></td>
+<td data-label="Prefix"><code class="nowrap">${escape(k.prefix)}</code></td>
 <td data-label="Owner">${escape(k.owner_email ?? '')}</td>
 <td data-label="Scopes">${k.scopes.map((s) => `<span class="tag">${escape(s)}</span>`).join('')}${k.allowed_cidrs.length ? `<br><span class="muted">from ${escape(k.allowed_cidrs.join(', '))}</span>` : ''}</td>
 <td data-label="Expires">${when(k.expires_at)}</td><td data-label="Last used">${k.last_used_at ? when(k.last_used_at) : 'never'}</td>

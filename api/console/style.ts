@@ -40,7 +40,7 @@ p{margin:0 0 .75rem}
 .lede{color:var(--muted);margin-top:-.5rem}
 .muted{color:var(--muted)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:1.25rem;margin:0 0 1.25rem}
-.grid{display:grid;gap:1.25rem}
+.grid{display:grid;gap:1.25rem;margin:0 0 1.25rem}.grid>.card{margin:0}
 @media (min-width:56rem){.grid.two{grid-template-columns:1fr 1fr}}
 label,.label{display:block;font-weight:600;margin:0 0 .3rem}
 .field{margin:0 0 1rem}
@@ -83,6 +83,7 @@ th,td{text-align:left;vertical-align:top;padding:.55rem .5rem;border-bottom:1px 
 th{font-size:.85rem;color:var(--muted);font-weight:600}
 tbody tr:last-child td{border-bottom:0}
 td.actions-cell{white-space:nowrap;text-align:right}
+.nowrap{overflow-wrap:normal;white-space:nowrap}
 .list{list-style:none;margin:0;padding:0}
 .list li{padding:.7rem 0;border-bottom:1px solid var(--line);display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;justify-content:space-between}
 .list li:last-child{border-bottom:0}

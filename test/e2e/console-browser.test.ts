@@ -251,6 +251,29 @@ describe('the console in a real browser', () => {
     assert.match(await text('main'), /this browser/);
     await check('account');
 
+    // The same pages on a desktop, in another tab of the same browser (its session).
+    const desk = await browser.newPage();
+    await desk.setViewport({ width: 1280, height: 900 });
+    for (const [where, name] of [
+      [`/app/w/${s.workspace.id}/keys`, 'keys'],
+      [
+        new URL(page.url()).pathname === '/app/me' ? `/app/w/${s.workspace.id}/endpoints` : '/app/me',
+        'endpoints',
+      ],
+    ] as const) {
+      const res = await desk.goto(`${publicUrl}${where}`);
+      assert.equal(res?.status(), 200, where);
+      await desk.evaluate(readFileSync(AXE, 'utf8'));
+      const result = (await desk.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as AxeResult;
+      assert.deepEqual(
+        result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+        [],
+        `${name} on a desktop: axe`,
+      );
+      await desk.screenshot({ path: path.join(SCREENSHOTS, `console-desktop-${name}.png`), fullPage: true });
+    }
+    await desk.close();
+
     assert.deepEqual(violations, [], 'no page needed anything its policy forbids');
   });
 
