@@ -29,6 +29,7 @@ import {
   campaignWorkflow,
   deliverWebhookWorkflow,
   invoiceDueWorkflow,
+  memberMailWorkflow,
   pingWorkflow,
   quoteExpiryWorkflow,
   reconcileDeliveriesWorkflow,
@@ -74,6 +75,7 @@ const CONNECTION = 'a9c5e3b7-6d1f-4a84-9b27-1e8d4f6a2c50';
 const KEY = '0e4a8c2f-3b7d-4e19-a6c5-8d2f1b9e7a34';
 const MEMBER = '5d9b1f3a-7e2c-4b68-8f04-6a3e9c1d5b72';
 const APPROVER = 'f1c5a9d3-2e8b-4c46-b7f0-9d3b5e1a8c27';
+const MEMBER_MAIL = '3b8e6d2f-9c4a-4f17-a5e3-7d1c9b0e2a64';
 
 type Answer<K extends keyof Activities> = Awaited<ReturnType<Activities[K]>>;
 
@@ -193,6 +195,11 @@ function scriptedActivities(t0: number) {
       { kind: 'sent', providerMessageId: '<20261128.4f2a@mail.harbourdental.example>' },
     ),
     settleMessage: inTurn<Answer<'settleMessage'>>('retry', 'sent'),
+    handOverMemberMail: inTurn<Answer<'handOverMemberMail'>>(
+      { kind: 'transient', error: 'SMTP 451: 451 4.7.1 greylisted, try again later' },
+      { kind: 'sent', providerMessageId: `<${MEMBER_MAIL}@leads.example>` },
+    ),
+    settleMemberMail: inTurn<Answer<'settleMemberMail'>>({ outcome: 'retry' }, { outcome: 'sent' }),
     sendCampaignBatch: inTurn<Answer<'sendCampaignBatch'>>(
       { state: 'sent', sent: 196, failed: 1, skipped: 3 },
       // The sending window shut: the next batch waits for it to open.
@@ -319,6 +326,16 @@ const RECORDINGS: Recording[] = [
         taskQueue,
         workflowId: `message:${MESSAGE}`,
         args: [{ messageId: MESSAGE }],
+      }),
+  },
+  {
+    // A sign-in link's mail: greylisted once, sent 30 s later.
+    workflow: 'memberMailWorkflow',
+    start: (client, taskQueue) =>
+      client.workflow.start(memberMailWorkflow, {
+        taskQueue,
+        workflowId: `member-mail:${MEMBER_MAIL}`,
+        args: [{ mailId: MEMBER_MAIL }],
       }),
   },
   {

@@ -339,8 +339,8 @@ export const SignInRequestEntity = entity<SignInRequest>({
   ],
 });
 
-export const CHALLENGE_PURPOSES = ['register', 'sign_in', 'decision'] as const;
-export type ChallengePurpose = (typeof CHALLENGE_PURPOSES)[number];
+const CHALLENGE_PURPOSES = ['register', 'sign_in', 'decision'] as const;
+type ChallengePurpose = (typeof CHALLENGE_PURPOSES)[number];
 
 /**
  * A WebAuthn challenge handed to a browser, usable once before `expires_at`: to register a passkey (a
@@ -399,10 +399,10 @@ export const WebauthnChallengeEntity = entity<WebauthnChallenge>({
   ],
 });
 
-export const MEMBER_MAIL_KINDS = ['sign_in_link', 'invitation', 'approval_waiting'] as const;
+const MEMBER_MAIL_KINDS = ['sign_in_link', 'invitation', 'approval_waiting'] as const;
 export type MemberMailKind = (typeof MEMBER_MAIL_KINDS)[number];
-export const MEMBER_MAIL_STATUSES = ['queued', 'sending', 'retrying', 'sent', 'failed'] as const;
-export type MemberMailStatus = (typeof MEMBER_MAIL_STATUSES)[number];
+const MEMBER_MAIL_STATUSES = ['queued', 'sending', 'retrying', 'sent', 'failed'] as const;
+type MemberMailStatus = (typeof MEMBER_MAIL_STATUSES)[number];
 
 /**
  * A mail to a member, waiting for its workflow or sent: its subject and text sealed (they hold bearer

@@ -6,14 +6,14 @@ import { sameFingerprint } from './keys';
 import { signInLinks, type SignInLimits } from './repository/sign-in-links';
 
 /** How long a sign-in link may be used. */
-export const SIGN_IN_LINK_MINUTES = 15;
+const SIGN_IN_LINK_MINUTES = 15;
 
 /**
  * Requests for a link: 5 per address and 20 per client address in any 15 minutes, counted in
  * PostgreSQL so every API process shares them. Requests for addresses that are nobody's count too: the
  * answer must be the same whether the address is a member's or not.
  */
-export const SIGN_IN_LIMITS: SignInLimits = { windowMinutes: 15, perAddress: 5, perIp: 20 };
+const SIGN_IN_LIMITS: SignInLimits = { windowMinutes: 15, perAddress: 5, perIp: 20 };
 
 /**
  * The fingerprint a requested address is counted under: its SHA-256, never the address, so the log of

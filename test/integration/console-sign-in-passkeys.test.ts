@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { removeMember } from '../../domain/identity/operations/member-remove';
 import {
@@ -22,6 +23,21 @@ const RP: RelyingParty = { id: 'localhost', name: 'Lead service', origin: 'http:
 const MINUTE = 60_000;
 const later = (at: Date, ms: number) => new Date(at.getTime() + ms);
 const browser = () => randomBytes(32).toString('base64url');
+
+describe('the WebAuthn library as installed', () => {
+  it('reads ES256 signatures with the same ASN.1 schema registry its EC schemas are declared in', () => {
+    // @simplewebauthn/server parses an ES256 signature with @peculiar/asn1-schema's parser and
+    // @peculiar/asn1-ecc's ECDSASigValue, which is registered in the copy asn1-ecc resolves: two copies
+    // of asn1-schema (another package pinning an older one at the root) refuse every ES256 passkey.
+    const server = createRequire(require.resolve('@simplewebauthn/server'));
+    const ecc = createRequire(server.resolve('@peculiar/asn1-ecc'));
+    assert.equal(
+      server.resolve('@peculiar/asn1-schema'),
+      ecc.resolve('@peculiar/asn1-schema'),
+      'two copies of @peculiar/asn1-schema: dedupe it (package.json overrides) so there is one',
+    );
+  });
+});
 
 describe('passkeys: enrolment and sign-in verified for real with a software authenticator', () => {
   let t: TestDatabase;

@@ -43,6 +43,7 @@ describe('the outboxes: declared by their areas, started by infra/temporal/', ()
         'agent schedule',
         'campaign',
         'invoice due date',
+        'member mail',
         'message',
         'quote expiry',
         'sourcing run',
@@ -63,6 +64,7 @@ describe('the outboxes: declared by their areas, started by infra/temporal/', ()
         'quote expiry',
         'invoice due date',
         'agent schedule',
+        'member mail',
       ],
     );
     assert.deepEqual(
