@@ -4,7 +4,7 @@ import type { RequestState } from '../context';
 import { escape } from '../pages/html';
 import { fieldErrors, type ConsoleKit } from './door';
 import { inputField, selectField, when, type FieldErrors } from './layout';
-import { memberOf, type ConsoleDeps } from './visit';
+import { memberOf } from './visit';
 
 type AuditRow = {
   id: string;
@@ -34,7 +34,8 @@ const tone = (outcome: string) =>
  * The audit log: every request and change in the workspace, newest first, filtered by key, outcome and
  * action, with the refusal's real reason (the page is an admin's; nobody else sees a reason).
  */
-export function auditRoutes(router: Router<RequestState>, kit: ConsoleKit, deps: ConsoleDeps) {
+export function auditRoutes(router: Router<RequestState>, kit: ConsoleKit) {
+  const { deps } = kit;
   router.get('/w/:workspaceId/audit', memberOf(deps, 'admin'), async (ctx) => {
     const q = (name: string) => (typeof ctx.query[name] === 'string' ? ctx.query[name].trim() : '');
     const filter = { key: q('key'), outcome: q('outcome'), action: q('action') };

@@ -10,7 +10,7 @@ import {
   type EndpointRow,
 } from './endpoint-pages';
 import type { FieldErrors } from './layout';
-import { ConsoleRefusal, memberOf, visitOf, type ConsoleDeps } from './visit';
+import { ConsoleRefusal, memberOf, visitOf } from './visit';
 
 const EMPTY: EndpointForm = { url: '', events: [], scheme: 'service' };
 
@@ -19,7 +19,8 @@ const EMPTY: EndpointForm = { url: '', events: [], scheme: 'service' };
  * each with its page: the delivery log with every attempt, the Test button, rotation with an overlap,
  * re-enabling a disabled one, resending a delivery that gave up.
  */
-export function endpointRoutes(router: Router<RequestState>, kit: ConsoleKit, deps: ConsoleDeps) {
+export function endpointRoutes(router: Router<RequestState>, kit: ConsoleKit) {
+  const { deps } = kit;
   const admin = memberOf(deps, 'admin');
   const endpointId = (ctx: AppContext) => (ctx as AppContext & { params: { id: string } }).params.id;
 

@@ -14,7 +14,7 @@ import {
   when,
   type FieldErrors,
 } from './layout';
-import { memberOf, visitOf, type ConsoleDeps } from './visit';
+import { memberOf, visitOf } from './visit';
 
 type KeyRow = {
   id: string;
@@ -73,7 +73,8 @@ ${inputField({ name: 'expiresInDays', label: 'Expires in (days)', type: 'number'
 }
 
 /** API keys: created with chosen scopes (none ticked), listed without their secret, revoked at once. */
-export function keyRoutes(router: Router<RequestState>, kit: ConsoleKit, deps: ConsoleDeps) {
+export function keyRoutes(router: Router<RequestState>, kit: ConsoleKit) {
+  const { deps } = kit;
   const admin = memberOf(deps, 'admin');
   const page = async (
     ctx: AppContext,

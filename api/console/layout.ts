@@ -164,17 +164,19 @@ ${body}
   });
 }
 
+const REFUSALS = {
+  not_allowed: ['Not allowed', 'You cannot do this here.'],
+  not_found: ['Not found', 'There is nothing here, or you cannot see it.'],
+  link_not_valid: [
+    'This link is not valid',
+    'Ask for a new sign-in link from this browser; a link works once, for 15 minutes.',
+  ],
+  failed: ['Something went wrong', 'Please try again in a few minutes.'],
+} as const;
+
 /** The pages that refuse: one sentence each, never why (the audit row says why). */
-export const refusalPage = (f: Frame, kind: 'not_allowed' | 'not_found' | 'link_not_valid' | 'failed') => {
-  const [title, text]: [string, string] = {
-    not_allowed: ['Not allowed', 'You cannot do this here.'],
-    not_found: ['Not found', 'There is nothing here, or you cannot see it.'],
-    link_not_valid: [
-      'This link is not valid',
-      'Ask for a new sign-in link from this browser; a link works once, for 15 minutes.',
-    ],
-    failed: ['Something went wrong', 'Please try again in a few minutes.'],
-  }[kind] as [string, string];
+export const refusalPage = (f: Frame, kind: keyof typeof REFUSALS) => {
+  const [title, text] = REFUSALS[kind];
   return page(
     f,
     title,

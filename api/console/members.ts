@@ -5,14 +5,15 @@ import type { AppContext, RequestState } from '../context';
 import { escape } from '../pages/html';
 import { fieldErrors, type ConsoleKit } from './door';
 import { buttonForm, csrfField, formError, inputField, selectField, when, type FieldErrors } from './layout';
-import { memberOf, visitOf, type ConsoleDeps } from './visit';
+import { memberOf, visitOf } from './visit';
 
 type MemberRow = { user_id: string; email: string; role: string; created_at: string };
 
 const ROLE_OPTIONS = ROLES.map((r) => [r, r[0]!.toUpperCase() + r.slice(1)] as const);
 
 /** Members: invite someone with a role, change a role, remove someone (each with its effects on keys and approvals). */
-export function memberRoutes(router: Router<RequestState>, kit: ConsoleKit, deps: ConsoleDeps) {
+export function memberRoutes(router: Router<RequestState>, kit: ConsoleKit) {
+  const { deps } = kit;
   const admin = memberOf(deps, 'admin');
 
   const page = async (

@@ -59,10 +59,10 @@ export function consoleRouter(deps: ConsoleDeps) {
       `<h1>${escape(m.name)}</h1><p class="lede">You are ${m.role === 'admin' || m.role === 'owner' ? 'an' : 'a'} ${escape(m.role)} here.</p>${cards}`,
     );
   });
-  keyRoutes(router, kit, deps);
-  endpointRoutes(router, kit, deps);
-  auditRoutes(router, kit, deps);
-  memberRoutes(router, kit, deps);
+  keyRoutes(router, kit);
+  endpointRoutes(router, kit);
+  auditRoutes(router, kit);
+  memberRoutes(router, kit);
 
   // Anything else under /app: the console's own "not found" page, never the API's JSON.
   router.all('/*rest', () => {
