@@ -279,6 +279,44 @@ describe('the console door', () => {
     assert.equal(await keysOf(a.workspace.id), before);
   });
 
+  it("runs the members' forms as the admin's own operations, with a refusal beside its field", async () => {
+    const browser = await browserOf(a.email);
+    const post = (path: string, form: Record<string, string>) =>
+      request(app)
+        .post(`/app/w/${a.workspace.id}/members${path}`)
+        .set('Cookie', browser.cookie)
+        .set('Origin', ORIGIN)
+        .type('form')
+        .send({ _csrf: browser.csrf, ...form });
+    const bad = await post('', { email: 'not an address', role: 'member' });
+    assert.equal(bad.status, 422);
+    assert.match(
+      bad.text,
+      /<input type="email" id="email"[^>]*aria-describedby="email-error" aria-invalid="true">/,
+    );
+    assert.match(bad.text, /<p class="error" id="email-error">email must be an email address<\/p>/);
+    const invited = await post('', { email: 'newcomer@example.com', role: 'viewer' });
+    assert.equal(invited.status, 303);
+    assert.equal(invited.headers.location, `/app/w/${a.workspace.id}/members?done=added`);
+    const newcomer = await browserOf('newcomer@example.com');
+    assert.equal((await post('/role', { email: 'newcomer@example.com', role: 'admin' })).status, 303);
+    assert.equal((await post('/role', { email: 'newcomer@example.com', role: 'member' })).status, 303);
+    // A lower role ends the person's sessions at once.
+    const demoted = await request(app).get(`/app/w/${a.workspace.id}`).set('Cookie', newcomer.cookie);
+    assert.equal(demoted.status, 303);
+    assert.equal((await post('/remove', { email: 'newcomer@example.com' })).status, 303);
+    const rows = await t.db.query<{ action: string; actor_user_id: string }[]>(
+      `SELECT action, actor_user_id FROM audit_log
+        WHERE door = 'console' AND action IN ('member.invite', 'member.set_role', 'member.remove') ORDER BY id`,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.action),
+      ['member.invite', 'member.set_role', 'member.set_role', 'member.remove'],
+    );
+    assert.ok(rows.every((r) => r.actor_user_id === rows[0]!.actor_user_id));
+    assert.equal(rows[0]!.actor_user_id, await userId(a.email));
+  });
+
   it('signs out: the session ends, the cookie is cleared, and it is audited', async () => {
     const browser = await browserOf(a.email);
     const res = await request(app)
