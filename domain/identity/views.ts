@@ -196,3 +196,52 @@ export const sessionView = (s: SessionView) => ({
   ip: s.ip,
   user_agent: s.userAgent,
 });
+
+/** What `member.invite` answers: the membership, and where the invitation tells them to sign in. */
+export const INVITATION = object(
+  {
+    workspace_id: uuid,
+    user_id: uuid,
+    email: string(),
+    role: oneOf(ROLES),
+    sign_in_url: string({ description: 'The console page the invitation sends them to.' }),
+  },
+  { title: 'Invitation' },
+);
+
+/** What `member.sessions` answers: the member's console sessions, newest first, and how many it ended. */
+export const MEMBER_SESSIONS = object(
+  {
+    email: string(),
+    user_id: uuid,
+    revoked: integer({ description: 'Sessions ended by this call (with --revoke).' }),
+    sessions: arrayOf(
+      object(
+        {
+          id: uuid,
+          created_at: dateTime,
+          last_seen_at: dateTime,
+          expires_at: dateTime,
+          ended_at: nullable(dateTime),
+          ended_reason: nullable(oneOf(SESSION_ENDINGS)),
+          ip: nullable(string()),
+          user_agent: nullable(string()),
+        },
+        { title: 'ConsoleSession' },
+      ),
+    ),
+  },
+  { title: 'MemberSessions', optional: ['revoked'] },
+);
+
+/** A console session as the operator sees it (never its secret or fingerprint). */
+export const sessionView = (s: SessionView) => ({
+  id: s.id,
+  created_at: s.createdAt.toISOString(),
+  last_seen_at: s.lastSeenAt.toISOString(),
+  expires_at: s.expiresAt.toISOString(),
+  ended_at: s.endedAt ? s.endedAt.toISOString() : null,
+  ended_reason: s.endedReason,
+  ip: s.ip,
+  user_agent: s.userAgent,
+});
