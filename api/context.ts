@@ -26,6 +26,8 @@ export type RequestState = {
   auditDoor?: AuditDoor;
   /** The workspace a request without a key acted in (a provider webhook), for its audit row. */
   auditWorkspaceId?: string;
+  /** The person a request without a key came from (a member signed in to the console), for its audit row. */
+  auditUserId?: string;
   auditAction?: string;
   /** A refusal or a parked call inside a 200 answer (an MCP tool error). */
   auditOutcome?: AuditOutcome;

@@ -19,6 +19,7 @@ import { traced } from './middleware/trace';
 import { publicLimits } from './public/limits';
 import { publicRouter } from './public/routes';
 import { v1Router } from './rest/routes';
+import { consoleRouter } from './console/router';
 import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
 
@@ -39,6 +40,7 @@ export type AppDeps = {
         | 'quotePagePerMinute'
         | 'unsubscribePerMinute'
         | 'hooksPerMinute'
+        | 'consoleSessions'
       >
     >;
   /** DNS for inbound mail's authentication (a test's own zone); the system's resolver when absent. */
@@ -74,6 +76,11 @@ export function buildApp({ services, config, log, metrics, mailResolver }: AppDe
     ...(config.sms && { sms: { authToken: config.sms.authToken } }),
     ...(mailResolver && { mailResolver }),
   });
+  const consoleDoor = consoleRouter({
+    services,
+    publicUrl: config.publicUrl ?? services.publicUrl,
+    session: config.consoleSessions ?? { idleMinutes: 30, maxHours: 12 },
+  });
   const audits = createAuditWriter(db, config.auditQueueLimit);
   app
     .use(
@@ -92,6 +99,7 @@ export function buildApp({ services, config, log, metrics, mailResolver }: AppDe
     .use(audit(audits))
     .use(errors())
     .use(openApiRoute())
+    .use(consoleDoor.routes())
     .use(publicDoor.routes())
     .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
     .use(rateLimit(db, config.rateLimitPerMinute))

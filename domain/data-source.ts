@@ -29,6 +29,7 @@ import { BearerLinks1763802600000 } from './migrations/1763802600000-bearer-link
 import { ApprovalPolicy1763802700000 } from './migrations/1763802700000-approval-policy';
 import { MailReports1763802800000 } from './migrations/1763802800000-mail-reports';
 import { ConsoleSignIn1763802900000 } from './migrations/1763802900000-console-sign-in';
+import { ConsoleDoor1763802950000 } from './migrations/1763802950000-console-door';
 import { ApprovalDecisionEvidence1763803000000 } from './migrations/1763803000000-approval-decision-evidence';
 import { ENTITIES } from './entities';
 
@@ -66,6 +67,7 @@ const migrations = [
   ApprovalPolicy1763802700000,
   MailReports1763802800000,
   ConsoleSignIn1763802900000,
+  ConsoleDoor1763802950000,
   ApprovalDecisionEvidence1763803000000,
 ];
 

@@ -49,7 +49,7 @@ export const audit =
           workspaceId: s.principal?.workspaceId ?? s.presentedKey?.workspaceId ?? s.auditWorkspaceId,
           keyId: s.principal?.keyId ?? s.presentedKey?.keyId,
           keyPrefix: s.principal?.keyPrefix ?? s.presentedKey?.keyPrefix,
-          actorUserId: s.principal?.userId,
+          actorUserId: s.principal?.userId ?? s.auditUserId,
           requestId: s.requestId,
           clientIp: s.clientIp,
         });

@@ -1,12 +1,11 @@
+import { pageShell } from '../pages/html';
+
 /** The unsubscribe pages: plain HTML that works without JavaScript, one button, no third-party assets. */
 
-const page = (title: string, body: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${title}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}
-button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}</style>
-</head><body>${body}</body></html>
-`;
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}
+button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}`;
+
+const page = (title: string, body: string) => pageShell({ title, head: `<style>${STYLE}</style>`, body });
 
 export const confirmPage = (action: string) =>
   page(

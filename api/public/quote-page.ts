@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { money } from '../../domain/sales';
 import type { AppContext } from '../context';
+import { escape, pageShell } from '../pages/html';
+import { pagePolicy, sendPage as sendAnyPage } from '../pages/security';
 
 /**
  * A quote's public page: server-rendered HTML that works without JavaScript (two plain forms), reads
@@ -68,41 +70,18 @@ main{max-width:none;padding:0;border-radius:0}form,button{display:none!important
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /** Nothing runs, nothing loads, nothing frames it; forms post only here. */
-const QUOTE_PAGE_CSP = [
-  "default-src 'none'",
-  `style-src 'sha256-${STYLE_HASH}'`,
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
-
-const escape = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
+const QUOTE_PAGE_CSP = pagePolicy([`style-src 'sha256-${STYLE_HASH}'`]);
 
 /**
- * A public page's answer: no caching, no referrer (the token is in the URL), nothing loaded from
- * elsewhere, never framed; `csp` is the quote page's policy above unless a page gives its own.
+ * A public page's answer, with the pages' shared headers (api/pages/security.ts); `csp` is the quote
+ * page's policy above unless a page gives its own.
  */
 export function sendPage(ctx: AppContext, status: number, html: string, csp = QUOTE_PAGE_CSP) {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('X-Robots-Tag', 'noindex');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Content-Security-Policy', csp);
-  ctx.body = html;
+  sendAnyPage(ctx, status, html, csp);
 }
 
-const layout = (title: string, body: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escape(title)}</title><style>${STYLE}</style></head>
-<body><main>${body}</main></body></html>
-`;
+const layout = (title: string, body: string) =>
+  pageShell({ title, head: `<style>${STYLE}</style>`, body: `<main>${body}</main>` });
 
 const dateTimeUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 

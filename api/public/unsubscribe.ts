@@ -11,7 +11,7 @@ import { runOperation } from '../../domain/kernel/runner';
 import { loggedPath, type AppContext, type RequestState } from '../context';
 import { databaseUnavailable } from '../errors';
 import { declaredRoute, type PublicFamilyDoor } from './family';
-import { sendPage } from './quote-page';
+import { pagePolicy, sendPage } from '../pages/security';
 import type { PublicLimits } from './limits';
 import { confirmPage, donePage, notFoundPage, nothingToDoPage, tooManyPage, unavailablePage } from './pages';
 import { rawBody } from './raw-body';
@@ -19,10 +19,9 @@ import { rawBody } from './raw-body';
 const MAX_FORM_BYTES = 64 * 1024;
 
 /** The unsubscribe page's policy: inline styles, its own form, nothing else. */
-const UNSUBSCRIBE_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const UNSUBSCRIBE_CSP = pagePolicy(["style-src 'unsafe-inline'"]);
 
-/** An unsubscribe page's answer, as a quote page's (`sendPage`), under its own policy. */
+/** An unsubscribe page's answer, with the pages' shared headers, under its own policy. */
 const html = (ctx: AppContext, status: number, body: string) => sendPage(ctx, status, body, UNSUBSCRIBE_CSP);
 
 /**

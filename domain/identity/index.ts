@@ -15,6 +15,7 @@ import { listApiKeys } from './operations/key-list';
 import { revokeApiKey } from './operations/key-revoke';
 import { addMember } from './operations/member-add';
 import { inviteMember } from './operations/member-invite';
+import { listMembers } from './operations/member-list';
 import { removeMember } from './operations/member-remove';
 import { memberSessions } from './operations/member-sessions';
 import { setMemberRole } from './operations/member-set-role';
@@ -50,6 +51,7 @@ export const operations = {
   inviteMember,
   setMemberRole,
   removeMember,
+  listMembers,
   memberSessions,
   createApiKey,
   revokeApiKey,
@@ -127,6 +129,6 @@ export { inboundEmailSecretValid } from './inbound-email';
 /** The user id of a member of the call's workspace, by email (refused when no member). */
 export { ownerIdByEmail } from './repository/members';
 /** Who a member is and what role they hold, and a key's standing: what an approval is checked against. */
-export { keyStanding, memberByEmail, roleOf } from './standing';
+export { keyStanding, memberByEmail, roleOf, workspacesOf } from './standing';
 /** A key's standing now: what work parked on its authority is checked against. */
 export type { KeyStanding } from './repository/api-keys';

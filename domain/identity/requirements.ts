@@ -5,7 +5,7 @@ import type { Requirement } from '../kernel/permissions';
 export const MANAGE_KEYS: Requirement = { scope: 'business:write', minRole: 'admin' };
 
 /** People and their roles are managed in the application's settings (here, the operator door). */
-const MANAGE_MEMBERS: Requirement = { scope: 'business:write', minRole: 'admin' };
+export const MANAGE_MEMBERS: Requirement = { scope: 'business:write', minRole: 'admin' };
 
 /** What every change to the members shares: the operator door, on the caller's workspace. */
 export const MEMBER_CHANGE = {

@@ -1,7 +1,7 @@
 import type { Data } from '../kernel/data';
 import type { Role } from '../kernel/permissions';
 import { keysIn, type KeyStanding } from './repository/api-keys';
-import { membersIn } from './repository/members';
+import { membersIn, membershipsOfUser } from './repository/members';
 
 /** The member of the workspace with this email (as typed, any case) and their role, or undefined. */
 export const memberByEmail = (
@@ -15,3 +15,9 @@ export const roleOf = (data: Data, userId: string): Promise<Role | null> => memb
 /** A key's standing now (live, revoked, expired; its owner and their role): what parked work is checked against. */
 export const keyStanding = (data: Data, keyId: string): Promise<KeyStanding | undefined> =>
   keysIn(data).standing(keyId);
+
+/** The workspaces a user is a member of, with the user's live role in each (the console's start). */
+export const workspacesOf = (
+  data: Data,
+  userId: string,
+): Promise<{ workspaceId: string; name: string; role: Role }[]> => membershipsOfUser(data, userId);

@@ -54,6 +54,12 @@ export const ME = object(
   { title: 'Me' },
 );
 
+/** The members of a workspace, by email. */
+export const MEMBERS = arrayOf(
+  object({ user_id: uuid, email: string(), role: oneOf(ROLES), created_at: dateTime }),
+  { title: 'Members' },
+);
+
 export const MEMBERSHIP = object(
   { workspace_id: uuid, user_id: uuid, email: string(), role: oneOf(ROLES), removed: boolean },
   { title: 'Membership', optional: ['removed'] },
@@ -74,16 +80,20 @@ export const API_KEY = object(
     expires_at: dateTime,
     revoked_at: nullable(dateTime),
     created_at: dateTime,
+    last_used_at: nullable({
+      ...dateTime,
+      description: 'When a request last came with the key (in a list only); null: never.',
+    }),
     key: string({ description: 'The key itself, shown this once.' }),
   },
-  { title: 'ApiKey', optional: ['owner_email', 'key'] },
+  { title: 'ApiKey', optional: ['owner_email', 'last_used_at', 'key'] },
 );
 
 export const AUDIT_ROWS = arrayOf(
   object({
     id: string(),
     at: dateTime,
-    door: oneOf(['rest', 'mcp', 'admin', 'activity']),
+    door: oneOf(['rest', 'mcp', 'admin', 'activity', 'public', 'agent', 'console']),
     action: string(),
     outcome: oneOf(['allowed', 'refused', 'failed', 'parked']),
     reason: nullable(string()),
@@ -118,7 +128,11 @@ export const membershipView = (m: { workspaceId: string; userId: string; email: 
 });
 
 /** Never includes the key or its fingerprint. */
-export const apiKeyView = (k: Omit<ApiKey, 'fingerprint'>, ownerEmail?: string) => ({
+export const apiKeyView = (
+  k: Omit<ApiKey, 'fingerprint'>,
+  ownerEmail?: string,
+  lastUsedAt?: Date | null,
+) => ({
   id: k.id,
   workspace_id: k.workspace_id,
   name: k.name,
@@ -131,6 +145,7 @@ export const apiKeyView = (k: Omit<ApiKey, 'fingerprint'>, ownerEmail?: string) 
   expires_at: k.expires_at.toISOString(),
   revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
   created_at: k.created_at.toISOString(),
+  ...(lastUsedAt !== undefined ? { last_used_at: lastUsedAt ? lastUsedAt.toISOString() : null } : {}),
 });
 
 /** What `member.invite` answers: the membership, and where the invitation tells them to sign in. */

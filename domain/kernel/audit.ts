@@ -3,10 +3,10 @@ import { bind } from './statements';
 
 /**
  * Which door a call came through: the REST API, the assistant endpoint, the operator CLI, an approved
- * action (or other work of the worker), a public page or provider webhook that carries no API key, or an
- * AI agent's run.
+ * action (or other work of the worker), a public page or provider webhook that carries no API key, an
+ * AI agent's run, or a member signed in to the console.
  */
-export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity' | 'public' | 'agent';
+export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity' | 'public' | 'agent' | 'console';
 /** `parked`: a gated call waits for a person's approval; nothing has happened yet. */
 export type AuditOutcome = 'allowed' | 'refused' | 'failed' | 'parked';
 

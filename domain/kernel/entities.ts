@@ -1,7 +1,7 @@
 import type { AuditDoor, AuditOutcome } from './audit';
 import { clockDefault, entity, IDENTITY, inWorkspace, oneOfCheck } from './entity';
 
-const DOORS: AuditDoor[] = ['rest', 'mcp', 'admin', 'activity', 'public', 'agent'];
+const DOORS: AuditDoor[] = ['rest', 'mcp', 'admin', 'activity', 'public', 'agent', 'console'];
 const OUTCOMES: AuditOutcome[] = ['allowed', 'refused', 'failed', 'parked'];
 
 export type AuditRow = {
@@ -50,6 +50,8 @@ export const AuditEntity = entity<AuditRow>({
     { name: 'audit_log_request', columns: ['request_id'] },
     // Newest first per workspace (DESC; the migration made it).
     { name: 'audit_log_workspace_at', columns: ['workspace_id', 'id'], synchronize: false },
+    // A key's newest rows (DESC, of rows with a key; the migration made it): its last use, its filter.
+    { name: 'audit_log_key', columns: ['key_id', 'id'], synchronize: false },
   ],
 });
 

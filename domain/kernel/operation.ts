@@ -251,10 +251,13 @@ type Doors<O> = {
   /** Offered to the assistant as a tool named after the operation. */
   mcp?: true;
   admin?: AdminBinding<O>;
-  /** Offered to members in the workspace console (`api/console/`), run as the member with their live role. */
-  console?: true;
   /** The routes without an API key that run it (`api/public/` answers each one). */
   public?: readonly PublicRoute[];
+  /**
+   * A signed-in member may run it from the console (`api/console/`) with their live role, an
+   * operator-only operation included: the application's settings a workspace admin runs alone.
+   */
+  console?: true;
 };
 
 /** The one definition of an operation, shared by every door: REST, MCP, the admin CLI and approved actions. */
@@ -269,7 +272,10 @@ export type Operation<S extends yup.AnyObjectSchema = yup.AnyObjectSchema, O = u
   returns: string;
   requirement: Requirement;
   reach: Reach;
-  /** Only the operator door may run it (identity and workspace management). */
+  /**
+   * Only the operator door may run it (identity and workspace management), and the console when it
+   * says `doors.console` (a member whose live role meets the requirement).
+   */
   operatorOnly?: boolean;
   /** The input, with a description on every field; validation, OpenAPI and tool schemas all come from it. */
   input: S;

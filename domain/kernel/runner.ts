@@ -48,14 +48,17 @@ export type RunResult<O> = { output: O; replayed: boolean; refusal?: DomainError
 const forbidden = (reason: string) => new DomainError('forbidden', 'forbidden', {}, reason);
 
 /**
- * The key's scope AND its owner's live role; a member's live role; an agent's scopes, never a change
+ * The key's scope AND its owner's live role; a member's live role (an operator-only operation only
+ * where the console offers it); an agent's scopes, never a change
  * to agents (agents cannot configure agents, whatever door or tool list led there) and never a gated
  * action (no person approved it); the operator may do anything. Every run asks it first; a door that
  * refuses a caller before it parses anything (REST) asks this same rule.
  */
 export function authorise(op: AnyOperation, actor: Actor): void {
   if (actor.type === 'operator') return;
-  if (op.operatorOnly) throw forbidden(`${op.name} is for the operator door only`);
+  // The console is where a workspace's members run its settings, on their own live role.
+  if (op.operatorOnly && !(actor.type === 'member' && op.doors.console))
+    throw forbidden(`${op.name} is for the operator door only`);
   const reason =
     actor.type === 'key'
       ? refusalReason(actor.principal, op.requirement)

@@ -10,6 +10,7 @@
 import { listDeliveries } from './operations/delivery-list';
 import { resendDelivery } from './operations/delivery-resend';
 import { createEndpoint } from './operations/endpoint-create';
+import { listEndpointDeliveries } from './operations/endpoint-deliveries';
 import { deleteEndpoint } from './operations/endpoint-delete';
 import { disableEndpoint } from './operations/endpoint-disable';
 import { enableEndpoint } from './operations/endpoint-enable';
@@ -35,6 +36,7 @@ export const operations = {
   listEndpoints,
   testEndpoint,
   listDeliveries,
+  listEndpointDeliveries,
   resendDelivery,
   recoverEndpoint,
   listNotifications,

@@ -2,7 +2,13 @@ import { arrayOf, dateTime, integer, nullable, object, oneOf, page, string, uuid
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../kernel/event-catalogue';
 import { INT32_MAX } from '../kernel/json-schema';
 import { ERROR_CLASSES } from './delivery-rules';
-import { DELIVERY_STATUSES, ENDPOINT_STATUSES, SIGNING_SCHEMES, type Notification } from './entities';
+import {
+  DELIVERY_STATUSES,
+  ENDPOINT_STATUSES,
+  SIGNING_SCHEMES,
+  type Attempt,
+  type Notification,
+} from './entities';
 import type { ListedDelivery } from './repository/deliveries';
 import type { EndpointRecord } from './repository/endpoints';
 
@@ -17,7 +23,7 @@ const ENVELOPE = object(
 );
 
 /** The operator sees a delivery's latest attempts, this many at most (each resend adds up to 7). */
-export const ATTEMPT_LOG_LENGTH = 100;
+const ATTEMPT_LOG_LENGTH = 100;
 
 /** The spec's delivery record: never the endpoint URL or secret. */
 const DELIVERY_FIELDS = {
@@ -163,3 +169,24 @@ export const notificationView = (n: Notification) => ({
   data: n.data,
   created_at: n.created_at.toISOString(),
 });
+
+/** Delivery records with the endpoint each went to and its latest attempts, oldest first (for the operator and an endpoint's log). */
+export const withAttemptLog = <D extends { id: string }>(
+  rows: Pick<ListedDelivery, 'endpoint_id'>[],
+  records: D[],
+  attempts: Attempt[],
+) =>
+  records.map((d, i) => ({
+    ...d,
+    endpoint_id: rows[i]!.endpoint_id,
+    attempt_log: attempts
+      .filter((a) => a.delivery_id === d.id)
+      .slice(-ATTEMPT_LOG_LENGTH)
+      .map((a) => ({
+        number: a.number,
+        at: a.started_at.toISOString(),
+        duration_ms: a.duration_ms,
+        response_status: a.response_status,
+        error_class: a.error_class,
+      })),
+  }));

@@ -73,6 +73,7 @@ export const createApiKey = defineOperation({
         allowedCidrs: list(f['allow-ip']),
       }),
     },
+    console: true,
   },
   summary: (i) => `Create the key ${i.name} for ${i.ownerEmail} with ${i.scopes.join(', ')}`,
   run: async (ctx, i) => {

@@ -8,7 +8,8 @@ import { MANAGE_KEYS } from '../requirements';
 export const listApiKeys = defineOperation({
   name: 'key.list',
   title: 'List API keys',
-  description: "The workspace's keys, newest first; never the keys themselves.",
+  description:
+    "The workspace's keys, newest first, each with its owner's email and when it was last used; never the keys themselves.",
   returns: 'Key records.',
   requirement: MANAGE_KEYS,
   reach: 'workspace',
@@ -16,10 +17,12 @@ export const listApiKeys = defineOperation({
   ...READ_ONLY,
   input: yup.object({}),
   output: arrayOf(API_KEY),
-  doors: { admin: { command: 'key list' } },
+  doors: { admin: { command: 'key list' }, console: true },
   summary: () => 'List the API keys',
   run: async (ctx) => {
-    const rows = await keysIn(ctx.data).list();
-    return rows.map((k) => apiKeyView(k));
+    const keys = keysIn(ctx.data);
+    const [rows, usage] = await Promise.all([keys.list(), keys.usage()]);
+    const of = new Map(usage.map((u) => [u.id, u]));
+    return rows.map((k) => apiKeyView(k, of.get(k.id)?.owner_email, of.get(k.id)?.last_used_at ?? null));
   },
 });

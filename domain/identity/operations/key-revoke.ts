@@ -25,7 +25,7 @@ export const revokeApiKey = defineOperation({
   idempotent: true,
   input: yup.object({ id: keyIdField }),
   output: API_KEY,
-  doors: { admin: { command: 'key revoke', flags: (f) => ({ id: f.id }) } },
+  doors: { admin: { command: 'key revoke', flags: (f) => ({ id: f.id }) }, console: true },
   summary: (i) => `Revoke the key ${i.id}`,
   run: async (ctx, i) => {
     const keys = keysIn(ctx.data);

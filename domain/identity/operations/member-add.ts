@@ -14,7 +14,10 @@ export const addMember = defineOperation({
   returns: 'The membership, with user_id.',
   input: yup.object({ email: memberEmailField, role: memberRoleField }),
   output: MEMBERSHIP,
-  doors: { admin: { command: 'member add', flags: (f) => ({ email: f.email, role: f.role }) } },
+  doors: {
+    admin: { command: 'member add', flags: (f) => ({ email: f.email, role: f.role }) },
+    console: true,
+  },
   summary: (i) => `Add ${i.email} as ${i.role}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

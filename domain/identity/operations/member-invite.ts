@@ -25,7 +25,10 @@ export const inviteMember = defineOperation({
   openWorld: true,
   input: yup.object({ email: memberEmailField, role: memberRoleField }),
   output: INVITATION,
-  doors: { admin: { command: 'member invite', flags: (f) => ({ email: f.email, role: f.role }) } },
+  doors: {
+    admin: { command: 'member invite', flags: (f) => ({ email: f.email, role: f.role }) },
+    console: true,
+  },
   summary: (i) => `Invite ${i.email} as ${i.role}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

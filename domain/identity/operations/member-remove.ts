@@ -23,7 +23,7 @@ export const removeMember = defineOperation({
   destructive: true,
   input: yup.object({ email: memberEmailField }),
   output: MEMBERSHIP,
-  doors: { admin: { command: 'member remove', flags: (f) => ({ email: f.email }) } },
+  doors: { admin: { command: 'member remove', flags: (f) => ({ email: f.email }) }, console: true },
   summary: (i) => `Remove ${i.email} from the workspace`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

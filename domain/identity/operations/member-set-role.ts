@@ -24,7 +24,10 @@ export const setMemberRole = defineOperation({
   idempotent: true,
   input: yup.object({ email: memberEmailField, role: memberRoleField }),
   output: MEMBERSHIP,
-  doors: { admin: { command: 'member set-role', flags: (f) => ({ email: f.email, role: f.role }) } },
+  doors: {
+    admin: { command: 'member set-role', flags: (f) => ({ email: f.email, role: f.role }) },
+    console: true,
+  },
   summary: (i) => `Make ${i.email} ${i.role}`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;

@@ -20,6 +20,19 @@ export const keysIn = (data: Data) => {
     /** Newest first. */
     list: () => keys.find({}, { order: { created_at: 'DESC' } }),
     /**
+     * Each key's owner's email and when a request last came with it (its newest audit row, found by
+     * the audit log's index on key_id), for the list a person reads. SQL: a join and a correlated
+     * newest-row read per key, one round trip for the whole list.
+     */
+    usage: (): Promise<{ id: string; owner_email: string; last_used_at: Date | null }[]> =>
+      data.sql(
+        `SELECT k.id, u.email AS owner_email,
+                (SELECT a.at FROM audit_log a WHERE a.key_id = k.id ORDER BY a.id DESC LIMIT 1) AS last_used_at
+           FROM api_keys k JOIN users u ON u.id = k.owner_user_id
+          WHERE k.workspace_id = $1`,
+        [workspaceOf(data)],
+      ),
+    /**
      * Where a key stands now, for work parked on its authority: its name, scopes, revocation and expiry,
      * and its owner's email and live role (null once no member). SQL: one read joining the owner's
      * membership and address, which a person checking a request needs together.

@@ -21,6 +21,14 @@ export const membersIn = (data: Data) => {
       const member = userId && (await memberships.findOne({ user_id: userId }, { select: { role: true } }));
       return member ? { userId: userId, role: member.role } : undefined;
     },
+    /** The members with their emails and roles, by email. SQL: a join, the email being the user's. */
+    list: (): Promise<MemberRow[]> =>
+      data.sql<MemberRow[]>(
+        `SELECT m.user_id, u.email, m.role, m.created_at
+           FROM memberships m JOIN users u ON u.id = m.user_id
+          WHERE m.workspace_id = $1 ORDER BY u.email`,
+        [workspaceOf(data)],
+      ),
     /** A user's live role in the workspace, or null once they are no member. */
     roleOf: async (userId: string): Promise<Role | null> =>
       (await memberships.findOne({ user_id: userId }, { select: { role: true } }))?.role ?? null,
@@ -68,3 +76,21 @@ export async function ownerIdByEmail(data: Data, email: string, field: string): 
   if (!id) throw new DomainError('not_found', `${email} is not a member of this workspace.`, { field });
   return id;
 }
+
+/** A member as the list shows them. */
+export type MemberRow = { user_id: string; email: string; role: Role; created_at: Date };
+
+/**
+ * The workspaces a user is a member of, with their names and the user's role, by name: where the
+ * console offers to go. SQL: across workspaces (a user's memberships are no one workspace's rows).
+ */
+export const membershipsOfUser = (
+  data: Data,
+  userId: string,
+): Promise<{ workspaceId: string; name: string; role: Role }[]> =>
+  data.sql(
+    `SELECT m.workspace_id AS "workspaceId", w.name, m.role
+       FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+      WHERE m.user_id = $1 ORDER BY w.name, w.id`,
+    [userId],
+  );

@@ -2,7 +2,7 @@ import { READ_ONLY, defineOperation } from '../../kernel/operation';
 import type { Requirement } from '../../kernel/permissions';
 import { deliveriesIn } from '../repository/deliveries';
 import { deliveryParamsSchema } from '../schemas';
-import { ATTEMPT_LOG_LENGTH, DELIVERY_LIST, deliveryView } from '../views';
+import { DELIVERY_LIST, deliveryView, withAttemptLog } from '../views';
 import { AREA } from '../area';
 
 const READ_DELIVERIES: Requirement = { scope: 'business:read', minRole: 'viewer' };
@@ -35,22 +35,8 @@ export const listDeliveries = defineOperation({
     const redact = ctx.actor.type === 'key' && !ctx.actor.principal.scopes.includes('leads:read');
     const data = rows.map((r) => (redact ? withoutContact(deliveryView(r)) : deliveryView(r)));
     if (ctx.actor.type !== 'operator') return { data, count: data.length };
-    const attempts = await deliveries.attemptsOf(rows.map((r) => r.id));
     return {
-      data: data.map((d, i) => ({
-        ...d,
-        endpoint_id: rows[i]!.endpoint_id,
-        attempt_log: attempts
-          .filter((a) => a.delivery_id === d.id)
-          .slice(-ATTEMPT_LOG_LENGTH)
-          .map((a) => ({
-            number: a.number,
-            at: a.started_at.toISOString(),
-            duration_ms: a.duration_ms,
-            response_status: a.response_status,
-            error_class: a.error_class,
-          })),
-      })),
+      data: withAttemptLog(rows, data, await deliveries.attemptsOf(rows.map((r) => r.id))),
       count: data.length,
     };
   },

@@ -21,7 +21,7 @@ export const resendDelivery = defineOperation({
     id: describe(yup.string().uuid('id must be a UUID').required('id is required'), 'The delivery id.'),
   }),
   output: RESENT,
-  doors: { admin: { command: 'delivery resend', flags: (f) => ({ id: f.id }) } },
+  doors: { admin: { command: 'delivery resend', flags: (f) => ({ id: f.id }) }, console: true },
   summary: (i) => `Resend delivery ${i.id}`,
   run: async (ctx, { id }) => {
     const deliveries = deliveriesIn(ctx.data);

@@ -36,6 +36,7 @@ export const createEndpoint = defineOperation({
       command: 'endpoint create',
       flags: (f) => ({ url: f.url, events: list(f.events), ownerEmail: f.owner, scheme: f.scheme }),
     },
+    console: true,
   },
   summary: (i) => `Send ${i.events.join(', ')} to ${i.url}`,
   run: async (ctx, f) => {

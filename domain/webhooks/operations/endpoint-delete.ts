@@ -14,7 +14,10 @@ export const deleteEndpoint = defineOperation({
   destructive: true,
   input: yup.object({ id: endpointIdField, reason: switchOffReasonField }),
   output: ENDPOINT,
-  doors: { admin: { command: 'endpoint delete', flags: (f) => ({ id: f.id, reason: f.reason }) } },
+  doors: {
+    admin: { command: 'endpoint delete', flags: (f) => ({ id: f.id, reason: f.reason }) },
+    console: true,
+  },
   summary: (i) => `Delete endpoint ${i.id}`,
   run: (ctx, { id, reason }) => switchOff(ctx, id, 'DELETED', reason ?? 'deleted by an operator'),
 });

@@ -14,7 +14,10 @@ export const disableEndpoint = defineOperation({
   destructive: true,
   input: yup.object({ id: endpointIdField, reason: switchOffReasonField }),
   output: ENDPOINT,
-  doors: { admin: { command: 'endpoint disable', flags: (f) => ({ id: f.id, reason: f.reason }) } },
+  doors: {
+    admin: { command: 'endpoint disable', flags: (f) => ({ id: f.id, reason: f.reason }) },
+    console: true,
+  },
   summary: (i) => `Disable endpoint ${i.id}`,
   run: (ctx, { id, reason }) => switchOff(ctx, id, 'DISABLED', reason ?? 'disabled by an operator'),
 });

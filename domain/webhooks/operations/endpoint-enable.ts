@@ -15,7 +15,7 @@ export const enableEndpoint = defineOperation({
   idempotent: true,
   input: yup.object({ id: endpointIdField }),
   output: ENDPOINT,
-  doors: { admin: { command: 'endpoint enable', flags: (f) => ({ id: f.id }) } },
+  doors: { admin: { command: 'endpoint enable', flags: (f) => ({ id: f.id }) }, console: true },
   summary: (i) => `Enable endpoint ${i.id}`,
   run: async (ctx, { id }) => {
     const row = await changeEndpoint(ctx, id, {

@@ -15,7 +15,7 @@ export const listEndpoints = defineOperation({
   ...READ_ONLY,
   input: yup.object({}),
   output: arrayOf(ENDPOINT),
-  doors: { admin: { command: 'endpoint list' } },
+  doors: { admin: { command: 'endpoint list' }, console: true },
   summary: () => 'List webhook endpoints',
   run: async (ctx) => (await endpointsIn(ctx.data).list()).map(endpointView),
 });

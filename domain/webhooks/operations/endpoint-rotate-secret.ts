@@ -50,6 +50,7 @@ export const rotateEndpointSecret = defineOperation({
       command: 'endpoint rotate-secret',
       flags: (f) => ({ id: f.id, overlap: f.overlap, scheme: f.scheme }),
     },
+    console: true,
   },
   summary: (i) =>
     `Rotate the signing secret of endpoint ${i.id}` +

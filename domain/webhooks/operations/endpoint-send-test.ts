@@ -16,7 +16,7 @@ export const testEndpoint = defineOperation({
   returns: 'The queued delivery.',
   input: yup.object({ id: endpointIdField }),
   output: QUEUED_DELIVERY,
-  doors: { admin: { command: 'endpoint test', flags: (f) => ({ id: f.id }) } },
+  doors: { admin: { command: 'endpoint test', flags: (f) => ({ id: f.id }) }, console: true },
   summary: (i) => `Send a test event to endpoint ${i.id}`,
   run: async (ctx, { id }) => {
     const endpoint = await lockEndpoint(ctx, id);

@@ -37,6 +37,7 @@ export const listEventTypes = defineOperation({
   ),
   doors: {
     rest: { method: 'get', path: '/event-types', operationId: 'listEventTypes', area: AREA },
+    console: true,
   },
   summary: () => 'List event types',
   run: () => {

@@ -25,7 +25,7 @@ export type ListedDelivery = Pick<
   | 'endpoint_id'
 > & { envelope: NonNullable<EventRow['envelope']> };
 
-export type DeliveryFilter = { type?: string; status?: string; limit: number };
+export type DeliveryFilter = { type?: string; status?: string; limit: number; endpointId?: string };
 
 /** A requeued delivery: its new generation is a workflow of its own. */
 export type Requeued = Pick<Delivery, 'id' | 'workspace_id' | 'generation'>;
@@ -64,8 +64,9 @@ export const deliveriesIn = (data: Data) => {
                 d.delivered_at, d.created_at, ev.envelope, d.endpoint_id
            FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
           WHERE d.workspace_id = $1 AND ($2::text IS NULL OR d.event_type = $2) AND ($3::text IS NULL OR d.status = $3)
+            AND ($5::uuid IS NULL OR d.endpoint_id = $5)
           ORDER BY d.created_at DESC, d.id DESC LIMIT $4`,
-        [data.workspaceId, f.type ?? null, f.status ?? null, f.limit],
+        [data.workspaceId, f.type ?? null, f.status ?? null, f.limit, f.endpointId ?? null],
       ),
     /** Every attempt of these deliveries (which the caller read from its workspace), in order. */
     attemptsOf: async (deliveryIds: string[]): Promise<Attempt[]> =>

@@ -1,0 +1,285 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import puppeteer, { type Browser, type CDPSession, type HTTPResponse, type Page } from 'puppeteer-core';
+import request from 'supertest';
+import { addMember } from '../../domain/identity/operations/member-add';
+import { repoRoot } from '../../tooling/paths';
+import { waitFor } from '../../tooling/processes';
+import { startSmtpSink } from '../../tooling/smtp-sink';
+import { testApp } from '../helpers/api';
+import { bearer } from '../helpers/fixtures';
+import { startReceiver } from '../helpers/receiver';
+import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+
+/** Debian's package; CHROMIUM_PATH points elsewhere. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = path.join(repoRoot(), 'node_modules', 'axe-core', 'axe.min.js');
+const SCREENSHOTS = path.join(repoRoot(), '.data', 'screenshots');
+const ADMIN = 'ana@acme.example';
+
+type AxeResult = {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[];
+};
+
+/**
+ * The console as an admin meets it, in a real Chromium with a virtual authenticator, against the real
+ * API, worker, Temporal and PostgreSQL: a sign-in link from the real SMTP sink, a passkey enrolled,
+ * signing out and in again with it, a key made (shown once) that works on REST, an endpoint added and
+ * tested, the loopback receiver getting `endpoint.test`, and the delivery log showing it. Every page is
+ * checked with axe-core (nothing serious or critical) and must fit a 390px phone.
+ */
+describe('the console in a real browser', () => {
+  let s: WebhookStack;
+  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let server: http.Server;
+  let browser: Browser;
+  let page: Page;
+  let cdp: CDPSession;
+  let authenticatorId: string;
+  let publicUrl: string;
+  let app: ReturnType<typeof testApp>;
+  /** Content-Security-Policy complaints seen on any page: the pages must need nothing it forbids. */
+  const violations: string[] = [];
+  const checked: string[] = [];
+
+  before(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    // WebAuthn takes a domain as its relying party, never an address: the console is http://localhost.
+    const handler: { app?: ReturnType<typeof testApp> } = {};
+    server = http.createServer((req, res) => (handler.app ? void handler.app(req, res) : res.end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    publicUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+    smtp = await startSmtpSink();
+    receiver = await startReceiver();
+    s = await startWebhookStack({
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'console@acme.example', PUBLIC_URL: publicUrl },
+    });
+    await s.run(addMember, { email: ADMIN, role: 'admin' }, { workspaceId: s.workspace.id });
+    // The stack's own app, with the endpoints' ports that allow a loopback receiver.
+    app = handler.app = testApp(s.db, { config: { publicUrl }, ports: { webhooks: s.endpointDeps } });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
+    page = await browser.newPage();
+    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+    });
+    cdp = await page.createCDPSession();
+    await cdp.send('WebAuthn.enable');
+    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    }));
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await receiver?.close();
+    await smtp?.stop();
+    await s?.stop();
+  });
+
+  /** Evaluated in the page (written as source: this program is typed for Node, not the DOM). */
+  const inPage = <T>(expression: string) => page.evaluate(expression) as Promise<T>;
+  const text = (selector: string) =>
+    inPage<string>(`(document.querySelector(${JSON.stringify(selector)})?.innerText ?? '').trim()`);
+  const click = async (selector: string): Promise<HTTPResponse> => {
+    const [res] = await Promise.all([page.waitForNavigation(), page.click(selector)]);
+    assert.ok(res, `${selector} navigated`);
+    return res;
+  };
+  /** Clicks a passkey button; its script navigates once the ceremony and the POST are done. */
+  const ceremony = async (selector: string) => {
+    await Promise.all([page.waitForNavigation({ timeout: 15_000 }), page.click(selector)]);
+  };
+
+  /**
+   * The page as it stands: axe-core finds nothing serious or critical, nothing is wider than the phone,
+   * it says where it is in an <h1>. axe is evaluated through DevTools, which the page's policy does not
+   * govern, so the page itself runs under its real policy throughout.
+   */
+  const check = async (name: string) => {
+    await page.evaluate(readFileSync(AXE, 'utf8'));
+    const result = await inPage<AxeResult>(`axe.run(document, { resultTypes: ['violations'] })`);
+    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(
+      bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`),
+      [],
+      `${name}: axe`,
+    );
+    const width = await inPage<number>('document.documentElement.scrollWidth');
+    assert.ok(width <= 390, `${name}: ${width}px wide on a 390px phone`);
+    assert.ok(await text('h1'), `${name}: has a heading`);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+    checked.push(name);
+  };
+
+  it('signs in with an emailed link, enrols a passkey, signs out and in with it, makes a key and tests an endpoint', async () => {
+    const start = await page.goto(`${publicUrl}/app`);
+    assert.ok(start);
+    assert.equal(new URL(page.url()).pathname, '/app/sign-in');
+    assert.equal(start.headers()['cache-control'], 'no-store');
+    await check('sign-in');
+
+    // The link from the real mail path: the outbox, the worker's workflow, SMTP.
+    await page.type('#email', ADMIN);
+    await click('form[action="/app/sign-in"] button[type=submit]');
+    assert.match(await text('main'), /If that address belongs to a member, a sign-in link is on its way/);
+    await check('link-sent');
+    const mail = await waitFor(
+      'the sign-in mail at the SMTP sink',
+      async () => smtp.received.find((r) => r.to.includes(ADMIN)),
+      30_000,
+      100,
+    );
+    const link = /https?:\/\/\S+\/app\/sign-in\/link\/[A-Za-z0-9_-]+/.exec(mail.mail.text ?? '')?.[0];
+    assert.ok(link && link.startsWith(`${publicUrl}/app/sign-in/link/`), `a link in: ${mail.mail.text}`);
+
+    await page.goto(link);
+    await check('link');
+    await click('main form button[type=submit]');
+    assert.equal(new URL(page.url()).pathname, '/app/enrol');
+    await page.waitForSelector('form[data-passkey-enrol]:not([hidden])');
+    await check('enrol');
+    await ceremony('form[data-passkey-enrol] button[type=submit]');
+    // One workspace: straight to it.
+    assert.equal(new URL(page.url()).pathname, `/app/w/${s.workspace.id}`);
+    await check('workspace');
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    assert.equal(credentials.length, 1, 'one passkey on the authenticator');
+    assert.ok(credentials[0]!.isResidentCredential, 'discoverable: sign-in asks for no address');
+
+    await click('header form[action="/app/sign-out"] button');
+    assert.equal(new URL(page.url()).pathname, '/app/sign-in');
+    assert.equal(
+      (
+        await request(app)
+          .get('/app/me')
+          .set('Cookie', await cookieHeader())
+      ).status,
+      303,
+      'signed out',
+    );
+
+    await page.waitForSelector('[data-passkey-sign-in]:not([hidden]) button');
+    await ceremony('[data-passkey-sign-in] button');
+    assert.equal(new URL(page.url()).pathname, `/app/w/${s.workspace.id}`);
+
+    // A key: scopes chosen (none ticked to begin with), shown once, working on REST.
+    await click('a[href$="/keys"]');
+    await check('keys');
+    assert.equal(await inPage<number>(`document.querySelectorAll('input[name=scopes]:checked').length`), 0);
+    await page.type('#name', 'CRM sync');
+    await page.click('input[name=scopes][value="business:read"]');
+    await page.click('input[name=scopes][value="leads:read"]');
+    await click('form[action$="/keys"] button[type=submit]');
+    const key = await text('#new-key');
+    assert.match(key, /^\S{20,}$/);
+    await check('key-created');
+    await page.reload();
+    assert.equal(await text('#new-key'), '', 'a reload shows no key');
+    assert.ok(!(await page.content()).includes(key), 'nor anywhere on the page');
+    assert.match(await text('main table'), /CRM sync/);
+    const me = await request(app).get('/api/v1/me').set(bearer(key));
+    assert.equal(me.status, 200);
+    assert.deepEqual((me.body as { key: { scopes: string[] } }).key.scopes.sort(), [
+      'business:read',
+      'leads:read',
+    ]);
+
+    // An endpoint at the loopback receiver, tested with the Test button.
+    await click('nav.tabs a[href$="/endpoints"]');
+    await check('endpoints');
+    await page.type('#url', receiver.url);
+    await page.click('input[name=events][value="lead.created"]');
+    await click('form[action$="/endpoints"] button[type=submit]');
+    const secret = await text('#new-secret');
+    assert.match(secret, /^whsec_/);
+    receiver.setSecret(secret);
+    await check('endpoint-created');
+    await click('main a[href*="/endpoints/"]');
+    await check('endpoint');
+    await click('form[action$="/test"] button');
+    assert.match(await text('main'), /Test event queued/);
+    const tested = await waitFor(
+      'endpoint.test at the receiver',
+      async () => receiver.ofType('endpoint.test')[0],
+      30_000,
+      100,
+    );
+    assert.ok(tested.helperOk, 'signed with the secret the page showed');
+    const logged = await waitFor(
+      'the delivery log showing the test',
+      async () => {
+        await page.reload();
+        const log = await text('main table');
+        return /endpoint\.test/.test(log) && /succeeded/.test(log) && /#1/.test(log) && /204/.test(log)
+          ? log
+          : undefined;
+      },
+      30_000,
+      500,
+    );
+    assert.match(logged, /\d+ ms/);
+    await check('endpoint-log');
+
+    for (const [tab, name] of [
+      ['audit', 'audit'],
+      ['members', 'members'],
+    ] as const) {
+      await click(`nav.tabs a[href$="/${tab}"]`);
+      await check(name);
+    }
+    assert.match(await text('main'), new RegExp(ADMIN.replace('.', '\\.')));
+    await page.goto(`${publicUrl}/app/me`);
+    assert.match(await text('main'), /this browser/);
+    await check('account');
+
+    // The same pages on a desktop, in another tab of the same browser (its session).
+    const desk = await browser.newPage();
+    await desk.setViewport({ width: 1280, height: 900 });
+    for (const [where, name] of [
+      [`/app/w/${s.workspace.id}/keys`, 'keys'],
+      [
+        new URL(page.url()).pathname === '/app/me' ? `/app/w/${s.workspace.id}/endpoints` : '/app/me',
+        'endpoints',
+      ],
+    ] as const) {
+      const res = await desk.goto(`${publicUrl}${where}`);
+      assert.equal(res?.status(), 200, where);
+      await desk.evaluate(readFileSync(AXE, 'utf8'));
+      const result = (await desk.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as AxeResult;
+      assert.deepEqual(
+        result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+        [],
+        `${name} on a desktop: axe`,
+      );
+      await desk.screenshot({ path: path.join(SCREENSHOTS, `console-desktop-${name}.png`), fullPage: true });
+    }
+    await desk.close();
+
+    assert.deepEqual(violations, [], 'no page needed anything its policy forbids');
+  });
+
+  /** The browser's cookies for the console, as a Cookie header another client can send. */
+  async function cookieHeader() {
+    const cookies = await browser.cookies();
+    return cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  }
+});
