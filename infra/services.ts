@@ -88,7 +88,10 @@ function lazyWorkflows(db: DataSource, config: Config, temporal: () => Promise<C
     ]);
     const queue = config.temporalTaskQueue;
     return {
-      approvals: approvalGate(db, temporal, queue),
+      approvals: approvalGate(db, temporal, queue, {
+        secretsKey: config.secretsKey,
+        publicUrl: config.publicUrl,
+      }),
       campaigns: campaignWaker(temporal),
       appointments: bookingDesk(db, temporal, queue),
       agents: agentScheduler(temporal, queue),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DECIDE_JS } from './decide-script';
 import { CONSOLE_JS } from './script';
 import { CONSOLE_CSS } from './style';
 
@@ -37,12 +38,13 @@ export function consoleAssets() {
     ['console.css', asset('text/css; charset=utf-8', Buffer.from(CONSOLE_CSS))],
     ['console.js', asset('text/javascript; charset=utf-8', Buffer.from(CONSOLE_JS))],
     ['webauthn.js', asset('text/javascript; charset=utf-8', webauthnBrowserBundle())],
+    ['decide.js', asset('text/javascript; charset=utf-8', Buffer.from(DECIDE_JS))],
   ]);
   const href = (name: string) => `/app/assets/${name}?v=${files.get(name)!.version}`;
   return {
     get: (name: string) => files.get(name),
     stylesheet: href('console.css'),
-    scripts: { console: href('console.js'), webauthn: href('webauthn.js') },
+    scripts: { console: href('console.js'), webauthn: href('webauthn.js'), decide: href('decide.js') },
   };
 }
 

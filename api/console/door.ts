@@ -8,7 +8,7 @@ import { loggedPath, type AppContext, type RequestState } from '../context';
 import { databaseUnavailable } from '../errors';
 import { sendPage, setPageHeaders } from '../pages/security';
 import type { ConsoleAssets } from './assets';
-import { page, refusalPage, type FieldErrors, type Frame, type SettingsPage } from './layout';
+import { page, refusalPage, type FieldErrors, type Frame, type WorkspacePage } from './layout';
 import { CONSOLE_CSP, CONSOLE_REFERRER } from './safety';
 import { ConsoleRefusal, csrfOf, memberActor, visitOf, type ConsoleDeps } from './visit';
 
@@ -23,10 +23,7 @@ export function consoleKit(deps: ConsoleDeps, assets: ConsoleAssets) {
   const origin = new URL(deps.publicUrl);
   const rp: RelyingParty = { id: origin.hostname, name: 'Lead console', origin: origin.origin };
   /** The frame of this request's page: who is signed in, their token, and the workspace they are in. */
-  const frame = (
-    ctx: AppContext,
-    extra: Partial<Frame> & { current?: SettingsPage | 'overview' } = {},
-  ): Frame => {
+  const frame = (ctx: AppContext, extra: Partial<Frame> & { current?: WorkspacePage } = {}): Frame => {
     const v = visitOf(ctx);
     const { current, ...rest } = extra;
     return {

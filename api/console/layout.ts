@@ -9,7 +9,9 @@ export const SETTINGS = [
   { path: 'audit', label: 'Audit log' },
   { path: 'members', label: 'Members' },
 ] as const;
-export type SettingsPage = (typeof SETTINGS)[number]['path'];
+type SettingsPage = (typeof SETTINGS)[number]['path'];
+/** A workspace's page, as its tabs mark the current one: its overview, its approvals inbox, a setting. */
+export type WorkspacePage = SettingsPage | 'overview' | 'approvals';
 
 /** What every page's frame needs: who is signed in, their CSRF token, and where they are. */
 export type Frame = {
@@ -17,9 +19,11 @@ export type Frame = {
   csrf: string;
   /** Signed in: the header shows the account, the workspaces and the sign-out button. */
   email?: string;
-  workspace?: { id: string; name: string; role: Role; current: SettingsPage | 'overview' };
+  workspace?: { id: string; name: string; role: Role; current: WorkspacePage };
   /** Pages that run a passkey ceremony load the WebAuthn bundle too. */
   passkeys?: boolean;
+  /** A request's page, where a decision is signed with a passkey: the WebAuthn bundle and the decision's script. */
+  decide?: boolean;
   /** `/app` or `/app/me`, marked as the current page in the header. */
   here?: string;
 };
@@ -132,6 +136,10 @@ function workspaceTabs(f: Frame) {
   const base = `/app/w/${w.id}`;
   const tabs = [
     `<li><a href="${base}"${current(w.current === 'overview')}>${escape(w.name)}</a></li>`,
+    // Who may decide approval requests (admins and owners) has an inbox of them.
+    ...(isAdmin(w.role)
+      ? [`<li><a href="${base}/approvals"${current(w.current === 'approvals')}>Approvals</a></li>`]
+      : []),
     ...(isAdmin(w.role)
       ? SETTINGS.map(
           (s) => `<li><a href="${base}/${s.path}"${current(w.current === s.path)}>${s.label}</a></li>`,
@@ -147,9 +155,11 @@ function workspaceTabs(f: Frame) {
  * the script's JSON posts.
  */
 export function page(f: Frame, title: string, body: string, opts: { narrow?: boolean } = {}) {
-  const scripts = [...(f.passkeys ? [f.assets.scripts.webauthn] : []), f.assets.scripts.console].map(
-    (src) => `<script src="${escape(src)}" defer></script>`,
-  );
+  const scripts = [
+    ...(f.passkeys || f.decide ? [f.assets.scripts.webauthn] : []),
+    f.assets.scripts.console,
+    ...(f.decide ? [f.assets.scripts.decide] : []),
+  ].map((src) => `<script src="${escape(src)}" defer></script>`);
   return pageShell({
     title: f.workspace ? `${title} · ${f.workspace.name}` : `${title} · Lead console`,
     head: `

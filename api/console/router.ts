@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { RequestState } from '../context';
 import { escape } from '../pages/html';
 import { accountRoutes } from './account';
+import { approvalRoutes } from './approvals';
 import { consoleAssets } from './assets';
 import { auditRoutes } from './audit-log';
 import { consoleFrame, consoleKit } from './door';
@@ -59,6 +60,7 @@ export function consoleRouter(deps: ConsoleDeps) {
       `<h1>${escape(m.name)}</h1><p class="lede">You are ${m.role === 'admin' || m.role === 'owner' ? 'an' : 'a'} ${escape(m.role)} here.</p>${cards}`,
     );
   });
+  approvalRoutes(router, kit);
   keyRoutes(router, kit);
   endpointRoutes(router, kit);
   auditRoutes(router, kit);

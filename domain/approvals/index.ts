@@ -45,3 +45,5 @@ export {
 } from './lifecycle';
 export { runApproved } from './run-approved';
 export { taskOf, taskOfParked, type TaskState } from './tasks';
+/** What `approval.show` answers, and a snapshot's fields in the order a person reads them (for the console's page). */
+export { inReadingOrder, type ShownApproval } from './show';

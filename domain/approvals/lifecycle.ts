@@ -12,6 +12,7 @@ import { approvalsIn, type DecisionEvidence, type MoveFields } from './repositor
 import { APPROVAL_TTL_DAYS, WITHDRAWN_BY_ASSISTANT, approvalView, type ApprovalView } from './views';
 import { standingOf } from './decider';
 import { canMove, requireMove, stepRefusal } from './rules';
+import { tellDeciders, type WaitingMailPorts } from './waiting-mail';
 
 /**
  * Records a key's gated call as a pending request with the snapshot of its effect, in the caller's
@@ -43,13 +44,16 @@ async function parkRequest(data: Data, call: GatedCall): Promise<{ row: Approval
 /**
  * Parks a key's gated call (`parkRequest`) and answers what the call answers (nothing has happened
  * yet; a person must approve; the runner adds the request's page), with the request whose wait starts
- * once the call commits.
+ * once the call commits. A new request is mailed to those who may approve it, in the same transaction
+ * (`tellDeciders`); the same request asked again mails nobody again.
  */
 export async function parkGatedCall(
   data: Data,
   call: GatedCall,
+  ports: WaitingMailPorts,
 ): Promise<{ parked: Omit<Parked, 'approval_url'>; request: Approval }> {
   const { row, created } = await parkRequest(data, call);
+  if (created) await tellDeciders(data, row, ports);
   return {
     parked: {
       status: 'pending_approval',

@@ -122,6 +122,10 @@ const rank = (key: string) => {
   return i < 0 ? READING_ORDER.length : i;
 };
 
+/** A snapshot's fields in the order a person reads them (`approval show` and the console's page alike). */
+export const inReadingOrder = (value: Record<string, unknown>): [string, unknown][] =>
+  Object.entries(value).sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : 1));
+
 /**
  * A value in plain words, one `name: value` line per field under `pad`: lists of records numbered,
  * lists of words joined, text as it is (placeholders such as {first_name} kept, lines indented).
@@ -137,9 +141,7 @@ function plain(value: unknown, pad: string): string {
       return ` ${value.map((v) => String(v)).join(', ')}`;
     return value.map((v, i) => `\n${pad}${i + 1}.${plain(v, `${pad}   `)}`).join('');
   }
-  const entries = Object.entries(value as Record<string, unknown>).sort(
-    ([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : 1),
-  );
+  const entries = inReadingOrder(value as Record<string, unknown>);
   if (entries.length === 0) return ' (none)';
   return entries.map(([k, v]) => `\n${pad}${k.replaceAll('_', ' ')}:${plain(v, `${pad}  `)}`).join('');
 }

@@ -89,10 +89,9 @@ export {
   signInWithPasskey,
   verifyDecisionAssertion,
 } from './passkeys';
-export type { PasskeyView, RelyingParty, SignedAssertion } from './passkeys';
+export type { PasskeyView, RelyingParty } from './passkeys';
 /** Queues a mail to a member (sealed: it may hold a sign-in link), sent by its own workflow. */
 export { queueMemberMail } from './member-mail';
-export type { MemberMailKind } from './entities';
 /** Its outbox: mail to members waiting for their sending workflows (the relay reads it). */
 export { outboxes } from './outboxes';
 /** A member mail whose workflow the relay must start (its id and kind: never its address or text). */
@@ -128,7 +127,10 @@ export type { SellerProfile } from './seller-profile';
 export { inboundEmailSecretValid } from './inbound-email';
 /** The user id of a member of the call's workspace, by email (refused when no member). */
 export { ownerIdByEmail } from './repository/members';
-/** Who a member is and what role they hold, and a key's standing: what an approval is checked against. */
-export { keyStanding, memberByEmail, roleOf, workspacesOf } from './standing';
+/**
+ * Who a member is and what role they hold, who holds at least a role (an approval's deciders), and a
+ * key's standing: what an approval is checked against.
+ */
+export { keyStanding, memberByEmail, membersAtLeast, roleOf, workspacesOf } from './standing';
 /** A key's standing now: what work parked on its authority is checked against. */
 export type { KeyStanding } from './repository/api-keys';

@@ -287,21 +287,37 @@ const signedParts = (response: unknown): SignedAssertion => {
   };
 };
 
+/** What a member decides with a passkey: the signature says which, so it cannot be used for the other. */
+type DecisionKind = 'approve' | 'reject';
+
 /**
- * A decision's challenge: base64url(SHA-256(nonce ‖ approval id ‖ snapshot digest)). An assertion over
- * it can only be for this approval as it stood at this digest; the nonce makes each one new.
+ * A decision's challenge: base64url(SHA-256(nonce ‖ approval id ‖ snapshot digest ‖ decision)). An
+ * assertion over it can only be this decision on this approval as it stood at this digest (an approval
+ * signed cannot stand for a rejection, nor the other way); the nonce makes each one new.
  */
-const decisionChallengeOf = (nonce: Buffer, approvalId: string, digest: string) =>
-  createHash('sha256').update(nonce).update(approvalId, 'utf8').update(digest, 'utf8').digest();
+const decisionChallengeOf = (nonce: Buffer, approvalId: string, digest: string, decision: DecisionKind) =>
+  createHash('sha256')
+    .update(nonce)
+    .update(approvalId, 'utf8')
+    .update(digest, 'utf8')
+    .update(decision, 'utf8')
+    .digest();
 
 /**
  * Options for a member's passkey assertion deciding an approval as it stands (`digest`: its snapshot's),
- * from their session: the challenge is bound to the approval and the digest (`decisionChallengeOf`),
- * stored with both, usable once within five minutes; only this user's passkeys are asked for.
+ * from their session: the challenge is bound to the approval, the digest and the decision
+ * (`decisionChallengeOf`), stored with the first two, usable once within five minutes; only this user's
+ * passkeys are asked for.
  */
 export async function decisionChallenge(
   data: Data,
-  d: { userId: string; sessionId: string | null; approvalId: string; digest: string },
+  d: {
+    userId: string;
+    sessionId: string | null;
+    approvalId: string;
+    digest: string;
+    decision: DecisionKind;
+  },
   rp: RelyingParty,
   now: Date,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
@@ -312,7 +328,7 @@ export async function decisionChallenge(
     rpID: rp.id,
     userVerification: 'required',
     allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: p.transports })),
-    challenge: new Uint8Array(decisionChallengeOf(nonce, d.approvalId, d.digest)),
+    challenge: new Uint8Array(decisionChallengeOf(nonce, d.approvalId, d.digest, d.decision)),
   });
   await challengesIn(data).add(
     {
@@ -332,13 +348,20 @@ export async function decisionChallenge(
 
 /**
  * Verifies a member's assertion deciding an approval: it must answer a decision challenge made for this
- * user, this approval and this digest (derived again from its nonce), unused and within five minutes,
- * with one of this user's passkeys. What the approval records (the credential, the passkey and the
- * assertion as the browser sent it), or null.
+ * user, this approval, this digest and this decision (derived again from its nonce), unused and within
+ * five minutes, with one of this user's passkeys. What the approval records (the credential, the passkey
+ * and the assertion as the browser sent it), or null.
  */
 export async function verifyDecisionAssertion(
   data: Data,
-  d: { userId: string; approvalId: string; digest: string; response: unknown; rp: RelyingParty },
+  d: {
+    userId: string;
+    approvalId: string;
+    digest: string;
+    decision: DecisionKind;
+    response: unknown;
+    rp: RelyingParty;
+  },
   now: Date,
 ): Promise<{ credentialId: string; passkeyId: string; assertion: SignedAssertion } | null> {
   const challenge = signedChallenge(d.response);
@@ -348,7 +371,7 @@ export async function verifyDecisionAssertion(
   const row = await challenges.named(challenge, 'decision');
   if (!row?.nonce || row.user_id !== d.userId || row.approval_id !== d.approvalId || row.digest !== d.digest)
     return null;
-  const expected = decisionChallengeOf(row.nonce, d.approvalId, d.digest);
+  const expected = decisionChallengeOf(row.nonce, d.approvalId, d.digest, d.decision);
   const presented = Buffer.from(challenge, 'base64url');
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
   if (!(await challenges.use(row.id, now))) return null;

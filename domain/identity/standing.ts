@@ -1,5 +1,5 @@
 import type { Data } from '../kernel/data';
-import type { Role } from '../kernel/permissions';
+import { roleRefusal, type Role } from '../kernel/permissions';
 import { keysIn, type KeyStanding } from './repository/api-keys';
 import { membersIn, membershipsOfUser } from './repository/members';
 
@@ -21,3 +21,12 @@ export const workspacesOf = (
   data: Data,
   userId: string,
 ): Promise<{ workspaceId: string; name: string; role: Role }[]> => membershipsOfUser(data, userId);
+
+/**
+ * The workspace's members whose live role is at least `minRole`, with it (who may decide its approval
+ * requests, to be told one waits).
+ */
+export const membersAtLeast = async (data: Data, minRole: Role): Promise<{ userId: string; role: Role }[]> =>
+  (await membersIn(data).list())
+    .filter((m) => roleRefusal(m.role, minRole) === undefined)
+    .map((m) => ({ userId: m.user_id, role: m.role }));

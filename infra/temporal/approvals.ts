@@ -3,7 +3,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { type Approval, type ApprovalView, parkGatedCall, refuseLateDecision } from '../../domain/approvals';
 import type { Decision, Gate } from '../../domain/kernel/gate';
-import type { StartJob } from '../../domain/kernel/operation';
+import type { Ports, StartJob } from '../../domain/kernel/operation';
 import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
 import { approvalWorkflow, decideUpdate, withdrawnSignal } from '../../workflows/approval';
 import { refusalOf } from './failures';
@@ -72,13 +72,19 @@ async function decideThroughWorkflow(
 
 /**
  * The approval gate on Temporal: parked requests wait in `approval:<id>` workflows for a person.
- * `temporal` gives the client when first needed, so a door can start before Temporal is up.
+ * `temporal` gives the client when first needed, so a door can start before Temporal is up. `mail`
+ * (SECRETS_KEY and PUBLIC_URL) is what a new request's mail to its deciders is sealed with and links to.
  */
-export function approvalGate(db: DataSource, temporal: () => Promise<Client>, taskQueue: string): Gate {
+export function approvalGate(
+  db: DataSource,
+  temporal: () => Promise<Client>,
+  taskQueue: string,
+  mail: Pick<Ports, 'secretsKey' | 'publicUrl'>,
+): Gate {
   const start = async (row: Approval) => approvalStarter(await temporal(), taskQueue)(row);
   return {
     park: async (data, call) => {
-      const { parked, request } = await parkGatedCall(data, call);
+      const { parked, request } = await parkGatedCall(data, call, mail);
       return { parked, start: () => start(request) };
     },
     decide: async (approvalId, decision) => decideThroughWorkflow(db, await temporal(), approvalId, decision),

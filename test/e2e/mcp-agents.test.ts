@@ -32,7 +32,7 @@ describe('AI agents through the assistant endpoint: drafts, gated start and run-
     api = await serve(
       testApp(s.db, {
         ports: {
-          approvals: approvalGate(s.db, client, s.config.temporalTaskQueue),
+          approvals: approvalGate(s.db, client, s.config.temporalTaskQueue, s.config),
           agents: { schedule: agentScheduler(client, s.config.temporalTaskQueue).describe },
         },
         config: { publicUrl: s.config.publicUrl },

@@ -27,7 +27,14 @@ describe('the assistant endpoint with the real worker: gated calls, replies, rev
     s = await startWebhookStack();
     api = await serve(
       testApp(s.db, {
-        ports: { approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue) },
+        ports: {
+          approvals: approvalGate(
+            s.db,
+            () => Promise.resolve(s.client),
+            s.config.temporalTaskQueue,
+            s.config,
+          ),
+        },
       }),
     );
   });

@@ -144,7 +144,14 @@ describe('the official MCP Python SDK as a second client, at every protocol revi
     s = await startWebhookStack();
     api = await serve(
       testApp(s.db, {
-        ports: { approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue) },
+        ports: {
+          approvals: approvalGate(
+            s.db,
+            () => Promise.resolve(s.client),
+            s.config.temporalTaskQueue,
+            s.config,
+          ),
+        },
       }),
     );
     const w = await workspaceWithKey(s.db, {

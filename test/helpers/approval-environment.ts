@@ -8,7 +8,7 @@ import { APPROVAL_OPERATION, APPROVAL_STATUS, WORKSPACE_ID } from '../../domain/
 import { freshDatabase } from './db';
 import { timeSkippingEnvironment } from './time-skipping';
 import { workflowCode } from './workflow-code';
-import { testServices } from '../../tooling/services';
+import { SERVICE_DEFAULTS, testServices } from '../../tooling/services';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 
@@ -36,7 +36,7 @@ export async function approvalEnvironment(
   const t = await freshDatabase();
   const taskQueue = `${name}-${process.pid}`;
   const services: Services = testServices(t.db, {
-    approvals: approvalGate(t.db, () => Promise.resolve(env.client), taskQueue),
+    approvals: approvalGate(t.db, () => Promise.resolve(env.client), taskQueue, SERVICE_DEFAULTS),
   });
   const worker = await Worker.create({
     connection: env.nativeConnection,

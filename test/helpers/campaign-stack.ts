@@ -13,7 +13,9 @@ export async function startCampaignStack() {
   const s = await startWebhookStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'news@acme.example' } });
   const api = await serve(
     testApp(s.db, {
-      ports: { approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue) },
+      ports: {
+        approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue, s.config),
+      },
       config: { publicUrl: s.config.publicUrl },
     }),
   );

@@ -74,7 +74,7 @@ export async function startWebhookStack(
   };
   const services: Services = testServices(t.db, {
     webhooks: endpointDeps,
-    approvals: approvalGate(t.db, () => Promise.resolve(client), config.temporalTaskQueue),
+    approvals: approvalGate(t.db, () => Promise.resolve(client), config.temporalTaskQueue, config),
   });
   /** Runs a registered operation as the operator, with the services the admin CLI gives it. */
   const run = <S extends yup.AnyObjectSchema, O>(

@@ -303,14 +303,14 @@ describe("a decision's assertion is bound to its approval and the digest approve
 
   const digest = () => createHash('sha256').update(randomUUID()).digest('hex');
 
-  it('derives the challenge from a nonce, the approval and the digest, and verifies the assertion over it', async () => {
+  it('derives the challenge from a nonce, the approval, the digest and the decision, and verifies the assertion over it', async () => {
     const a = await approver();
     const approvalId = randomUUID();
     const d = digest();
     const now = new Date();
     const options = await decisionChallenge(
       data,
-      { userId: a.userId, sessionId: a.sessionId, approvalId, digest: d },
+      { userId: a.userId, sessionId: a.sessionId, approvalId, digest: d, decision: 'approve' },
       RP,
       now,
     );
@@ -326,13 +326,25 @@ describe("a decision's assertion is bound to its approval and the digest approve
     assert.equal(row.approval_id, approvalId);
     assert.equal(row.digest, d);
     assert.equal(row.session_id, a.sessionId);
-    const expected = createHash('sha256').update(row.nonce).update(approvalId).update(d).digest('base64url');
+    const expected = createHash('sha256')
+      .update(row.nonce)
+      .update(approvalId)
+      .update(d)
+      .update('approve')
+      .digest('base64url');
     assert.equal(options.challenge, expected);
 
     const response = a.authenticator.assert(options);
     const verified = await verifyDecisionAssertion(
       data,
-      { userId: a.userId, approvalId, digest: d, response: { ...response, extra: 'dropped' }, rp: RP },
+      {
+        userId: a.userId,
+        approvalId,
+        digest: d,
+        decision: 'approve',
+        response: { ...response, extra: 'dropped' },
+        rp: RP,
+      },
       now,
     );
     assert.ok(verified);
@@ -345,34 +357,43 @@ describe("a decision's assertion is bound to its approval and the digest approve
       type: 'public-key',
     });
     assert.equal(
-      await verifyDecisionAssertion(data, { userId: a.userId, approvalId, digest: d, response, rp: RP }, now),
+      await verifyDecisionAssertion(
+        data,
+        { userId: a.userId, approvalId, digest: d, decision: 'approve', response, rp: RP },
+        now,
+      ),
       null,
       'replayed',
     );
   });
 
-  it('refuses the assertion for another request, another digest, another member, or late', async () => {
+  it('refuses the assertion for another request, another digest, the other decision, another member, or late', async () => {
     const a = await approver();
     const b = await approver();
     const approvalId = randomUUID();
     const d = digest();
     const now = new Date();
     const ask = () =>
-      decisionChallenge(data, { userId: a.userId, sessionId: null, approvalId, digest: d }, RP, now);
+      decisionChallenge(
+        data,
+        { userId: a.userId, sessionId: null, approvalId, digest: d, decision: 'approve' },
+        RP,
+        now,
+      );
     const response = a.authenticator.assert(await ask());
 
     const otherApproval = randomUUID();
     // Another request's challenge exists too: the assertion still names this one's.
     await decisionChallenge(
       data,
-      { userId: a.userId, sessionId: null, approvalId: otherApproval, digest: d },
+      { userId: a.userId, sessionId: null, approvalId: otherApproval, digest: d, decision: 'approve' },
       RP,
       now,
     );
     assert.equal(
       await verifyDecisionAssertion(
         data,
-        { userId: a.userId, approvalId: otherApproval, digest: d, response, rp: RP },
+        { userId: a.userId, approvalId: otherApproval, digest: d, decision: 'approve', response, rp: RP },
         now,
       ),
       null,
@@ -381,27 +402,44 @@ describe("a decision's assertion is bound to its approval and the digest approve
     assert.equal(
       await verifyDecisionAssertion(
         data,
-        { userId: a.userId, approvalId, digest: digest(), response, rp: RP },
+        { userId: a.userId, approvalId, digest: digest(), decision: 'approve', response, rp: RP },
         now,
       ),
       null,
       'the campaign changed: another digest',
     );
     assert.equal(
-      await verifyDecisionAssertion(data, { userId: b.userId, approvalId, digest: d, response, rp: RP }, now),
+      await verifyDecisionAssertion(
+        data,
+        { userId: a.userId, approvalId, digest: d, decision: 'reject', response, rp: RP },
+        now,
+      ),
+      null,
+      'signed to approve: it cannot reject',
+    );
+    assert.equal(
+      await verifyDecisionAssertion(
+        data,
+        { userId: b.userId, approvalId, digest: d, decision: 'approve', response, rp: RP },
+        now,
+      ),
       null,
       "another member's session",
     );
     // The refusals above used nothing up: the right request, digest and member still verify.
     assert.ok(
-      await verifyDecisionAssertion(data, { userId: a.userId, approvalId, digest: d, response, rp: RP }, now),
+      await verifyDecisionAssertion(
+        data,
+        { userId: a.userId, approvalId, digest: d, decision: 'approve', response, rp: RP },
+        now,
+      ),
     );
 
     const bOnA = b.authenticator.assert(await ask());
     assert.equal(
       await verifyDecisionAssertion(
         data,
-        { userId: a.userId, approvalId, digest: d, response: bOnA, rp: RP },
+        { userId: a.userId, approvalId, digest: d, decision: 'approve', response: bOnA, rp: RP },
         now,
       ),
       null,
@@ -411,7 +449,7 @@ describe("a decision's assertion is bound to its approval and the digest approve
     assert.equal(
       await verifyDecisionAssertion(
         data,
-        { userId: a.userId, approvalId, digest: d, response: late, rp: RP },
+        { userId: a.userId, approvalId, digest: d, decision: 'approve', response: late, rp: RP },
         later(now, 5 * MINUTE),
       ),
       null,
@@ -421,7 +459,14 @@ describe("a decision's assertion is bound to its approval and the digest approve
     assert.equal(
       await verifyDecisionAssertion(
         data,
-        { userId: a.userId, approvalId, digest: d, response: a.authenticator.assert(signInOptions), rp: RP },
+        {
+          userId: a.userId,
+          approvalId,
+          digest: d,
+          decision: 'approve',
+          response: a.authenticator.assert(signInOptions),
+          rp: RP,
+        },
         now,
       ),
       null,

@@ -1,10 +1,12 @@
 import * as yup from 'yup';
+import { DomainError } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { READ_ONLY, defineOperation } from '../../kernel/operation';
+import { roleRefusal } from '../../kernel/permissions';
 import { page } from '../../kernel/shapes';
 import { pageSize } from '../../kernel/validate';
 import { approvalsIn } from '../repository/approvals';
-import { READ, ownKey } from '../requirements';
+import { DECIDE, READ, ownKey } from '../requirements';
 import { APPROVAL } from '../schemas';
 import { APPROVAL_STATUSES, approvalView } from '../views';
 
@@ -27,6 +29,7 @@ export const listApprovals = defineOperation({
   output: page(APPROVAL, { title: 'ApprovalList', max: 100 }),
   doors: {
     mcp: true,
+    console: true,
     admin: {
       command: 'approval list',
       flags: (f) => ({ status: f.status, limit: f.limit }),
@@ -35,6 +38,11 @@ export const listApprovals = defineOperation({
   },
   summary: () => 'List approval requests',
   run: async (ctx, { status, limit }) => {
+    // A member reads the workspace's requests, every key's: only one who may decide them may.
+    if (ctx.actor.type === 'member') {
+      const refusal = roleRefusal(ctx.actor.role, DECIDE.minRole);
+      if (refusal) throw new DomainError('forbidden', 'forbidden', {}, `approval inbox: ${refusal}`);
+    }
     const rows = await approvalsIn(ctx.data).list({ key: ownKey(ctx), status, limit });
     return { data: rows.map(approvalView), count: rows.length };
   },

@@ -86,6 +86,7 @@ export const showApproval = defineOperation({
       flags: (f) => ({ id: f.id, as: f.as }),
       present: (out: ShownApproval) => approvalText(out),
     },
+    console: true,
   },
   summary: (i) => `Show approval request ${i.id}`,
   run: async (ctx, i) => {
