@@ -271,7 +271,7 @@ describe('passkeys: enrolment and sign-in verified for real with a software auth
   });
 });
 
-describe("a decision's assertion is bound to its approval and the digest approved", () => {
+describe("a decision's assertion is bound to its approval, the digest approved and the decision", () => {
   let t: TestDatabase;
   let data: Data;
   before(async () => {
