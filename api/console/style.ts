@@ -91,7 +91,7 @@ td.actions-cell{white-space:nowrap;text-align:right}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
 .as-written{white-space:pre-wrap}
-ol.snapshot{margin:0;padding-left:1.25rem}ol.snapshot>li{margin:0 0 .5rem}
+dd>dl.facts{padding-left:.75rem;border-left:2px solid var(--line)}ol.snapshot{margin:0;padding-left:1.25rem}ol.snapshot>li{margin:0 0 .5rem}
 details{margin:.75rem 0 0}summary{cursor:pointer;font-weight:600;color:var(--accent)}
 pre.json{white-space:pre-wrap;overflow-wrap:anywhere;font:.82rem/1.4 var(--mono);background:#f6f8fa;border:1px solid var(--line);border-radius:.4rem;padding:.5rem .6rem;margin:.5rem 0 0}
 footer{max-width:72rem;margin:0 auto;padding:0 1rem 2rem;color:var(--muted);font-size:.85rem}
