@@ -168,7 +168,7 @@ function decide(a: ShownApproval, action: string) {
   const reason = described('reason', {}, 'Kept with the decision, and told to the assistant.');
   return `<section class="card" aria-labelledby="decide-h"><h2 id="decide-h">Decide</h2>
 ${mayApprove ? '' : `<div class="banner warn" role="note"><p>You may not approve it: ${escape(a.decider?.refusal ?? '')}. You may reject it.</p></div>`}
-<div data-decide="${action}/decide" data-challenge="${action}/challenge" data-digest="${escape(a.effect?.digest ?? '')}" data-needs-webauthn hidden>
+<div data-decide="${escape(action)}/decide" data-challenge="${escape(action)}/challenge" data-digest="${escape(a.effect?.digest ?? '')}" data-needs-webauthn hidden>
 <div class="field"><label for="reason">Reason (optional)</label>${reason.hint}<textarea id="reason" name="reason" rows="2" maxlength="500"${reason.attrs}></textarea></div>
 <p class="muted">Your passkey signs this request as shown here (<code>sha256:${escape((a.effect?.digest ?? '').slice(0, 12))}…</code>) and your decision.</p>
 <div class="actions">${mayApprove ? '<button type="button" data-decision="approve">Approve</button>' : ''}<button type="button" class="danger" data-decision="reject">Reject</button></div>
