@@ -328,7 +328,7 @@ export const configSchema = yup.object({
     }),
   APPROVALS_OPERATOR_DECIDE: booleanString('APPROVALS_OPERATOR_DECIDE').meta({
     description:
-      'Lets an operator decide approval requests in production (`approval approve|reject --as`, a break-glass recorded as operator-asserted with the OS user and host); read by the worker. Always allowed outside production.',
+      'Lets an operator decide approval requests in production (`approval approve|reject --as`, a break-glass recorded as operator-asserted with the OS user and host); read by the worker and the admin CLI. Always allowed outside production.',
     shown: '`false` (`npm run dev`: `true`)',
   }),
   SMTP_URL: yup
