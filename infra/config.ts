@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 import * as yup from 'yup';
 import { envWithDevStack } from './stack-file';
@@ -733,5 +734,10 @@ export function warnOfForcedSettings(config: Config, log: { error: (msg: string)
   if (config.env === 'production' && config.webhookAllowPrivateTargets)
     log.error(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
+    );
+  // Said, not refused: the API and every other page work on an address; only passkeys do not.
+  if (isIP(new URL(config.publicUrl).hostname.replace(/^\[|\]$/g, '')))
+    log.error(
+      `PUBLIC_URL (${config.publicUrl}) names an IP address: the console's passkeys need a host name (WebAuthn refuses an IP address as relying party), e.g. http://localhost:${config.port}`,
     );
 }

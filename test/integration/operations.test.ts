@@ -369,6 +369,19 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'approval.cancel': (w) => ({ approvalId: w.approvalId }),
   'approval.approve': (w) => ({ id: w.approvalId, as: w.email }),
   'approval.reject': (w) => ({ id: w.approvalId, as: w.email }),
+  // A member's signed decision: the shape is whole, the signature is the console's to check.
+  'approval.decide': (w) => ({
+    id: w.approvalId,
+    decision: 'approve',
+    digest: '0'.repeat(64),
+    credentialId: 'Y3JlZA',
+    assertion: {
+      id: 'Y3JlZA',
+      rawId: 'Y3JlZA',
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+    },
+  }),
   'analytics.summary': () => ({ from: '2026-01-01', to: '2026-01-31' }),
   'prospect.import': () => ({ file: PROSPECT_CSV, list: 'Imported' }),
   'prospect.start_sourcing': () => ({ list: 'Q4' }),
