@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 import * as yup from 'yup';
 import { envWithDevStack } from './stack-file';
@@ -328,7 +329,7 @@ export const configSchema = yup.object({
     }),
   APPROVALS_OPERATOR_DECIDE: booleanString('APPROVALS_OPERATOR_DECIDE').meta({
     description:
-      'Lets an operator decide approval requests in production (`approval approve|reject --as`, a break-glass recorded as operator-asserted with the OS user and host); read by the worker. Always allowed outside production.',
+      'Lets an operator decide approval requests in production (`approval approve|reject --as`, a break-glass recorded as operator-asserted with the OS user and host); read by the worker and the admin CLI. Always allowed outside production.',
     shown: '`false` (`npm run dev`: `true`)',
   }),
   SMTP_URL: yup
@@ -733,5 +734,10 @@ export function warnOfForcedSettings(config: Config, log: { error: (msg: string)
   if (config.env === 'production' && config.webhookAllowPrivateTargets)
     log.error(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS is on in production (forced): webhooks may reach private addresses',
+    );
+  // Said, not refused: the API and every other page work on an address; only passkeys do not.
+  if (isIP(new URL(config.publicUrl).hostname.replace(/^\[|\]$/g, '')))
+    log.error(
+      `PUBLIC_URL (${config.publicUrl}) names an IP address: the console's passkeys need a host name (WebAuthn refuses an IP address as relying party), e.g. http://localhost:${config.port}`,
     );
 }

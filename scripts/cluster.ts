@@ -72,7 +72,7 @@ async function main() {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
-    PUBLIC_URL: env.PUBLIC_URL ?? `http://127.0.0.1:${firstPort}`,
+    PUBLIC_URL: env.PUBLIC_URL ?? `http://localhost:${firstPort}`,
     // Built once for both workers, as the image's worker loads it.
     WORKFLOW_BUNDLE: await bundleWorkflowsOutOfProcess(path.join(clusterDir, 'workflows.js')),
   });
@@ -133,6 +133,7 @@ async function main() {
   process.stdout.write(
     stackBanner({
       apiUrls: apis.map((a) => a.url!),
+      publicUrl: config.publicUrl,
       temporalUiUrl: temporal.uiUrl,
       temporalAddress: temporal.address,
       env,

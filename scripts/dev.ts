@@ -79,6 +79,7 @@ async function main() {
   process.stdout.write(
     stackBanner({
       apiUrls: [api.url],
+      publicUrl: config.publicUrl,
       temporalUiUrl: temporal?.uiUrl,
       temporalAddress: config.temporalAddress,
       env,

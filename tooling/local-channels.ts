@@ -72,6 +72,8 @@ export function mailOfStack(
 
 export type BannerParts = {
   apiUrls: string[];
+  /** PUBLIC_URL: where people open the console. */
+  publicUrl: string;
   temporalUiUrl?: string;
   temporalAddress: string;
   env: NodeJS.ProcessEnv;
@@ -94,6 +96,7 @@ export function stackBanner(p: BannerParts): string {
     ...p.apiUrls.map(
       (url, i) => `${pad(p.apiUrls.length > 1 ? `API ${i + 1} base URL` : 'API base URL')}${url}/api/v1`,
     ),
+    `${pad('Console')}${p.publicUrl}/app   (sign in as ${p.demo.adminEmail}: the link arrives in the mail below)`,
     `${pad('Temporal Web UI')}${p.temporalUiUrl ?? `(external Temporal at ${p.temporalAddress})`}`,
     `${pad('Mail sent')}${mail ? `${mail.webUrl}   (MailDev; SMTP ${mail.smtpUrl})` : `via ${p.env.SMTP_URL?.replace(/\/\/[^@/]*@/, '//')}`}`,
     p.dkim

@@ -9,6 +9,7 @@ import {
   registerPasskey,
   requestSignInLink,
   signInWithPasskey,
+  type LinkRefusal,
 } from '../../domain/identity';
 import { EMAIL_PATTERN } from '../../domain/kernel/validate';
 import type { AppContext, RequestState } from '../context';
@@ -29,6 +30,15 @@ import { ConsoleRefusal, nowOf, userData, visitOf } from './visit';
 
 /** A redeemed link's right to enrol a passkey lasts as long as the link did. */
 const ENROL_MINUTES = 15;
+
+/** Why a link was refused, as its audit row says it; the page says only "This link is not valid". */
+const LINK_REFUSED: Record<LinkRefusal, string> = {
+  unknown: 'sign-in link unknown',
+  another_browser: 'sign-in link used in another browser than the one that asked for it',
+  used: 'sign-in link used already',
+  expired: 'sign-in link expired (15 minutes)',
+  not_a_member: 'sign-in link of a user who is no member now',
+};
 
 /** The browser's mark, set before it asks for anything a later request must come from the same browser for. */
 function ensureBinding(ctx: AppContext): string {
@@ -83,7 +93,7 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
       services.secretsKey,
       cookieOf(ctx, ENROL_COOKIE),
       v.binding,
-      Date.now(),
+      nowOf(services).getTime(),
     );
     return userId ? { userId, signedIn: false } : undefined;
   };
@@ -163,24 +173,20 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
   router.post('/sign-in/link/:token', async (ctx) => {
     audited(ctx, 'console.sign_in.link');
     const v = visitOf(ctx);
-    const redeemed = v.binding
-      ? await redeemSignInLink(
-          data(),
-          { token: ctx.params.token!, browserBinding: v.binding },
-          nowOf(services),
-        )
-      : null;
-    if (!redeemed)
-      throw new ConsoleRefusal(
-        'link_not_valid',
-        'sign-in link unknown, used, expired or asked for from another browser',
-      );
+    if (!v.binding)
+      throw new ConsoleRefusal('link_not_valid', 'sign-in link used from a browser without a sign-in mark');
+    const redeemed = await redeemSignInLink(
+      data(),
+      { token: ctx.params.token!, browserBinding: v.binding },
+      nowOf(services),
+    );
+    if ('refused' in redeemed) throw new ConsoleRefusal('link_not_valid', LINK_REFUSED[redeemed.refused]);
     ctx.state.auditUserId = redeemed.userId;
-    const expires = Date.now() + ENROL_MINUTES * 60_000;
+    const expires = nowOf(services).getTime() + ENROL_MINUTES * 60_000;
     setCookie(
       ctx,
       ENROL_COOKIE,
-      enrolmentState(services.secretsKey, redeemed.userId, v.binding!, expires),
+      enrolmentState(services.secretsKey, redeemed.userId, v.binding, expires),
       ENROL_MINUTES * 60,
     );
     ctx.status = 303;

@@ -1,9 +1,10 @@
 import type { Middleware } from 'koa';
 import {
-  liveSession,
+  presentedSession,
   roleOf,
   workspaceNamed,
   type LiveSession,
+  type SessionOver,
   type SessionSettings,
 } from '../../domain/identity';
 import type { Actor } from '../../domain/kernel/actor';
@@ -29,6 +30,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** What the console knows of one request: who is signed in, the browser's mark, what it posted, where it is. */
 export type Visit = {
   session?: LiveSession;
+  /** Why the session cookie the request carried signs nobody in (for the audit row of a refusal). */
+  over?: SessionOver;
   /** The browser's sign-in mark (`__Host-signin`), when it has one. */
   binding?: string;
   /** A POST's form fields (empty for a GET or a JSON post). */
@@ -83,11 +86,19 @@ export const loadVisit =
     v.binding = cookieOf(ctx, SIGNIN_COOKIE);
     const token = cookieOf(ctx, SESSION_COOKIE);
     if (token) {
-      const session = await liveSession(userData(deps.services), token, deps.session, nowOf(deps.services));
-      if (session) {
-        v.session = session;
-        ctx.state.auditUserId = session.userId;
-      } else clearCookie(ctx, SESSION_COOKIE);
+      const presented = await presentedSession(
+        userData(deps.services),
+        token,
+        deps.session,
+        nowOf(deps.services),
+      );
+      if ('session' in presented) {
+        v.session = presented.session;
+        ctx.state.auditUserId = presented.session.userId;
+      } else {
+        v.over = presented.over;
+        clearCookie(ctx, SESSION_COOKIE);
+      }
     }
     await next();
   };
@@ -138,23 +149,49 @@ export const checkPost =
     } else v.form = new URLSearchParams(body);
     const subject = csrfSubject(v);
     const token = ctx.get('X-CSRF-Token') || v.form.get('_csrf') || undefined;
-    if (!subject) throw new ConsoleRefusal('not_allowed', 'POST without a session or a sign-in mark');
-    if (!token) throw new ConsoleRefusal('not_allowed', 'POST without a CSRF token');
-    if (!sameToken(token, csrfToken(deps.services.secretsKey, subject)))
-      throw new ConsoleRefusal('not_allowed', 'POST with a wrong CSRF token');
+    const refusal = !subject
+      ? 'POST without a session or a sign-in mark'
+      : !token
+        ? 'POST without a CSRF token'
+        : !sameToken(token, csrfToken(deps.services.secretsKey, subject))
+          ? 'POST with a wrong CSRF token'
+          : undefined;
+    // A form sent from a page whose session has since ended carries that session's token.
+    if (refusal) throw new ConsoleRefusal('not_allowed', v.over ? sessionOver(v.over) : refusal);
     await next();
   };
 
 /** A page for signed-in people: without a session a GET goes to the sign-in page, anything else is refused. */
 export const signedIn: Middleware<RequestState> = async (ctx, next) => {
-  if (visitOf(ctx).session) {
+  const v = visitOf(ctx);
+  if (v.session) {
     await next();
     return;
   }
-  if (ctx.method !== 'GET') throw new ConsoleRefusal('not_allowed', 'not signed in');
+  const reason = v.over ? sessionOver(v.over) : 'not signed in';
+  if (ctx.method !== 'GET') throw new ConsoleRefusal('not_allowed', reason);
+  // A session that ended under its browser (a removal, a revocation, a timeout) is a refusal on record;
+  // a browser that was never signed in is only shown the way.
+  if (v.over) {
+    ctx.state.auditOutcome = 'refused';
+    ctx.state.auditReason = reason;
+  }
   ctx.status = 303;
   ctx.redirect('/app/sign-in');
 };
+
+const OVER: Record<SessionOver, string> = {
+  unknown: 'no session has this cookie',
+  expired: 'it expired',
+  idle: 'it was idle too long',
+  signed_out: 'it signed out',
+  revoked: 'it was revoked',
+  removed: 'its member was removed',
+  demoted: 'its member was demoted',
+};
+
+/** A refusal's reason for a session cookie that signs nobody in. */
+const sessionOver = (over: SessionOver) => `session cookie of no live session: ${OVER[over]}`;
 
 /**
  * A workspace's page: the signed-in user's live membership, read on every request. A workspace they

@@ -75,10 +75,11 @@ export const entities = [
 ];
 
 /** Console sessions: opened once a member proves who they are, live while used, ended at once. */
-export { endSession, liveSession, openSession, sessionsOf } from './sessions';
-export type { LiveSession, SessionSettings, SessionView } from './sessions';
+export { endSession, liveSession, openSession, presentedSession, sessionsOf } from './sessions';
+export type { LiveSession, SessionOver, SessionSettings, SessionView } from './sessions';
 /** One-time sign-in links, bound to the browser that asked, rate-limited per address and client. */
 export { redeemSignInLink, requestSignInLink } from './sign-in-links';
+export type { LinkRefusal } from './sign-in-links';
 /** Passkeys: enrolling one, signing in with one, and a decision's assertion bound to an approval and digest. */
 export {
   decisionChallenge,

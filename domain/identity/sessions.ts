@@ -60,6 +60,33 @@ export async function openSession(
 }
 
 /**
+ * Why a cookie's secret signs nobody in: no session has it (`unknown`), it ended (signed out, revoked,
+ * its member removed or demoted), it expired (12 hours, or a lower limit set since), or it sat idle.
+ */
+export type SessionOver = 'unknown' | 'expired' | 'idle' | SessionEnding;
+
+/**
+ * The session a cookie's secret names when it is live, or why it is not, for the door's audit row (the
+ * person is told only to sign in); a live one is marked seen (at most once a minute).
+ */
+export async function presentedSession(
+  data: Data,
+  token: string,
+  settings: SessionSettings,
+  now: Date,
+): Promise<{ session: LiveSession } | { over: SessionOver }> {
+  if (!looksLikeToken(token)) return { over: 'unknown' };
+  const row = await consoleSessions(data).presented(
+    fingerprintOf(token),
+    now,
+    settings.idleMinutes,
+    settings.maxHours,
+  );
+  if (!row) return { over: 'unknown' };
+  return row.over ? { over: row.over } : { session: live(row) };
+}
+
+/**
  * The session a cookie's secret names, or null when it is unknown, ended, idle past the limit or past its
  * end; a live one is marked seen (at most once a minute). Null says nothing of which.
  */
@@ -69,14 +96,8 @@ export async function liveSession(
   settings: SessionSettings,
   now: Date,
 ): Promise<LiveSession | null> {
-  if (!looksLikeToken(token)) return null;
-  const row = await consoleSessions(data).live(
-    fingerprintOf(token),
-    now,
-    settings.idleMinutes,
-    settings.maxHours,
-  );
-  return row ? live(row) : null;
+  const presented = await presentedSession(data, token, settings, now);
+  return 'session' in presented ? presented.session : null;
 }
 
 /** Ends a session: its member signed out, or it was revoked. Ending an ended one changes nothing. */

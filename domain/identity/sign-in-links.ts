@@ -59,19 +59,35 @@ export async function requestSignInLink(
 }
 
 /**
+ * Why a sign-in link did not sign anyone in: no link has this token, another browser presented it, it
+ * was used already, it is 15 minutes old, or its user is no member anywhere now. The door writes it to
+ * its audit row and tells the person only that the link is not valid.
+ */
+export type LinkRefusal = 'unknown' | 'another_browser' | 'used' | 'expired' | 'not_a_member';
+
+/**
  * Uses a sign-in link, once, from the browser that asked for it, within 15 minutes, while its user is a
- * member somewhere: the user it proves, or null, which says nothing of why. A link presented by another
- * browser stays unused (its rightful browser may still use it).
+ * member somewhere: the user it proves, or why not. A link presented by another browser stays unused
+ * (its rightful browser may still use it).
  */
 export async function redeemSignInLink(
   data: Data,
   r: { token: string; browserBinding: string },
   now: Date,
-): Promise<{ userId: string } | null> {
-  if (!looksLikeToken(r.token) || !looksLikeToken(r.browserBinding)) return null;
+): Promise<{ userId: string } | { refused: LinkRefusal }> {
+  if (!looksLikeToken(r.token)) return { refused: 'unknown' };
   const links = signInLinks(data);
   const link = await links.named(fingerprintOf(r.token));
-  if (!link || !sameFingerprint(link.browser_fingerprint, fingerprintOf(r.browserBinding))) return null;
+  if (!link) return { refused: 'unknown' };
+  if (
+    !looksLikeToken(r.browserBinding) ||
+    !sameFingerprint(link.browser_fingerprint, fingerprintOf(r.browserBinding))
+  )
+    return { refused: 'another_browser' };
+  if (link.used_at) return { refused: 'used' };
+  if (link.expires_at.getTime() <= now.getTime()) return { refused: 'expired' };
+  if (!link.member) return { refused: 'not_a_member' };
+  // The use itself is one conditional UPDATE: of two redeems racing past the checks above, one wins.
   const userId = await links.use(link.id, now);
-  return userId ? { userId } : null;
+  return userId ? { userId } : { refused: 'used' };
 }

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import puppeteer, { type Browser, type CDPSession, type HTTPResponse, type Page } from 'puppeteer-core';
 import request from 'supertest';
-import { addMember } from '../../domain/identity/operations/member-add';
 import { repoRoot } from '../../tooling/paths';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
+import { runAdminAsync } from '../helpers/admin';
 import { testApp } from '../helpers/api';
 import { bearer } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/receiver';
@@ -26,8 +26,10 @@ type AxeResult = {
 };
 
 /**
- * The console as an admin meets it, in a real Chromium with a virtual authenticator, against the real
- * API, worker, Temporal and PostgreSQL: a sign-in link from the real SMTP sink, a passkey enrolled,
+ * The console as an invited admin meets it, in a real Chromium with a virtual authenticator, against
+ * the real API, worker, Temporal and PostgreSQL: the operator's `member invite` at the admin CLI, the
+ * invitation from the real SMTP sink opening the sign-in page with the address filled in, a sign-in
+ * link asked for from this browser and read from the sink, a passkey enrolled,
  * signing out and in again with it, a key made (shown once) that works on REST, an endpoint added and
  * tested, the loopback receiver getting `endpoint.test`, and the delivery log showing it. Every page is
  * checked with axe-core (nothing serious or critical) and must fit a 390px phone.
@@ -61,7 +63,6 @@ describe('the console in a real browser', () => {
     s = await startWebhookStack({
       env: { SMTP_URL: smtp.url, MAIL_FROM: 'console@acme.example', PUBLIC_URL: publicUrl },
     });
-    await s.run(addMember, { email: ADMIN, role: 'admin' }, { workspaceId: s.workspace.id });
     // The stack's own app, with the endpoints' ports that allow a loopback receiver.
     app = handler.app = testApp(s.db, { config: { publicUrl }, ports: { webhooks: s.endpointDeps } });
     browser = await puppeteer.launch({
@@ -130,21 +131,47 @@ describe('the console in a real browser', () => {
     checked.push(name);
   };
 
-  it('signs in with an emailed link, enrols a passkey, signs out and in with it, makes a key and tests an endpoint', async () => {
+  it('is invited, signs in with an emailed link, enrols a passkey, signs out and in with it, makes a key and tests an endpoint', async () => {
     const start = await page.goto(`${publicUrl}/app`);
     assert.ok(start);
     assert.equal(new URL(page.url()).pathname, '/app/sign-in');
     assert.equal(start.headers()['cache-control'], 'no-store');
     await check('sign-in');
 
-    // The link from the real mail path: the outbox, the worker's workflow, SMTP.
-    await page.type('#email', ADMIN);
+    // The operator invites the admin at the admin CLI; the invitation leaves by the real mail path (the
+    // outbox, the worker's member-mail workflow, SMTP) and names the sign-in page with the address.
+    const signInUrl = `${publicUrl}/app/sign-in?email=${encodeURIComponent(ADMIN)}`;
+    const invited = await runAdminAsync(
+      {
+        DATABASE_URL: s.t.url,
+        TEMPORAL_ADDRESS: s.config.temporalAddress,
+        PUBLIC_URL: publicUrl,
+      },
+      ['member', 'invite', '--workspace', s.workspace.id, '--email', ADMIN, '--role', 'admin'],
+    );
+    assert.equal(invited.code, 0, invited.stderr);
+    assert.deepEqual((JSON.parse(invited.stdout) as { sign_in_url: string }).sign_in_url, signInUrl);
+    const invitation = await waitFor(
+      'the invitation at the SMTP sink',
+      async () => smtp.received.find((r) => r.to.includes(ADMIN) && /invited/.test(r.mail.subject ?? '')),
+      30_000,
+      100,
+    );
+    const named = /Sign in here: (\S+)/.exec(invitation.mail.text ?? '')?.[1];
+    assert.equal(named, signInUrl, `the sign-in page in: ${invitation.mail.text}`);
+    assert.doesNotMatch(invitation.mail.text ?? '', /\/app\/sign-in\/link\//, 'no link that signs anyone in');
+
+    await page.goto(named);
+    assert.equal(await inPage<string>(`document.querySelector('#email').value`), ADMIN, 'filled in');
+    await check('sign-in-invited');
+
+    // The link from the real mail path, asked for from this browser.
     await click('form[action="/app/sign-in"] button[type=submit]');
     assert.match(await text('main'), /If that address belongs to a member, a sign-in link is on its way/);
     await check('link-sent');
     const mail = await waitFor(
       'the sign-in mail at the SMTP sink',
-      async () => smtp.received.find((r) => r.to.includes(ADMIN)),
+      async () => smtp.received.find((r) => r.to.includes(ADMIN) && r.mail.subject === 'Your sign-in link'),
       30_000,
       100,
     );

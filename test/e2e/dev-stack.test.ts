@@ -69,6 +69,16 @@ describe('npm run dev, as a newcomer runs it', () => {
     const workspaceId = /Demo workspace:.*\(([0-9a-f-]{36})\)/.exec(text)?.[1];
     assert.ok(key && base && workspaceId, text);
     assert.match(text, /Temporal Web UI:\s+http:\/\/127\.0\.0\.1:\d+/);
+    // The console, on a host name (passkeys refuse an IP address), answers its sign-in page.
+    assert.match(text, /Console:\s+http:\/\/localhost:\d+\/app\s/);
+    const signIn = await fetch(base.replace(/\/api\/v1$/, '/app/sign-in'));
+    assert.equal(signIn.status, 200, 'the console answers');
+    assert.match(await signIn.text(), /Sign in/);
+    // The operator's break-glass is on in dev, and the banner says so (issue 55, item 4).
+    assert.match(
+      text,
+      /Operator decides:\s+on \(APPROVALS_OPERATOR_DECIDE=true\): approval approve\|reject --as decides, recorded as operator-asserted/,
+    );
     const stack = JSON.parse(readFileSync(path.join(dataDir, 'dev-stack.json'), 'utf8')) as DevStack;
     // The API and the worker (one process in `npm run dev`) run on the project's Node 24, whatever the
     // machine's own Node is (20 here).

@@ -10,6 +10,7 @@ import {
   endSession,
   liveSession,
   openSession,
+  presentedSession,
   sessionsOf,
   type SessionSettings,
 } from '../../domain/identity/sessions';
@@ -110,6 +111,34 @@ describe('console sessions: stored by fingerprint, idle and absolute limits, end
     const at = later(now, 2 * 60 * MINUTE);
     assert.ok(await liveSession(data, token, { idleMinutes: 600, maxHours: 12 }, at));
     assert.equal(await liveSession(data, token, { idleMinutes: 600, maxHours: 1 }, at), null);
+  });
+
+  it('says why a cookie signs nobody in: unknown, idle, expired, or how it ended', async () => {
+    const { w, userId, workspaceId } = await member();
+    const now = new Date();
+    const why = async (token: string, at: Date, settings = SETTINGS) => {
+      const p = await presentedSession(data, token, settings, at);
+      return 'session' in p ? 'live' : p.over;
+    };
+    const s = await open(userId, now);
+    assert.equal(await why(s.token, now), 'live');
+    assert.equal(await why(browser(), now), 'unknown');
+    assert.equal(await why('not a token', now), 'unknown');
+    assert.equal(await why(s.token, later(now, 31 * MINUTE)), 'idle');
+    assert.equal(await why(s.token, later(now, 12 * 60 * MINUTE)), 'expired');
+    assert.equal(
+      await why(s.token, later(now, 2 * 60 * MINUTE), { idleMinutes: 600, maxHours: 1 }),
+      'expired',
+    );
+    const out = await open(userId, now);
+    await endSession(data, out.session.id, 'signed_out');
+    assert.equal(await why(out.token, now), 'signed_out');
+    await asOperator(t.db, removeMember, { email: w.email }, { workspaceId });
+    assert.equal(
+      await why(s.token, later(now, 31 * MINUTE)),
+      'removed',
+      'how it ended comes before a timeout',
+    );
   });
 
   it('signing out ends the session for good; ending it again, or naming no session, changes nothing', async () => {
@@ -247,12 +276,14 @@ describe('sign-in links: one use, 15 minutes, the browser that asked, rate-limit
     assert.deepEqual(await redeemSignInLink(data, { token, browserBinding: binding }, later(now, MINUTE)), {
       userId,
     });
-    assert.equal(await redeemSignInLink(data, { token, browserBinding: binding }, later(now, MINUTE)), null);
+    assert.deepEqual(await redeemSignInLink(data, { token, browserBinding: binding }, later(now, MINUTE)), {
+      refused: 'used',
+    });
 
     const late = await link(email, binding, now);
-    assert.equal(
+    assert.deepEqual(
       await redeemSignInLink(data, { token: late.token, browserBinding: binding }, later(now, 15 * MINUTE)),
-      null,
+      { refused: 'expired' },
       'at 15 minutes it is over',
     );
     assert.ok(
@@ -273,7 +304,8 @@ describe('sign-in links: one use, 15 minutes, the browser that asked, rate-limit
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => redeemSignInLink(data, { token, browserBinding: binding }, now)),
     );
-    assert.equal(answers.filter((a) => a !== null).length, 1);
+    assert.equal(answers.filter((a) => 'userId' in a).length, 1);
+    assert.ok(answers.every((a) => 'userId' in a || a.refused === 'used'));
   });
 
   it('another browser gets nothing, and leaves the link to the browser that asked', async () => {
@@ -281,8 +313,17 @@ describe('sign-in links: one use, 15 minutes, the browser that asked, rate-limit
     const binding = browser();
     const now = new Date();
     const { token, userId } = await link(email, binding, now);
-    assert.equal(await redeemSignInLink(data, { token, browserBinding: browser() }, now), null);
-    assert.equal(await redeemSignInLink(data, { token, browserBinding: 'no cookie' }, now), null);
+    assert.deepEqual(await redeemSignInLink(data, { token, browserBinding: browser() }, now), {
+      refused: 'another_browser',
+    });
+    assert.deepEqual(await redeemSignInLink(data, { token, browserBinding: 'no cookie' }, now), {
+      refused: 'another_browser',
+    });
+    assert.deepEqual(
+      await redeemSignInLink(data, { token: browser(), browserBinding: binding }, now),
+      { refused: 'unknown' },
+      'a token no link has',
+    );
     assert.deepEqual(await redeemSignInLink(data, { token, browserBinding: binding }, now), { userId });
   });
 
@@ -291,7 +332,9 @@ describe('sign-in links: one use, 15 minutes, the browser that asked, rate-limit
     const binding = browser();
     const { token } = await link(email, binding, new Date());
     await asOperator(t.db, removeMember, { email }, { workspaceId });
-    assert.equal(await redeemSignInLink(data, { token, browserBinding: binding }, new Date()), null);
+    assert.deepEqual(await redeemSignInLink(data, { token, browserBinding: binding }, new Date()), {
+      refused: 'not_a_member',
+    });
   });
 
   it('allows 5 requests per address in 15 minutes, known or not, and 100 a minute get 5 links', async () => {

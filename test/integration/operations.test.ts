@@ -369,6 +369,7 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'approval.cancel': (w) => ({ approvalId: w.approvalId }),
   'approval.approve': (w) => ({ id: w.approvalId, as: w.email }),
   'approval.reject': (w) => ({ id: w.approvalId, as: w.email }),
+  // A member's signed decision: the shape is whole, the signature is the console's to check.
   'approval.decide': (w) => ({
     id: w.approvalId,
     decision: 'approve',

@@ -3,7 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../infra/config';
+import { ConfigError, loadConfig, warnOfForcedSettings } from '../../infra/config';
 import { repoRoot } from '../../tooling/paths';
 
 const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', TEMPORAL_ADDRESS: 'localhost:7233' };
@@ -48,6 +48,19 @@ describe('configuration', () => {
         .webhookAllowPrivateTargets,
       true,
     );
+  });
+  it("says when PUBLIC_URL is an IP address, which the console's passkeys cannot use", () => {
+    const said = (url: string) => {
+      const lines: string[] = [];
+      warnOfForcedSettings(loadConfig({ ...base, NODE_ENV: 'test', PUBLIC_URL: url }), {
+        error: (msg) => lines.push(msg),
+      });
+      return lines;
+    };
+    assert.match(said('http://127.0.0.1:3000').join(), /PUBLIC_URL .* names an IP address/);
+    assert.match(said('http://[::1]:3000').join(), /names an IP address/);
+    assert.deepEqual(said('http://localhost:3000'), []);
+    assert.deepEqual(said('https://leads.example.com'), []);
   });
   it('applies documented defaults', () => {
     const c = loadConfig({ ...base, NODE_ENV: 'test' });

@@ -57,9 +57,9 @@ export const decideApproval = defineOperation({
   summary: (i) =>
     `${i.decision === 'approve' ? 'Approve' : 'Reject'} approval request ${i.id} with passkey ${i.credentialId}`,
   run: async (ctx, i) => {
-    // Another workspace's request is none, whoever asks; then a decision signed by a member's passkey
-    // is a member's own: a key or the operator cannot make one.
+    // Another workspace's request is not found, whoever asks (tenancy answers first).
     if (!(await approvalsIn(ctx.data).find(i.id))) throw notFound('approval request');
+    // A decision signed by a member's passkey is a member's own: a key or the operator cannot make one.
     if (ctx.actor.type !== 'member')
       throw new DomainError('forbidden', 'forbidden', {}, 'approval.decide is a member’s signed decision');
     return ctx.services.approvals.decide(i.id, {

@@ -35,25 +35,31 @@ export const consoleSessions = (data: Data) => ({
   },
 
   /**
-   * The session this fingerprint names, when it is live at `now`: not ended, seen within the idle limit,
-   * before its absolute end and younger than the longest a session may last now (a limit lowered since
-   * it opened counts). A live one is marked seen, at most once a minute. SQL: the read and the touch in
-   * one statement, on every console request.
+   * The session this fingerprint names, live or not, with why it is over (`over`, null when live at
+   * `now`): ended (its reason), past its absolute end or older than the longest a session may last now
+   * (a limit lowered since it opened counts: `expired`), or not seen within the idle limit (`idle`). A
+   * live one is marked seen, at most once a minute. SQL: the read and the touch in one statement, on
+   * every console request.
    */
-  live: async (fingerprint: Buffer, now: Date, idleMinutes: number, maxHours: number) => {
-    const [row] = await data.prepared<SessionRow[]>(
-      'console-session-live',
+  presented: async (fingerprint: Buffer, now: Date, idleMinutes: number, maxHours: number) => {
+    const [row] = await data.prepared<(SessionRow & { over: 'expired' | 'idle' | SessionEnding | null })[]>(
+      'console-session-presented',
       `WITH found AS (
-         SELECT s.id, s.user_id, u.email, s.created_at, s.expires_at, s.last_seen_at
+         SELECT s.id, s.user_id, u.email, s.created_at, s.expires_at, s.last_seen_at,
+                CASE WHEN s.ended_at IS NOT NULL THEN s.ended_reason
+                     WHEN s.expires_at <= $2 OR s.created_at <= $2::timestamptz - make_interval(hours => $4)
+                       THEN 'expired'
+                     WHEN s.last_seen_at <= $2::timestamptz - make_interval(mins => $3) THEN 'idle'
+                END AS over
            FROM console_sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.token_fingerprint = $1 AND s.ended_at IS NULL
-            AND s.expires_at > $2 AND s.created_at > $2::timestamptz - make_interval(hours => $4)
-            AND s.last_seen_at > $2::timestamptz - make_interval(mins => $3)
+          WHERE s.token_fingerprint = $1
        ), touched AS (
          UPDATE console_sessions s SET last_seen_at = $2
-           FROM found WHERE s.id = found.id AND found.last_seen_at < $2::timestamptz - interval '1 minute'
+           FROM found
+          WHERE s.id = found.id AND found.over IS NULL
+            AND found.last_seen_at < $2::timestamptz - interval '1 minute'
        )
-       SELECT id, user_id, email, created_at, expires_at FROM found`,
+       SELECT id, user_id, email, created_at, expires_at, over FROM found`,
       [fingerprint, now, idleMinutes, maxHours],
     );
     return row;

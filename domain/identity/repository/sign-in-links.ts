@@ -4,6 +4,11 @@ import type { SignInLink } from '../entities';
 /** The window the rate limits count over, and how many requests each allows in it. */
 export type SignInLimits = { windowMinutes: number; perAddress: number; perIp: number };
 
+/** A link as a redeem first reads it: enough to say why it cannot be used. */
+type NamedLink = Pick<SignInLink, 'id' | 'browser_fingerprint' | 'used_at' | 'expires_at'> & {
+  member: boolean;
+};
+
 /** Requests swept past the window by each request, so the log holds about one window's requests. */
 const SWEPT = 100;
 
@@ -77,12 +82,15 @@ export const signInLinks = (data: Data) => ({
     );
   },
 
-  /** The link a token's fingerprint names, found by its unique index, used or not. */
-  named: async (
-    tokenFingerprint: Buffer,
-  ): Promise<Pick<SignInLink, 'id' | 'browser_fingerprint'> | undefined> => {
-    const [row] = await data.sql<Pick<SignInLink, 'id' | 'browser_fingerprint'>[]>(
-      `SELECT id, browser_fingerprint FROM sign_in_links WHERE token_fingerprint = $1`,
+  /**
+   * The link a token's fingerprint names, found by its unique index, used or not, with whether its user
+   * is still a member somewhere.
+   */
+  named: async (tokenFingerprint: Buffer): Promise<NamedLink | undefined> => {
+    const [row] = await data.sql<NamedLink[]>(
+      `SELECT l.id, l.browser_fingerprint, l.used_at, l.expires_at,
+              EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = l.user_id) AS member
+         FROM sign_in_links l WHERE l.token_fingerprint = $1`,
       [tokenFingerprint],
     );
     return row;
