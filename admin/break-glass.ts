@@ -12,10 +12,16 @@ import type { Ports } from '../domain/kernel/operation';
  * the attempt, so the rule and its words stay in one place. With the setting on, the worker that records
  * the decision asks its own configuration again.
  */
-export const breakGlassGate = (ports: Ports & { db: DataSource }): Gate => ({
+const breakGlassGate = (ports: Ports & { db: DataSource }): Gate => ({
   ...ports.approvals,
   decide: (approvalId, decision) =>
     decision.via === 'operator' && !ports.operatorDecisions.allowed
       ? recordDecision(ports, approvalId, decision)
       : ports.approvals.decide(approvalId, decision),
+});
+
+/** The production ports, with the approval gate as the operator's CLI uses it (`breakGlassGate`). */
+export const withBreakGlass = <P extends Ports & { db: DataSource }>(ports: P): P => ({
+  ...ports,
+  approvals: breakGlassGate(ports),
 });

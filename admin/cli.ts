@@ -7,7 +7,7 @@ import { besideDevStack, loadConfig } from '../infra/config';
 import { composeServices } from '../domain/registry';
 import { productionPorts } from '../infra/services';
 import { parseArgv } from './args';
-import { breakGlassGate } from './break-glass';
+import { withBreakGlass } from './break-glass';
 
 /** The operator CLI: JSON on stdout (help as text); one line on stderr and exit 1 on any error. */
 async function main(argv: string[]): Promise<string> {
@@ -27,8 +27,7 @@ async function main(argv: string[]): Promise<string> {
     return temporal.client;
   };
   try {
-    const ports = productionPorts(db, config, client);
-    const services = composeServices({ ...ports, approvals: breakGlassGate(ports) });
+    const services = composeServices(withBreakGlass(productionPorts(db, config, client)));
     const actor = operatorActor({ door: 'admin', requestId: `admin_${Date.now().toString(36)}` });
     const input = cmd.binding.flags?.(flags) ?? {};
     const output: unknown = await runOperation(services, cmd.operation, actor, input, {

@@ -75,7 +75,7 @@ export const entities = [
 ];
 
 /** Console sessions: opened once a member proves who they are, live while used, ended at once. */
-export { endSession, liveSession, openSession, presentedSession, sessionsOf } from './sessions';
+export { endSession, openSession, presentedSession, sessionsOf } from './sessions';
 export type { LiveSession, SessionOver, SessionSettings, SessionView } from './sessions';
 /** One-time sign-in links, bound to the browser that asked, rate-limited per address and client. */
 export { redeemSignInLink, requestSignInLink } from './sign-in-links';
