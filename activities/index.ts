@@ -1,3 +1,4 @@
+import type { EmailProvider } from './providers/email';
 import type { Services } from '../domain/kernel/operation';
 import { createAppointmentActivities } from './appointment';
 import { createApprovalActivities } from './approval';
@@ -22,6 +23,11 @@ export type ActivityDeps = Omit<
     /** Campaign batches: recipients per batch and messages handed over at once. */
     campaignBatchSize?: number;
     campaignConcurrency?: number;
+    /**
+     * Mail to members (sign-in links, approvals waiting): the same SMTP server, counted apart from
+     * messages to leads; `email` when absent.
+     */
+    memberEmail?: EmailProvider;
   };
 };
 
@@ -35,7 +41,11 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createMaintenanceActivities({ db, ...deps.maintenance }),
     ...createApprovalActivities(services, deps.metrics),
     ...createSendActivities({ db, services, secretsKey, ...deps.channels }),
-    ...createMemberMailActivities({ db, secretsKey, email: deps.channels.email }),
+    ...createMemberMailActivities({
+      db,
+      secretsKey,
+      email: deps.channels.memberEmail ?? deps.channels.email,
+    }),
     ...createCampaignActivities({
       services,
       secretsKey,

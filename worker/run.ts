@@ -71,6 +71,8 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     config.temporalTaskQueue,
     agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
   );
+  // One SMTP connection pool for messages to leads and mail to members, counted apart.
+  const smtp = config.smtp && smtpProvider({ ...config.smtp, secretsKey: config.secretsKey });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -85,9 +87,7 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
       metrics: metrics.activities,
       channels: {
         publicUrl: config.publicUrl,
-        ...(config.smtp && {
-          email: metrics.email(smtpProvider({ ...config.smtp, secretsKey: config.secretsKey })),
-        }),
+        ...(smtp && { email: metrics.email(smtp), memberEmail: metrics.memberEmail(smtp) }),
         ...(config.sms && { sms: metrics.sms(twilioShapedProvider(config.sms)) }),
       },
       maintenance: {

@@ -47,6 +47,11 @@ export function workerMetrics(registry: Registry, db: DataSource) {
     'Messages handed to a provider, by channel (email, sms, whatsapp) and outcome: sent, transient (refused for now) or permanent (refused for good).',
     ['channel', 'outcome'],
   );
+  const memberMail = series.counter(
+    'leads_member_mail_total',
+    'Mail to members (sign-in links, invitations, approvals waiting) handed to the SMTP server, by outcome: sent, transient (refused for now) or permanent (refused for good).',
+    ['outcome'],
+  );
   const starts = series.counter(
     'leads_relay_starts_total',
     'Workflow starts the outbox relay tried, by outbox and outcome (started, failed: tried again next pass).',
@@ -64,8 +69,10 @@ export function workerMetrics(registry: Registry, db: DataSource) {
   // Present at zero from the start, so a rate or a ratio over them is defined before the first event.
   for (const outcome of ['succeeded', 'exhausted', 'cancelled']) deliveries.inc({ outcome }, 0);
   for (const status of APPROVAL_STATUSES) approvals.inc({ status }, 0);
-  for (const channel of CHANNELS)
-    for (const outcome of ['sent', 'transient', 'permanent']) messages.inc({ channel, outcome }, 0);
+  for (const outcome of ['sent', 'transient', 'permanent']) {
+    memberMail.inc({ outcome }, 0);
+    for (const channel of CHANNELS) messages.inc({ channel, outcome }, 0);
+  }
 
   const counted = async (channel: string, sent: Promise<ProviderResult>) => {
     const result = await sent;
@@ -82,6 +89,15 @@ export function workerMetrics(registry: Registry, db: DataSource) {
     activities,
     /** The provider, counting what it answers for each message. */
     email: (p: EmailProvider): EmailProvider => ({ ...p, send: (email) => counted('email', p.send(email)) }),
+    /** The provider as mail to members uses it, counted apart from messages to leads. */
+    memberEmail: (p: EmailProvider): EmailProvider => ({
+      ...p,
+      send: async (email) => {
+        const result = await p.send(email);
+        memberMail.inc({ outcome: result.kind });
+        return result;
+      },
+    }),
     sms: (p: SmsProvider): SmsProvider => ({
       send: (sms) => counted(sms.whatsapp ? 'whatsapp' : 'sms', p.send(sms)),
     }),

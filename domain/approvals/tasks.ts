@@ -34,7 +34,8 @@ const waiting = (summary: string) => `Waiting for a person to approve: ${summary
 export const taskOfParked = (p: Parked): TaskState => ({
   taskId: p.approval_id,
   status: 'working',
-  statusMessage: waiting(p.summary),
+  // Where the person decides, for the assistant to hand its user (the page grants nothing without signing in).
+  statusMessage: `${waiting(p.summary)} A person decides at ${p.approval_url}.`,
   createdAt: p.created_at,
   lastUpdatedAt: p.created_at,
   ttlMs: TASK_TTL_MS,

@@ -8,7 +8,7 @@ import { createApiKey } from '../../domain/identity/operations/key-create';
 import { addMember } from '../../domain/identity/operations/member-add';
 import { DomainError } from '../../domain/kernel/errors';
 import type { Services } from '../../domain/kernel/operation';
-import { testApp } from '../helpers/api';
+import { SERVICE_DEFAULTS, testApp } from '../helpers/api';
 import type { TestDatabase } from '../helpers/db';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { checkToolResult, rpc, serve, type TaskAnswer } from '../helpers/mcp';
@@ -77,7 +77,7 @@ describe('gated calls as tasks: park, poll, decide, withdraw, expire', () => {
     assert.equal(created.status, 'working');
     assert.equal(
       created.statusMessage,
-      `Waiting for a person to approve: Disconnect Google Calendar from ${a.w.workspace.name}. Nothing has happened yet.`,
+      `Waiting for a person to approve: Disconnect Google Calendar from ${a.w.workspace.name}. Nothing has happened yet. A person decides at ${SERVICE_DEFAULTS.publicUrl}/app/w/${a.w.workspace.id}/approvals/${created.taskId}.`,
     );
     assert.ok(created.ttlMs >= 7 * DAY, 'the TTL covers the 7-day wait');
     assert.ok(

@@ -195,6 +195,9 @@ describe('metrics: the API and the worker on their own ports', () => {
     assert.equal(valueOf(wk, 'leads_approvals_total', { status: 'EXECUTED' }), 1);
     assert.equal(valueOf(wk, 'leads_messages_total', { channel: 'email', outcome: 'sent' }), 1);
     assert.equal(valueOf(wk, 'leads_messages_total', { channel: 'sms', outcome: 'sent' }), 0);
+    // The deciders' "approval waiting" mail is mail to members, counted apart from messages to leads.
+    assert.ok(valueOf(wk, 'leads_member_mail_total', { outcome: 'sent' }) >= 0);
+    assert.equal(valueOf(wk, 'leads_member_mail_total', { outcome: 'permanent' }), 0);
     assert.ok(
       valueOf(wk, 'leads_relay_starts_total', { outbox: 'webhook_delivery', outcome: 'started' }) >= 1,
     );
