@@ -1,29 +1,17 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import puppeteer, { type Browser, type CDPSession, type HTTPResponse, type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import request from 'supertest';
-import { repoRoot } from '../../tooling/paths';
 import { waitFor } from '../../tooling/processes';
 import { startSmtpSink } from '../../tooling/smtp-sink';
 import { runAdminAsync } from '../helpers/admin';
 import { testApp } from '../helpers/api';
+import { consoleBrowser, consoleServer } from '../helpers/console-browser';
 import { bearer } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/receiver';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
-/** Debian's package; CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = path.join(repoRoot(), 'node_modules', 'axe-core', 'axe.min.js');
-const SCREENSHOTS = path.join(repoRoot(), '.data', 'screenshots');
 const ADMIN = 'ana@acme.example';
-
-type AxeResult = {
-  violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[];
-};
 
 /**
  * The console as an invited admin meets it, in a real Chromium with a virtual authenticator, against
@@ -38,98 +26,43 @@ describe('the console in a real browser', () => {
   let s: WebhookStack;
   let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let server: http.Server;
-  let browser: Browser;
+  let server: Awaited<ReturnType<typeof consoleServer>>;
+  let b: Awaited<ReturnType<typeof consoleBrowser>>;
   let page: Page;
-  let cdp: CDPSession;
-  let authenticatorId: string;
   let publicUrl: string;
   let app: ReturnType<typeof testApp>;
-  /** Content-Security-Policy complaints seen on any page: the pages must need nothing it forbids. */
-  const violations: string[] = [];
-  const checked: string[] = [];
 
   before(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
-    mkdirSync(SCREENSHOTS, { recursive: true });
     // WebAuthn takes a domain as its relying party, never an address: the console is http://localhost.
-    const handler: { app?: ReturnType<typeof testApp> } = {};
-    server = http.createServer((req, res) => (handler.app ? void handler.app(req, res) : res.end()));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    publicUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+    server = await consoleServer();
+    publicUrl = server.publicUrl;
     smtp = await startSmtpSink();
     receiver = await startReceiver();
     s = await startWebhookStack({
       env: { SMTP_URL: smtp.url, MAIL_FROM: 'console@acme.example', PUBLIC_URL: publicUrl },
     });
     // The stack's own app, with the endpoints' ports that allow a loopback receiver.
-    app = handler.app = testApp(s.db, { config: { publicUrl }, ports: { webhooks: s.endpointDeps } });
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage'],
-    });
-    page = await browser.newPage();
-    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
-    });
-    cdp = await page.createCDPSession();
-    await cdp.send('WebAuthn.enable');
-    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    }));
+    app = testApp(s.db, { config: { publicUrl }, ports: { webhooks: s.endpointDeps } });
+    server.serve(app);
+    b = await consoleBrowser();
+    page = b.page;
   });
   after(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await b?.close();
+    await server?.close();
     await receiver?.close();
     await smtp?.stop();
     await s?.stop();
   });
 
-  /** Evaluated in the page (written as source: this program is typed for Node, not the DOM). */
-  const inPage = <T>(expression: string) => page.evaluate(expression) as Promise<T>;
-  const text = (selector: string) =>
-    inPage<string>(`(document.querySelector(${JSON.stringify(selector)})?.innerText ?? '').trim()`);
-  const click = async (selector: string): Promise<HTTPResponse> => {
-    const [res] = await Promise.all([page.waitForNavigation(), page.click(selector)]);
-    assert.ok(res, `${selector} navigated`);
-    return res;
-  };
+  // The shared browser's helpers (test/helpers/console-browser.ts), once `before` has made it.
+  const inPage = <T>(expression: string) => b.inPage<T>(expression);
+  const text = (selector: string) => b.text(selector);
+  const click = (selector: string) => b.click(selector);
+  /** Axe-core finds nothing serious or critical, the page fits the phone, it has a heading; a screenshot. */
+  const check = (name: string) => b.check(name);
   /** Clicks a passkey button; its script navigates once the ceremony and the POST are done. */
-  const ceremony = async (selector: string) => {
-    await Promise.all([page.waitForNavigation({ timeout: 15_000 }), page.click(selector)]);
-  };
-
-  /**
-   * The page as it stands: axe-core finds nothing serious or critical, nothing is wider than the phone,
-   * it says where it is in an <h1>. axe is evaluated through DevTools, which the page's policy does not
-   * govern, so the page itself runs under its real policy throughout.
-   */
-  const check = async (name: string) => {
-    await page.evaluate(readFileSync(AXE, 'utf8'));
-    const result = await inPage<AxeResult>(`axe.run(document, { resultTypes: ['violations'] })`);
-    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`),
-      [],
-      `${name}: axe`,
-    );
-    const width = await inPage<number>('document.documentElement.scrollWidth');
-    assert.ok(width <= 390, `${name}: ${width}px wide on a 390px phone`);
-    assert.ok(await text('h1'), `${name}: has a heading`);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
-    checked.push(name);
-  };
+  const ceremony = (selector: string) => b.ceremony(selector, 15_000);
 
   it('is invited, signs in with an emailed link, enrols a passkey, signs out and in with it, makes a key and tests an endpoint', async () => {
     const start = await page.goto(`${publicUrl}/app`);
@@ -188,9 +121,9 @@ describe('the console in a real browser', () => {
     // One workspace: straight to it.
     assert.equal(new URL(page.url()).pathname, `/app/w/${s.workspace.id}`);
     await check('workspace');
-    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    const credentials = await b.credentials();
     assert.equal(credentials.length, 1, 'one passkey on the authenticator');
-    assert.ok(credentials[0]!.isResidentCredential, 'discoverable: sign-in asks for no address');
+    assert.ok(credentials[0]!.resident, 'discoverable: sign-in asks for no address');
 
     await click('header form[action="/app/sign-out"] button');
     assert.equal(new URL(page.url()).pathname, '/app/sign-in');
@@ -279,7 +212,7 @@ describe('the console in a real browser', () => {
     await check('account');
 
     // The same pages on a desktop, in another tab of the same browser (its session).
-    const desk = await browser.newPage();
+    const desk = await b.browser.newPage();
     await desk.setViewport({ width: 1280, height: 900 });
     for (const [where, name] of [
       [`/app/w/${s.workspace.id}/keys`, 'keys'],
@@ -290,23 +223,16 @@ describe('the console in a real browser', () => {
     ] as const) {
       const res = await desk.goto(`${publicUrl}${where}`);
       assert.equal(res?.status(), 200, where);
-      await desk.evaluate(readFileSync(AXE, 'utf8'));
-      const result = (await desk.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as AxeResult;
-      assert.deepEqual(
-        result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
-        [],
-        `${name} on a desktop: axe`,
-      );
-      await desk.screenshot({ path: path.join(SCREENSHOTS, `console-desktop-${name}.png`), fullPage: true });
+      await b.check(`desktop-${name}`, desk, 1280);
     }
     await desk.close();
 
-    assert.deepEqual(violations, [], 'no page needed anything its policy forbids');
+    assert.deepEqual(b.violations, [], 'no page needed anything its policy forbids');
   });
 
   /** The browser's cookies for the console, as a Cookie header another client can send. */
   async function cookieHeader() {
-    const cookies = await browser.cookies();
+    const cookies = await b.browser.cookies();
     return cookies.map((c) => `${c.name}=${c.value}`).join('; ');
   }
 });
