@@ -14,6 +14,7 @@ const RANK = [
   'identity',
   'webhooks',
   'connections',
+  'oauth',
   'leads',
   'conversations',
   'appointments',

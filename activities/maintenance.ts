@@ -6,6 +6,7 @@ import { writeAudit } from '../domain/kernel/audit';
 import { Data } from '../domain/kernel/data';
 import type { StartJob } from '../domain/kernel/operation';
 import { purgeAuditRows, purgeIdempotencyKeys } from '../domain/kernel/retention';
+import { sweepRecords } from '../domain/oauth';
 import { ATTEMPTS_PER_LADDER, deliveryUpkeep, type StartDelivery } from '../domain/webhooks';
 import {
   approvalWorkflowId,
@@ -47,6 +48,8 @@ export type RetentionReport = {
   events: number;
   /** Absent in the histories of runs from before mail reports were kept. */
   mail_reports?: number;
+  /** Absent in the histories of runs from before assistants connected over OAuth. */
+  oauth_records?: number;
 };
 
 export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
@@ -195,6 +198,8 @@ export const createMaintenanceActivities = (deps: MaintenanceDeps) => {
         mail_reports: await inBatches(() =>
           messageUpkeep(data).purgeReports(retention.auditDays, PURGE_BATCH),
         ),
+        // The authorization server's codes, tokens and interactions a day after they expired.
+        oauth_records: await inBatches(() => sweepRecords(data, PURGE_BATCH)),
       };
     },
   };

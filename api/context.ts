@@ -29,6 +29,8 @@ export type RequestState = {
   /** The person a request without a key came from (a member signed in to the console), for its audit row. */
   auditUserId?: string;
   auditAction?: string;
+  /** The OAuth client a request to the authorization server came from, for its audit row. */
+  auditClientId?: string;
   /** A refusal or a parked call inside a 200 answer (an MCP tool error). */
   auditOutcome?: AuditOutcome;
   body?: unknown;
@@ -38,6 +40,11 @@ export type RequestState = {
   rateLimited?: 'key' | 'address' | PublicFamily | 'hooks_refused';
   /** A database error met while serving; metrics only. */
   dbError?: DatabaseErrorKind;
+  /**
+   * The parameters a 401 on the assistant endpoint names after `Bearer` (its resource metadata and
+   * scopes), where assistants may connect over OAuth.
+   */
+  bearerChallenge?: string;
   /** The JSON-RPC id of an assistant-endpoint request, once its body was read: every error answer carries it. */
   rpcId?: string | number | null;
 };

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../infra/config';
 import type { Logger } from '../infra/logger';
 import { buildApp } from './server';
+import { loadSigningKeys } from '../domain/oauth';
 import { composeServices } from '../domain/registry';
 import { productionPorts } from '../infra/services';
 import { connectClient } from '../infra/temporal-client';
@@ -37,11 +38,14 @@ export async function listenApi(config: Config, db: DataSource, log: Logger): Pr
     return (await temporal).client;
   };
   const registry = metricsRegistry();
+  // The authorization server's signing keys: made by the first API process that starts, sealed with SECRETS_KEY.
+  const jwks = await loadSigningKeys(db, config.secretsKey);
   const app = buildApp({
     services: composeServices(productionPorts(db, config, client)),
     metrics: registry,
     config,
     log,
+    oauth: { jwks, documents: { allowPrivate: config.webhookAllowPrivateTargets } },
   });
   // First, so that a port already taken stops the start before the API serves.
   const metrics = await serveMetrics(registry, { host: config.host, port: config.metricsPort, log });

@@ -23,8 +23,17 @@ export function respondWith(ctx: ParameterizedContext<RequestState>, err: Domain
   const retryAfter = err.details.retry_after;
   if ((ctx.status === 429 || ctx.status === 503) && typeof retryAfter === 'number')
     ctx.set('Retry-After', String(retryAfter));
-  // RFC 6750: a 401 names the scheme, so a client (an MCP client too) knows to send a bearer key.
-  if (ctx.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+  // RFC 6750: a 401 names the scheme, so a client (an MCP client too) knows to send a bearer key; on
+  // the assistant endpoint it also names the resource's metadata (RFC 9728), where OAuth starts, and
+  // says `invalid_token` when a bearer was presented.
+  if (ctx.status === 401) {
+    const challenge = ctx.state.bearerChallenge;
+    const presented = /^Bearer\s+\S/i.test(ctx.get('Authorization'));
+    ctx.set(
+      'WWW-Authenticate',
+      challenge ? `Bearer ${presented ? 'error="invalid_token", ' : ''}${challenge}` : 'Bearer',
+    );
+  }
 }
 
 /** A fault whose text must not reach the caller: answered as a bare server error naming the request. */

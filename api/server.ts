@@ -22,6 +22,11 @@ import { v1Router } from './rest/routes';
 import { consoleRouter } from './console/router';
 import { mcpDoor, mcpRoute } from './mcp/route';
 import type { Services } from '../domain/kernel/operation';
+import type { SigningJwk } from '../domain/oauth';
+import type { DocumentPolicy } from './oauth/client-documents';
+import { oauthDoor, resourceMetadataUrl } from './oauth/door';
+import { authorizationServer, oauthCookieKeys } from './oauth/provider';
+import { accessTokens } from './oauth/tokens';
 
 export type AppDeps = {
   /** What its operations run with, built whole by the process's root (infra/services.ts). */
@@ -48,6 +53,12 @@ export type AppDeps = {
   log: Logger;
   /** Where the API's series go (served by listen.ts on METRICS_PORT); a registry of its own when not given. */
   metrics?: Registry;
+  /**
+   * The authorization server hosted assistants connect through (OAuth on the assistant endpoint): its
+   * signing keys (loaded by listen.ts) and how client metadata documents are fetched. Without it the
+   * assistant endpoint takes keys only.
+   */
+  oauth?: { jwks: SigningJwk[]; documents: DocumentPolicy; registrationsPerMinute?: number };
 };
 
 /**
@@ -55,7 +66,7 @@ export type AppDeps = {
  * happens inside, and a key is checked before its rate limit, its body, or its route.
  * No CORS middleware on purpose: keys are for servers, so browsers get no CORS headers at all.
  */
-export function buildApp({ services, config, log, metrics, mailResolver }: AppDeps) {
+export function buildApp({ services, config, log, metrics, mailResolver, oauth }: AppDeps) {
   const { db } = services;
   const app = new Koa<RequestState>();
   // The client address is the one the trusted proxies appended: X-Forwarded-For's rightmost `hops`
@@ -76,12 +87,29 @@ export function buildApp({ services, config, log, metrics, mailResolver }: AppDe
     ...(config.sms && { sms: { authToken: config.sms.authToken } }),
     ...(mailResolver && { mailResolver }),
   });
+  const audits = createAuditWriter(db, config.auditQueueLimit);
+  const publicUrl = config.publicUrl ?? services.publicUrl;
+  const provider =
+    oauth &&
+    authorizationServer({
+      db,
+      publicUrl,
+      jwks: oauth.jwks,
+      cookieKeys: oauthCookieKeys(services.secretsKey),
+      documents: oauth.documents,
+    });
+  if (provider) {
+    // The provider's interaction cookies are set through this app's context: signed with its keys.
+    app.keys = oauthCookieKeys(services.secretsKey);
+    provider.proxy = app.proxy;
+  }
+  const metadataUrl = provider ? resourceMetadataUrl(publicUrl) : undefined;
   const consoleDoor = consoleRouter({
     services,
-    publicUrl: config.publicUrl ?? services.publicUrl,
+    publicUrl,
     session: config.consoleSessions ?? { idleMinutes: 30, maxHours: 12 },
+    ...(provider && { authorizationServer: provider }),
   });
-  const audits = createAuditWriter(db, config.auditQueueLimit);
   app
     .use(
       httpMetrics(metrics ?? new Registry(), {
@@ -93,18 +121,32 @@ export function buildApp({ services, config, log, metrics, mailResolver }: AppDe
     )
     .use(traced())
     .use(requestId(log))
-    .use(mcpDoor())
+    .use(mcpDoor(metadataUrl))
     .use(deadline(config.requestTimeoutMs))
     .use(rateLimitPolicy(config.rateLimitPerMinute))
     .use(audit(audits))
     .use(errors())
     .use(openApiRoute())
     .use(consoleDoor.routes())
-    .use(publicDoor.routes())
-    .use(authenticate(db, refusedTraffic(config.refusedPerMinute)))
+    .use(publicDoor.routes());
+  if (provider)
+    app.use(
+      oauthDoor(services, provider, {
+        publicUrl,
+        registrationsPerMinute: oauth?.registrationsPerMinute ?? 10,
+      }),
+    );
+  app
+    .use(
+      authenticate(
+        db,
+        refusedTraffic(config.refusedPerMinute),
+        provider && accessTokens(provider, db, publicUrl),
+      ),
+    )
     .use(rateLimit(db, config.rateLimitPerMinute))
     .use(jsonBody())
-    .use(mcpRoute(services, config.mcpAllowedOrigins ?? []))
+    .use(mcpRoute(services, config.mcpAllowedOrigins ?? [], metadataUrl))
     .use(routes.routes());
   return app;
 }

@@ -31,6 +31,7 @@ import { MailReports1763802800000 } from './migrations/1763802800000-mail-report
 import { ConsoleSignIn1763802900000 } from './migrations/1763802900000-console-sign-in';
 import { ConsoleDoor1763802950000 } from './migrations/1763802950000-console-door';
 import { ApprovalDecisionEvidence1763803000000 } from './migrations/1763803000000-approval-decision-evidence';
+import { AssistantOauth1763803100000 } from './migrations/1763803100000-assistant-oauth';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -69,6 +70,7 @@ const migrations = [
   ConsoleSignIn1763802900000,
   ConsoleDoor1763802950000,
   ApprovalDecisionEvidence1763803000000,
+  AssistantOauth1763803100000,
 ];
 
 /**

@@ -13,6 +13,7 @@ import type { AnyOperation, Ports, Services } from './kernel/operation';
 import type { AnyOutbox } from './kernel/outbox';
 import { plugAreas } from './kernel/wiring';
 import * as leads from './leads';
+import * as oauth from './oauth';
 import * as prospects from './prospects';
 import * as sales from './sales';
 import * as webhooks from './webhooks';
@@ -26,6 +27,7 @@ export const AREAS = [
   identity,
   webhooks,
   connections,
+  oauth,
   leads,
   conversations,
   appointments,

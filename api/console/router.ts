@@ -10,6 +10,7 @@ import { endpointRoutes } from './endpoints';
 import { keyRoutes } from './keys';
 import { SETTINGS, isAdmin } from './layout';
 import { memberRoutes } from './members';
+import { consentRoutes } from './oauth-consent';
 import { signInRoutes } from './sign-in';
 import { ConsoleRefusal, checkPost, loadVisit, memberOf, visitOf, type ConsoleDeps } from './visit';
 
@@ -43,6 +44,7 @@ export function consoleRouter(deps: ConsoleDeps) {
 
   signInRoutes(router, kit);
   accountRoutes(router, kit);
+  consentRoutes(router, kit);
 
   router.get('/w/:workspaceId', memberOf(deps, 'viewer'), (ctx) => {
     const m = visitOf(ctx).member!;

@@ -8,6 +8,11 @@ export const SESSION_COOKIE = '__Host-session';
 export const SIGNIN_COOKIE = '__Host-signin';
 /** A redeemed sign-in link's state, good only for enrolling a passkey (signed, bound to the browser's mark). */
 export const ENROL_COOKIE = '__Host-enrol';
+/**
+ * An assistant's authorization waiting for this browser to sign in: its interaction's id, so signing in
+ * leads back to its consent page (and nowhere else: only that page's path is ever built from it).
+ */
+export const AUTHORIZE_COOKIE = '__Host-authorize';
 
 /**
  * `__Host-`: Secure, Path=/, no Domain, so no sibling host can set or read it; HttpOnly, so no script

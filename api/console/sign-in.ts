@@ -16,6 +16,7 @@ import type { AppContext, RequestState } from '../context';
 import type { ConsoleKit } from './door';
 import { enrolPage, linkPage, linkSentPage, signInPage } from './sign-in-pages';
 import {
+  AUTHORIZE_COOKIE,
   ENROL_COOKIE,
   SESSION_COOKIE,
   SIGNIN_COOKIE,
@@ -98,8 +99,16 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
     return userId ? { userId, signedIn: false } : undefined;
   };
 
+  /** Where signing in leads: the consent page of an assistant's authorization waiting for it, else the console. */
+  const afterSignIn = (ctx: AppContext, otherwise: string) => {
+    const uid = cookieOf(ctx, AUTHORIZE_COOKIE);
+    if (!uid) return otherwise;
+    clearCookie(ctx, AUTHORIZE_COOKIE);
+    return `/app/oauth/${uid}`;
+  };
+
   router.get('/sign-in', (ctx) => {
-    if (visitOf(ctx).session) return ctx.redirect('/app');
+    if (visitOf(ctx).session) return ctx.redirect(afterSignIn(ctx, '/app'));
     ensureBinding(ctx);
     const email = ctx.query.email;
     kit.render(
@@ -227,7 +236,7 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
     );
     if (!registered) throw new ConsoleRefusal('not_allowed', 'passkey registration did not verify');
     if (!who.signedIn) await signIn(ctx, who.userId, registered.passkeyId);
-    ctx.body = { redirect: who.signedIn ? '/app/me' : '/app' };
+    ctx.body = { redirect: who.signedIn ? '/app/me' : afterSignIn(ctx, '/app') };
   });
 
   router.post('/sign-in/passkey/options', async (ctx) => {
@@ -251,7 +260,7 @@ export function signInRoutes(router: Router<RequestState>, kit: ConsoleKit) {
         : null;
     if (!signedIn) throw new ConsoleRefusal('not_allowed', 'passkey sign-in did not verify');
     await signIn(ctx, signedIn.userId, signedIn.passkeyId);
-    ctx.body = { redirect: '/app' };
+    ctx.body = { redirect: afterSignIn(ctx, '/app') };
   });
 
   router.post('/sign-out', async (ctx) => {

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
 import {
   presentedSession,
   roleOf,
@@ -56,6 +57,8 @@ export type ConsoleDeps = {
   /** PUBLIC_URL: the one origin a POST may come from, and the passkeys' relying party. */
   publicUrl: string;
   session: SessionSettings;
+  /** The authorization server whose consent page the console shows, where assistants may connect. */
+  authorizationServer?: Provider;
 };
 
 export const nowOf = (services: Services) => services.clock?.() ?? new Date();

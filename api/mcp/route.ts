@@ -8,7 +8,8 @@
 import { createMcpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { keyActor } from '../../domain/kernel/actor';
-import type { Services } from '../../domain/kernel/operation';
+import type { AnyOperation, Services } from '../../domain/kernel/operation';
+import { SCOPES, refusalReason, type Principal, type Scope } from '../../domain/kernel/permissions';
 import type { RequestState } from '../context';
 import { classify, directToolCall, type StandardHeaders } from './direct';
 import { RPC, rpcError, type RpcError, type RpcId } from './errors';
@@ -48,11 +49,35 @@ const idOf = (body: unknown): RpcId => {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 };
 
-/** Marks every request on the endpoint as the assistant door's, before anything can refuse it. */
-export const mcpDoor = (): Middleware<RequestState> => async (ctx, next) => {
-  if (ctx.path === MCP_PATH) ctx.state.auditDoor = 'mcp';
-  await next();
-};
+/**
+ * Marks every request on the endpoint as the assistant door's, before anything can refuse it; where
+ * assistants may connect over OAuth, a 401 there names the resource's metadata (RFC 9728), so a
+ * client can discover where to get a token.
+ */
+export const mcpDoor =
+  (resourceMetadataUrl?: string): Middleware<RequestState> =>
+  async (ctx, next) => {
+    if (ctx.path === MCP_PATH) {
+      ctx.state.auditDoor = 'mcp';
+      if (resourceMetadataUrl)
+        ctx.state.bearerChallenge = `resource_metadata="${resourceMetadataUrl}", scope="${SCOPES.join(' ')}"`;
+    }
+    await next();
+  };
+
+/**
+ * An assistant connection's call of a tool its member's role allows but its consent did not: 403 with
+ * the scope it needs (RFC 6750's insufficient_scope), so the client can ask the member for more. A
+ * key's call of the same tool finds no such tool, as before: a key's scopes are fixed where it was made.
+ */
+function insufficientScope(principal: Principal, op: AnyOperation | undefined): Scope | undefined {
+  if (!principal.client || !op) return undefined;
+  const scope = op.requirement.scope;
+  if (scope === 'any' || principal.scopes.includes(scope)) return undefined;
+  return refusalReason({ scopes: [scope], role: principal.role }, op.requirement) === undefined
+    ? scope
+    : undefined;
+}
 
 /**
  * The assistant door, `POST /api/mcp`: MCP over stateless Streamable HTTP with JSON answers, for
@@ -62,7 +87,11 @@ export const mcpDoor = (): Middleware<RequestState> => async (ctx, next) => {
  * stateless transport serves them). It sits behind the same key check, rate limit
  * and audit as REST. A browser page on a foreign site (DNS rebinding) is refused by its Origin.
  */
-export function mcpRoute(services: Services, allowedOrigins: readonly string[]): Middleware<RequestState> {
+export function mcpRoute(
+  services: Services,
+  allowedOrigins: readonly string[],
+  resourceMetadataUrl?: string,
+): Middleware<RequestState> {
   const allowed = new Set(allowedOrigins.map((o) => hostnameOf(o)).filter((h): h is string => !!h));
   // The SDK builds a server per request from this factory; each request's context rides on its Request.
   const contexts = new WeakMap<Request, McpCallContext>();
@@ -170,6 +199,23 @@ export function mcpRoute(services: Services, allowedOrigins: readonly string[]):
       const text = `Bad Request: the MCP-Protocol-Version header is required (supported versions: ${[...MCP_VERSIONS.modern, ...MCP_VERSIONS.legacy].join(', ')}).`;
       refuse(ctx, 400, rpcId, { code: RPC.refused, message: text }, 'no MCP-Protocol-Version header');
       return;
+    }
+    if (method === 'tools/call') {
+      const name = (body as { params?: { name?: unknown } }).params?.name;
+      const needed = insufficientScope(
+        principal,
+        TOOL_OPERATIONS.find((o) => toolName(o, c.naming) === name),
+      );
+      if (needed) {
+        const text = `Forbidden: this connection was not granted the scope ${needed}; ask the member to grant it.`;
+        ctx.set(
+          'WWW-Authenticate',
+          `Bearer error="insufficient_scope", scope="${needed}"${resourceMetadataUrl ? `, resource_metadata="${resourceMetadataUrl}"` : ''}, error_description="the scope ${needed} is needed"`,
+        );
+        refuse(ctx, 403, rpcId, { code: RPC.refused, message: text }, `connection lacks scope ${needed}`);
+        ctx.state.auditAction = String(name).slice(0, 100);
+        return;
+      }
     }
     if (!isLegacy && method === 'tools/call') {
       const params = (body as { params?: { name?: unknown; arguments?: unknown } }).params;

@@ -50,6 +50,7 @@ export const audit =
           keyId: s.principal?.keyId ?? s.presentedKey?.keyId,
           keyPrefix: s.principal?.keyPrefix ?? s.presentedKey?.keyPrefix,
           actorUserId: s.principal?.userId ?? s.auditUserId,
+          clientId: s.principal?.client?.id ?? s.auditClientId,
           requestId: s.requestId,
           clientIp: s.clientIp,
         });

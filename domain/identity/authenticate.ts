@@ -34,6 +34,15 @@ const lookUpKeyAlone =
   async (presentation) =>
     (await presentedKeys(new Data(db.manager, undefined), [presentation]))[0];
 
+/** What a request presented, once recognised: a key's fingerprint, or an assistant connection's. */
+export type PresentedCredential = {
+  fingerprint: Buffer;
+  /** What the audit row names it by (a key's display prefix). */
+  keyPrefix?: string;
+  /** The OAuth client, when an access token stands for an assistant connection. */
+  client?: { id: string; name: string };
+};
+
 /** The principal a presented key acts as, or why it is refused; one round trip (`presentedKeys`). */
 export async function authenticateKey(
   db: Pick<DataSource, 'manager'>,
@@ -50,17 +59,31 @@ export async function authenticateKey(
   // Only a recognisable key's prefix is recorded, so a secret pasted by mistake never reaches the log.
   const keyPrefix = looksLikeApiKey(presented) ? displayPrefix(presented) : undefined;
   if (!keyPrefix) return { ok: false, reason: 'malformed key' };
-  const fingerprint = fingerprintKey(presented);
+  return authenticateCredential(db, { fingerprint: fingerprintKey(presented), keyPrefix }, clientIp, opts);
+}
+
+/**
+ * The principal a recognised credential acts as (a key, or the assistant connection an access token
+ * stands for), or why it is refused: the same checks for both, in one round trip.
+ */
+export async function authenticateCredential(
+  db: Pick<DataSource, 'manager'>,
+  presented: PresentedCredential,
+  clientIp: string | undefined,
+  opts: { countRequest?: boolean; lookup?: KeyLookup } = {},
+): Promise<AuthResult> {
+  const { fingerprint, keyPrefix } = presented;
   const row = await (opts.lookup ?? lookUpKeyAlone(db))({
     fingerprint,
     countRequest: opts.countRequest ?? false,
     address: addressOrNull(clientIp),
   });
   if (!row || !sameFingerprint(row.fingerprint, fingerprint))
-    return { ok: false, reason: 'unknown key', keyPrefix };
-  const known = { keyPrefix, keyId: row.id, workspaceId: row.workspace_id };
-  if (row.revoked_at) return { ok: false, reason: 'key revoked', ...known };
-  if (row.expired) return { ok: false, reason: 'key expired', ...known };
+    return { ok: false, reason: presented.client ? 'connection not found' : 'unknown key', keyPrefix };
+  const what = presented.client ? 'connection' : 'key';
+  const known = { keyPrefix: keyPrefix ?? row.prefix, keyId: row.id, workspaceId: row.workspace_id };
+  if (row.revoked_at) return { ok: false, reason: `${what} revoked`, ...known };
+  if (row.expired) return { ok: false, reason: `${what} expired`, ...known };
   if (row.workspace_status !== 'active')
     return { ok: false, reason: `workspace ${row.workspace_status}`, ...known };
   if (!row.address_allowed) {
@@ -81,6 +104,7 @@ export async function authenticateKey(
       workspaceId: row.workspace_id,
       userId: row.owner_user_id,
       role: row.role,
+      ...(presented.client && { client: presented.client }),
     },
     rate: row.hits === null || row.reset === null ? undefined : { hits: row.hits, reset: row.reset },
   };

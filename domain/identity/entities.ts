@@ -121,7 +121,15 @@ export type ApiKey = {
   expires_at: Date;
   revoked_at: Date | null;
   created_at: Date;
+  /**
+   * `key`: a secret the workspace's software presents. `assistant`: an assistant connection a member
+   * granted over OAuth, presented as the authorization server's access tokens; its fingerprint is
+   * random and no secret hashes to it.
+   */
+  kind: CredentialKind;
 };
+const CREDENTIAL_KINDS = ['key', 'assistant'] as const;
+type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 export const ApiKeyEntity = entity<ApiKey>({
   name: 'ApiKey',
   tableName: 'api_keys',
@@ -138,6 +146,7 @@ export const ApiKeyEntity = entity<ApiKey>({
     expires_at: { type: 'timestamptz' },
     revoked_at: { type: 'timestamptz', nullable: true },
     created_at: nowDefault,
+    kind: { type: 'text', default: 'key' },
   },
   relations: {
     ...inWorkspace('api_keys'),
@@ -148,6 +157,7 @@ export const ApiKeyEntity = entity<ApiKey>({
     lengthCheck('api_keys', 'name', 1, 200),
     { name: 'api_keys_fingerprint_check', expression: '(length(fingerprint) = 32)' },
     { name: 'api_keys_scopes_check', expression: '(cardinality(scopes) > 0)' },
+    oneOfCheck('api_keys', 'kind', CREDENTIAL_KINDS),
   ],
   // Newest first per workspace: a DESC column, which TypeORM cannot declare (the migration made it).
   indices: [{ name: 'api_keys_workspace', columns: ['workspace_id', 'created_at'], synchronize: false }],

@@ -102,8 +102,13 @@ export { claimMemberMail, settleMemberMail } from './member-mail';
 /** What the member mail workflow and its activities pass each other. */
 export type { HandOver, MailOutcome, MailResult } from './workflow-contract';
 
-/** The principal a presented API key acts as, or why it is refused. */
-export { authenticateKey } from './authenticate';
+/** An assistant connection's credential: issued beside the keys, revoked as a key is (its parked requests withdrawn). */
+export { issueAssistantCredential, revokeCredential } from './credentials';
+/** The principal a presented API key, or an assistant connection's access token, acts as, or why it is refused. */
+export { authenticateCredential, authenticateKey } from './authenticate';
+export type { AuthResult, PresentedCredential } from './authenticate';
+/** Whether a bearer has an API key's shape (anything else on the assistant endpoint is an OAuth access token). */
+export { looksLikeApiKey } from './keys';
 /** The token of an `Authorization: Bearer <token>` header. */
 export { bearerToken } from './authenticate';
 /** How a presented key is found (alone, or batched with others), and a request's place in its rate window. */

@@ -16,11 +16,17 @@ export type Actor =
 
 export const keyActor = (
   principal: Principal,
-  ctx: Omit<CallContext, 'keyId' | 'keyPrefix' | 'actorUserId'>,
+  ctx: Omit<CallContext, 'keyId' | 'keyPrefix' | 'actorUserId' | 'clientId'>,
 ): Actor => ({
   type: 'key',
   principal,
-  ctx: { ...ctx, keyId: principal.keyId, keyPrefix: principal.keyPrefix, actorUserId: principal.userId },
+  ctx: {
+    ...ctx,
+    keyId: principal.keyId,
+    keyPrefix: principal.keyPrefix,
+    actorUserId: principal.userId,
+    ...(principal.client && { clientId: principal.client.id }),
+  },
 });
 
 export const operatorActor = (ctx: CallContext): Actor => ({ type: 'operator', ctx });

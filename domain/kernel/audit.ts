@@ -4,9 +4,10 @@ import { bind } from './statements';
 /**
  * Which door a call came through: the REST API, the assistant endpoint, the operator CLI, an approved
  * action (or other work of the worker), a public page or provider webhook that carries no API key, an
- * AI agent's run, or a member signed in to the console.
+ * AI agent's run, a member signed in to the console, or the authorization server assistants connect
+ * through (its endpoints and metadata).
  */
-export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity' | 'public' | 'agent' | 'console';
+export type AuditDoor = 'rest' | 'mcp' | 'admin' | 'activity' | 'public' | 'agent' | 'console' | 'oauth';
 /** `parked`: a gated call waits for a person's approval; nothing has happened yet. */
 export type AuditOutcome = 'allowed' | 'refused' | 'failed' | 'parked';
 
@@ -23,6 +24,8 @@ export type AuditRecord = {
   requestId?: string | null;
   clientIp?: string | null;
   details?: Record<string, unknown> | null;
+  /** The OAuth client of an assistant connection the call came through. */
+  clientId?: string | null;
 };
 
 /** Who is calling an operation, and through which door; written into every audit row it makes. */
@@ -33,6 +36,8 @@ export type CallContext = {
   keyId?: string;
   keyPrefix?: string;
   actorUserId?: string;
+  /** The OAuth client, when the key is an assistant connection. */
+  clientId?: string;
 };
 
 // Whatever a caller sent (a NUL in a path or parameter name) must not stop its audit row.
@@ -54,11 +59,12 @@ export function auditInsertInto(records: AuditRecord[], params: unknown[]): stri
       r.requestId ?? null,
       r.clientIp ?? null,
       r.details ? JSON.stringify(r.details) : null,
+      clean(r.clientId),
     ];
     return `(${values.map((v) => bind(params, v)).join(', ')})`;
   });
   return `INSERT INTO audit_log (door, action, outcome, reason, status, workspace_id, key_id, key_prefix,
-            actor_user_id, request_id, client_ip, details) VALUES ${rows.join(', ')}`;
+            actor_user_id, request_id, client_ip, details, client_id) VALUES ${rows.join(', ')}`;
 }
 
 /** One INSERT for any number of audit rows: the SQL and its parameters. */

@@ -1,7 +1,7 @@
 import type { AuditDoor, AuditOutcome } from './audit';
 import { clockDefault, entity, IDENTITY, inWorkspace, oneOfCheck } from './entity';
 
-const DOORS: AuditDoor[] = ['rest', 'mcp', 'admin', 'activity', 'public', 'agent', 'console'];
+const DOORS: AuditDoor[] = ['rest', 'mcp', 'admin', 'activity', 'public', 'agent', 'console', 'oauth'];
 const OUTCOMES: AuditOutcome[] = ['allowed', 'refused', 'failed', 'parked'];
 
 export type AuditRow = {
@@ -19,6 +19,8 @@ export type AuditRow = {
   request_id: string | null;
   client_ip: string | null;
   details: Record<string, unknown> | null;
+  /** The OAuth client a call through an assistant connection came from. */
+  client_id: string | null;
 };
 export const AuditEntity = entity<AuditRow>({
   name: 'Audit',
@@ -43,6 +45,7 @@ export const AuditEntity = entity<AuditRow>({
     request_id: { type: 'text', nullable: true },
     client_ip: { type: 'text', nullable: true },
     details: { type: 'jsonb', nullable: true },
+    client_id: { type: 'text', nullable: true },
   },
   checks: [oneOfCheck('audit_log', 'door', DOORS), oneOfCheck('audit_log', 'outcome', OUTCOMES)],
   indices: [

@@ -37,6 +37,11 @@ export type Principal = {
   userId: string;
   /** The owner's live role, or null when they are no longer a member. */
   role: Role | null;
+  /**
+   * When the key is an assistant connection (a member's OAuth consent), the client its access token
+   * was issued to: named in the audit row of every call, and on what the call parks for approval.
+   */
+  client?: { id: string; name: string };
 };
 
 /** Returns the real reason a principal may not do something, or undefined when it may. */

@@ -397,6 +397,7 @@ const auditRecord = (
   keyId: actor.ctx.keyId,
   keyPrefix: actor.ctx.keyPrefix,
   actorUserId: actor.ctx.actorUserId,
+  clientId: actor.ctx.clientId,
   requestId: actor.ctx.requestId,
   clientIp: actor.ctx.clientIp,
   details: actor.type === 'agent' ? { ...details, agent_id: actor.agentId } : details,

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { authorityLost } from '../../kernel/gate';
+import { revokeCredential } from '../credentials';
 import { notFound } from '../../kernel/errors';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { API_KEY, apiKeyView } from '../views';
@@ -29,17 +29,11 @@ export const revokeApiKey = defineOperation({
   summary: (i) => `Revoke the key ${i.id}`,
   run: async (ctx, i) => {
     const keys = keysIn(ctx.data);
-    const record = await keys.lock(i.id);
+    const record = await keys.lockKey(i.id);
     if (!record) throw notFound('key');
     ctx.audit(record.workspace_id, { key_id: i.id, prefix: record.prefix });
-    if (record.revoked_at) return apiKeyView(record);
-    const revoked = await keys.revoke(record.id);
-    const withdrawn = await authorityLost(ctx, ctx.data.in(record.workspace_id), {
-      workspaceId: record.workspace_id,
-      keyId: record.id,
-      reason: 'requester key revoked',
-    });
-    ctx.audit(record.workspace_id, { key_id: i.id, prefix: record.prefix, ...withdrawn });
-    return apiKeyView(revoked);
+    const ended = await revokeCredential(ctx, ctx.data, record.id, 'requester key revoked');
+    ctx.audit(record.workspace_id, { key_id: i.id, prefix: record.prefix, ...ended?.withdrawn });
+    return apiKeyView((await keys.lock(record.id))!);
   },
 });

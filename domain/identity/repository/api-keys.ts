@@ -7,18 +7,22 @@ import { workspaceOf } from './workspaces';
 export type NewKey = Pick<
   ApiKey,
   'owner_user_id' | 'name' | 'prefix' | 'fingerprint' | 'scopes' | 'allowed_cidrs' | 'expires_at'
->;
+> &
+  Partial<Pick<ApiKey, 'kind'>>;
 
 /** The workspace's API key records. */
 export const keysIn = (data: Data) => {
   const keys = data.scoped(ApiKeyEntity);
   return {
     create: (values: NewKey) => keys.insert({ ...values, environment: 'live' }),
+    /** Any credential: a key, or an assistant connection's. */
     lock: (id: string) => keys.findOne({ id }, { lock: true }),
+    /** A key the workspace's software presents (never an assistant connection's credential). */
+    lockKey: (id: string) => keys.findOne({ id, kind: 'key' }, { lock: true }),
     revoke: async (id: string): Promise<ApiKey> =>
       (await keys.update({ id }, { revoked_at: () => 'clock_timestamp()' }))[0]!,
-    /** Newest first. */
-    list: () => keys.find({}, { order: { created_at: 'DESC' } }),
+    /** The keys (not the assistant connections' credentials), newest first. */
+    list: () => keys.find({ kind: 'key' }, { order: { created_at: 'DESC' } }),
     /**
      * Each key's owner's email and when a request last came with it (its newest audit row, found by
      * the audit log's index on key_id), for the list a person reads. SQL: a join and a correlated
@@ -39,7 +43,7 @@ export const keysIn = (data: Data) => {
      */
     standing: async (id: string): Promise<KeyStanding | undefined> => {
       const [row] = await data.sql<KeyStanding[]>(
-        `SELECT k.id, k.name, k.prefix, k.scopes, k.revoked_at, k.expires_at, k.expires_at <= clock_timestamp() AS expired,
+        `SELECT k.id, k.kind, k.name, k.prefix, k.scopes, k.revoked_at, k.expires_at, k.expires_at <= clock_timestamp() AS expired,
                 k.owner_user_id, u.email AS owner_email, m.role AS owner_role
            FROM api_keys k JOIN users u ON u.id = k.owner_user_id
            LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
@@ -54,6 +58,8 @@ export const keysIn = (data: Data) => {
 /** A key's standing now: what work parked on its authority is checked against. */
 export type KeyStanding = {
   id: string;
+  /** `assistant`: an assistant connection (its name is the client's, its prefix the client's host). */
+  kind: ApiKey['kind'];
   name: string;
   prefix: string;
   scopes: Scope[];

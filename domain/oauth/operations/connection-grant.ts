@@ -1,0 +1,84 @@
+import * as yup from 'yup';
+import { issueAssistantCredential } from '../../identity';
+import { describe } from '../../kernel/json-schema';
+import { WRITE, defineOperation } from '../../kernel/operation';
+import { SCOPES, type Scope } from '../../kernel/permissions';
+import { CLIENT_KINDS, type ClientKind } from '../entities';
+import { connectionsIn } from '../repository/connections';
+import { CONNECTION, connectionView } from '../views';
+import { CONNECTION_DAYS, CONNECT_ASSISTANT } from '../requirements';
+
+const text = (name: string, max: number) =>
+  yup.string().trim().required(`${name} is required`).max(max, `${name} must be at most ${max} characters`);
+
+/**
+ * A member's consent on the console's consent page: the client may act as them in this workspace with
+ * the scopes they kept. The grant is the authorization server's record its tokens belong to; the
+ * connection's credential carries the scopes, the member and the revocation every call reads.
+ */
+export const grantAssistantConnection = defineOperation({
+  name: 'assistant_connection.grant',
+  title: 'Connect an assistant',
+  description:
+    "Records a member's consent to an OAuth client: its access tokens act as the member in this workspace with the granted scopes, narrowed on every call by the member's live role.",
+  returns: 'The connection.',
+  requirement: CONNECT_ASSISTANT,
+  reach: 'workspace',
+  operatorOnly: true,
+  ...WRITE,
+  input: yup.object({
+    grantId: describe(text('grantId', 200), "The authorization server's grant the tokens belong to."),
+    clientId: describe(text('clientId', 2000), "The client's id."),
+    clientName: describe(text('clientName', 200), 'The name the consent page showed.'),
+    clientHost: describe(
+      text('clientHost', 300),
+      'Where its metadata document lives, or `registered client`.',
+    ),
+    clientKind: describe(
+      yup
+        .mixed<ClientKind>()
+        .oneOf(CLIENT_KINDS, `clientKind must be one of ${CLIENT_KINDS.join(', ')}`)
+        .required('clientKind is required'),
+      'How the client named itself.',
+    ),
+    scopes: describe(
+      yup
+        .array(
+          yup
+            .mixed<Scope>()
+            .oneOf(SCOPES, `each scope must be one of ${SCOPES.join(', ')} (there is no all-access scope)`)
+            .required(),
+        )
+        .min(1, 'scopes must name at least one scope; nothing is granted by default')
+        .required('scopes is required'),
+      'What the member lets it do.',
+    ),
+  }),
+  output: CONNECTION,
+  doors: { console: true },
+  summary: (i) => `Connect ${i.clientName} (${i.clientHost})`,
+  run: async (ctx, i) => {
+    const workspaceId = ctx.workspaceId!;
+    if (ctx.actor.type !== 'member') throw new Error('a connection is granted by a member, as themselves');
+    const now = ctx.services.clock?.() ?? new Date();
+    const keyId = await issueAssistantCredential(ctx.data, {
+      memberId: ctx.actor.userId,
+      clientName: i.clientName,
+      clientHost: i.clientHost,
+      scopes: [...new Set(i.scopes)],
+      expiresAt: new Date(now.getTime() + CONNECTION_DAYS * 86_400_000),
+    });
+    const connections = connectionsIn(ctx.data);
+    await connections.add({
+      key_id: keyId,
+      grant_id: i.grantId,
+      client_id: i.clientId,
+      client_name: i.clientName,
+      client_host: i.clientHost,
+      client_kind: i.clientKind,
+    });
+    ctx.audit(workspaceId, { connection_id: keyId, client_id: i.clientId, scopes: i.scopes });
+    const [row] = await connections.list(keyId);
+    return connectionView(row!, now);
+  },
+});
