@@ -3,7 +3,14 @@ import { escape } from '../pages/html';
 import { described, when } from './layout';
 
 /** A key as the inbox names who asked: its name and prefix, and its owner. */
-export type AskingKey = { id: string; name: string; prefix: string; owner_email?: string };
+/** Who asked: a key, or an assistant connection (its client's name and host, and the member it acts as). */
+export type AskingKey = {
+  id: string;
+  name: string;
+  prefix: string;
+  owner_email?: string;
+  assistant?: boolean;
+};
 
 const TONE: Record<string, string> = {
   PENDING: 'warn',
@@ -44,6 +51,8 @@ function snapshotHtml(value: unknown): string {
 function askedBy(a: ApprovalView, keys: Map<string, AskingKey>) {
   const key = keys.get(a.requested_by.key_id);
   if (!key) return `<span class="muted">a key no longer listed</span>`;
+  if (key.assistant)
+    return `${escape(key.name)} <span class="muted">(${escape(key.prefix)})</span>${key.owner_email ? `<br><span class="muted">for ${escape(key.owner_email)}</span>` : ''}`;
   return `<code class="nowrap">${escape(key.prefix)}</code> ${escape(key.name)}${key.owner_email ? `<br><span class="muted">${escape(key.owner_email)}</span>` : ''}`;
 }
 
@@ -78,8 +87,11 @@ ${p.decided.length ? `<section class="card" aria-labelledby="decided-h"><h2 id="
 /** Who asked and whether they still may, as `approval show` says it. */
 function requester(a: ShownApproval) {
   const r = a.requester;
-  const key = `key “${escape(r.key_name ?? '?')}” (<code class="nowrap">${escape(r.key_prefix ?? r.key_id)}</code>, ${escape(r.key_state)})`;
-  const owner = `owned by ${escape(r.owner_email ?? r.owner_user_id)} (${escape(r.owner_role ?? 'no longer a member')})`;
+  const key =
+    r.key_kind === 'assistant'
+      ? `the assistant ${escape(r.key_name ?? '?')} (${escape(r.key_prefix ?? r.key_id)}, connection ${escape(r.key_state)})`
+      : `key “${escape(r.key_name ?? '?')}” (<code class="nowrap">${escape(r.key_prefix ?? r.key_id)}</code>, ${escape(r.key_state)})`;
+  const owner = `${r.key_kind === 'assistant' ? 'acting as' : 'owned by'} ${escape(r.owner_email ?? r.owner_user_id)} (${escape(r.owner_role ?? 'no longer a member')})`;
   const valid = r.still_valid
     ? '<span class="tag ok">still valid</span>'
     : `<span class="tag bad">no longer valid</span> ${escape(r.refusal ?? '')}: approving it will be refused`;

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { operations as approvals, type ApprovalView } from '../../domain/approvals';
 import { decisionChallenge, operations as identity, verifyDecisionAssertion } from '../../domain/identity';
 import type { AppContext, RequestState } from '../context';
+import { operations as oauth } from '../../domain/oauth';
 import { inboxPage, requestPage, type AskingKey } from './approval-pages';
 import type { ConsoleKit } from './door';
 import { ConsoleRefusal, memberOf, nowOf, userData, visitOf } from './visit';
@@ -34,7 +35,16 @@ export function approvalRoutes(router: Router<RequestState>, kit: ConsoleKit) {
       kit.run(ctx, approvals.listApprovals, { ...(status && { status }), limit: 100 });
     const pending = (await list('PENDING')).data;
     const decided = (await list()).data.filter((a) => a.status !== 'PENDING').slice(0, LATELY);
-    const keys = (await kit.run(ctx, identity.listApiKeys, {})) as AskingKey[];
+    const keys: AskingKey[] = [
+      ...((await kit.run(ctx, identity.listApiKeys, {})) as AskingKey[]),
+      ...(await kit.run(ctx, oauth.listAssistantConnections, {})).map((c) => ({
+        id: c.id,
+        name: c.client_name,
+        prefix: c.client_host,
+        owner_email: c.member_email,
+        assistant: true,
+      })),
+    ];
     kit.render(
       ctx,
       200,

@@ -17,6 +17,7 @@ type AuditRow = {
   key_prefix: string | null;
   actor_user_id: string | null;
   client_ip: string | null;
+  client_id: string | null;
 };
 
 const OUTCOMES = [
@@ -58,11 +59,13 @@ export function auditRoutes(router: Router<RequestState>, kit: ConsoleKit) {
     }
     const emails = new Map(members.map((m) => [m.user_id, m.email]));
     const who = (r: AuditRow) =>
-      r.key_prefix
-        ? `key <code>${escape(r.key_prefix)}</code>`
-        : r.actor_user_id
-          ? escape(emails.get(r.actor_user_id) ?? 'a former member')
-          : escape(r.door === 'admin' ? 'the operator' : r.door);
+      r.client_id && r.actor_user_id
+        ? `${escape(emails.get(r.actor_user_id) ?? 'a former member')} through the assistant <code>${escape(r.key_prefix ?? r.client_id)}</code>`
+        : r.key_prefix
+          ? `key <code>${escape(r.key_prefix)}</code>`
+          : r.actor_user_id
+            ? escape(emails.get(r.actor_user_id) ?? 'a former member')
+            : escape(r.door === 'admin' ? 'the operator' : r.door);
     const body = rows
       .map(
         (

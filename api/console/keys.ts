@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { operations as identity } from '../../domain/identity';
+import { operations as oauth } from '../../domain/oauth';
 import { SCOPES } from '../../domain/kernel/permissions';
 import type { AppContext, RequestState } from '../context';
 import { escape } from '../pages/html';
@@ -32,7 +33,7 @@ type KeyRow = {
 type KeyForm = { name: string; scopes: string[]; expiresInDays: string; allowedCidrs: string };
 const EMPTY: KeyForm = { name: '', scopes: [], expiresInDays: '90', allowedCidrs: '' };
 
-const status = (k: KeyRow, now: Date) =>
+const status = (k: Pick<KeyRow, 'revoked_at' | 'expires_at'>, now: Date) =>
   k.revoked_at
     ? '<span class="tag bad">revoked</span>'
     : new Date(k.expires_at) <= now
@@ -53,6 +54,38 @@ function keyTable(keys: KeyRow[], base: string, csrf: string, now: Date) {
     )
     .join('');
   return `<table class="stack"><caption class="muted">Newest first</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Owner</th><th scope="col">Scopes</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+type ConnectionRow = {
+  id: string;
+  client_id: string;
+  client_name: string;
+  client_host: string;
+  client_kind: 'document' | 'registered';
+  member_email: string;
+  scopes: string[];
+  expires_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+};
+
+/** The assistants members connected over OAuth, beside the keys: each can be disconnected at once. */
+function connectionTable(connections: ConnectionRow[], base: string, csrf: string, now: Date) {
+  if (connections.length === 0)
+    return '<p>No assistant is connected. A member connects one from the assistant (Claude, ChatGPT and others ask them to sign in here and allow it).</p>';
+  const rows = connections
+    .map(
+      (
+        c,
+      ) => `<tr><td data-label="Assistant"><strong>${escape(c.client_name)}</strong><br><span class="muted">${c.client_kind === 'document' ? escape(c.client_host) : 'registered client <span class="tag warn">unverified</span>'}</span></td>
+<td data-label="Acts as">${escape(c.member_email)}</td>
+<td data-label="Scopes">${c.scopes.map((s) => `<span class="tag">${escape(s)}</span>`).join('')}</td>
+<td data-label="Last used">${c.last_used_at ? when(c.last_used_at) : 'never'}</td>
+<td data-label="Status">${status(c, now)}</td>
+<td class="actions-cell" data-label="">${c.revoked_at ? '' : buttonForm(`${base}/keys/connections/${c.id}/revoke`, 'Disconnect', csrf, { style: 'danger', small: true, ariaLabel: `Disconnect ${c.client_name}`, confirm: `Disconnect ${c.client_name}? Its tokens stop working at once, and what it asked to do that still waits for approval is withdrawn.` })}</td></tr>`,
+    )
+    .join('');
+  return `<table class="stack"><caption class="muted">Newest first</caption><thead><tr><th scope="col">Assistant</th><th scope="col">Acts as</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function createForm(action: string, csrf: string, form: KeyForm, errors: FieldErrors) {
@@ -85,6 +118,7 @@ export function keyRoutes(router: Router<RequestState>, kit: ConsoleKit) {
   ) => {
     const base = kit.base(ctx);
     const keys = (await kit.run(ctx, identity.listApiKeys, {})) as KeyRow[];
+    const connections = (await kit.run(ctx, oauth.listAssistantConnections, {})) as ConnectionRow[];
     const csrf = kit.frame(ctx).csrf;
     // Shown on this answer only: the script turns the history entry into a GET, so a reload lists the keys.
     const shown = created
@@ -97,7 +131,10 @@ export function keyRoutes(router: Router<RequestState>, kit: ConsoleKit) {
       'API keys',
       `<h1>API keys</h1><p class="lede">Keys let your software call the API. Each acts with its owner's live role.</p>
 ${shown}<section class="card" aria-labelledby="keys-h"><h2 id="keys-h">Keys</h2>${keyTable(keys, base, csrf, new Date())}</section>
-${createForm(`${base}/keys`, csrf, form, errors)}`,
+${createForm(`${base}/keys`, csrf, form, errors)}
+<section class="card" aria-labelledby="connections-h"><h2 id="connections-h">Assistant connections</h2>
+<p class="muted">Assistants a member allowed to act as them over OAuth. Each does no more than its scopes and that member's live role allow.</p>
+${connectionTable(connections, base, csrf, new Date())}</section>`,
       { current: 'keys' },
     );
   };
@@ -128,6 +165,12 @@ ${createForm(`${base}/keys`, csrf, form, errors)}`,
       const errors = fieldErrors(err);
       await page(ctx, 422, form, 'ownerEmail' in errors ? { _form: errors.ownerEmail } : errors);
     }
+  });
+
+  router.post('/w/:workspaceId/keys/connections/:id/revoke', admin, async (ctx) => {
+    await kit.run(ctx, oauth.revokeAssistantConnection, { id: ctx.params.id });
+    ctx.status = 303;
+    ctx.redirect(`${kit.base(ctx)}/keys`);
   });
 
   router.post('/w/:workspaceId/keys/:id/revoke', admin, async (ctx) => {

@@ -38,9 +38,16 @@ export const buttonForm = (
   action: string,
   label: string,
   csrf: string,
-  opts: { style?: 'secondary' | 'danger'; small?: boolean; confirm?: string; fields?: string } = {},
+  opts: {
+    style?: 'secondary' | 'danger';
+    small?: boolean;
+    confirm?: string;
+    fields?: string;
+    /** The button's accessible name, where its text alone does not say what it acts on (a row's "Disconnect"). */
+    ariaLabel?: string;
+  } = {},
 ) =>
-  `<form method="post" action="${escape(action)}" class="inline"${opts.confirm ? ` data-confirm="${escape(opts.confirm)}"` : ''}>${csrfField(csrf)}${opts.fields ?? ''}<button type="submit" class="${[opts.style, opts.small && 'small'].filter(Boolean).join(' ')}">${escape(label)}</button></form>`;
+  `<form method="post" action="${escape(action)}" class="inline"${opts.confirm ? ` data-confirm="${escape(opts.confirm)}"` : ''}>${csrfField(csrf)}${opts.fields ?? ''}<button type="submit" class="${[opts.style, opts.small && 'small'].filter(Boolean).join(' ')}"${opts.ariaLabel ? ` aria-label="${escape(opts.ariaLabel)}"` : ''}>${escape(label)}</button></form>`;
 
 /** A form's refusals, by the field they name (`_form` for the form as a whole). */
 export type FieldErrors = Record<string, string>;

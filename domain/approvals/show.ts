@@ -18,6 +18,8 @@ async function requester(data: Data, row: Approval, op: AnyOperation | undefined
     : `the operation ${row.operation} no longer exists`;
   return {
     key_id: row.requested_by_key,
+    /** `assistant`: an assistant connection (the name and prefix are its client's name and host). */
+    key_kind: key?.kind ?? null,
     key_name: key?.name ?? null,
     key_prefix: key?.prefix ?? null,
     key_state: keyState,
@@ -154,8 +156,11 @@ const sampled = (x: Sample) => (x.name ? `${x.name} <${x.address}>` : x.address)
 /** `approval show` for a person: the summary, who asked and whether they still may, and every bound part. */
 export function approvalText(a: ShownApproval): string {
   const r = a.requester;
-  const key = `key "${r.key_name ?? '?'}" (${r.key_prefix ?? r.key_id}, ${r.key_state})`;
-  const owner = `owner ${r.owner_email ?? r.owner_user_id} (${r.owner_role ?? 'no longer a member'})`;
+  const key =
+    r.key_kind === 'assistant'
+      ? `assistant "${r.key_name ?? '?'}" (${r.key_prefix ?? r.key_id}, connection ${r.key_state})`
+      : `key "${r.key_name ?? '?'}" (${r.key_prefix ?? r.key_id}, ${r.key_state})`;
+  const owner = `${r.key_kind === 'assistant' ? 'acting as' : 'owner'} ${r.owner_email ?? r.owner_user_id} (${r.owner_role ?? 'no longer a member'})`;
   const lines = [
     `Approval request ${a.id}: ${a.status}${a.status === 'PENDING' ? `, until ${a.expires_at}` : ''}`,
     `  ${a.summary}`,

@@ -31,7 +31,14 @@ export async function tellDeciders(data: Data, row: Approval, ports: WaitingMail
     '',
     `  ${row.summary}`,
     '',
-    ...(key ? [`Asked with the API key "${key.name}" (${key.prefix}), of ${key.owner_email}.`, ''] : []),
+    ...(key
+      ? [
+          key.kind === 'assistant'
+            ? `Asked by the assistant "${key.name}" (${key.prefix}), acting as ${key.owner_email}.`
+            : `Asked with the API key "${key.name}" (${key.prefix}), of ${key.owner_email}.`,
+          '',
+        ]
+      : []),
     'Read what it will do, then approve or reject it with your passkey, on its page:',
     approvalPage(ports.publicUrl, row.workspace_id, row.id),
     '',

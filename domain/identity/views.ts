@@ -93,7 +93,7 @@ export const AUDIT_ROWS = arrayOf(
   object({
     id: string(),
     at: dateTime,
-    door: oneOf(['rest', 'mcp', 'admin', 'activity', 'public', 'agent', 'console']),
+    door: oneOf(['rest', 'mcp', 'admin', 'activity', 'public', 'agent', 'console', 'oauth']),
     action: string(),
     outcome: oneOf(['allowed', 'refused', 'failed', 'parked']),
     reason: nullable(string()),
@@ -104,6 +104,7 @@ export const AUDIT_ROWS = arrayOf(
     actor_user_id: nullable(uuid),
     request_id: nullable(string()),
     client_ip: nullable(string()),
+    client_id: nullable(string({ description: 'The OAuth client an assistant connection called through.' })),
     details: nullable(
       openObject('What else the call recorded: ids it touched, the refusal it met, who it acted for.'),
     ),

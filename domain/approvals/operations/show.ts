@@ -40,6 +40,11 @@ export const showApproval = defineOperation({
       ),
       requester: object({
         key_id: uuid,
+        key_kind: nullable({
+          ...oneOf(['key', 'assistant']),
+          description:
+            'assistant: an assistant connection a member granted over OAuth (key_name is its client, key_prefix its host, the owner the member it acts as).',
+        }),
         key_name: nullable(string()),
         key_prefix: nullable(string()),
         key_state: oneOf(['live', 'revoked', 'expired', 'missing']),
