@@ -97,6 +97,7 @@ export function stackBanner(p: BannerParts): string {
       (url, i) => `${pad(p.apiUrls.length > 1 ? `API ${i + 1} base URL` : 'API base URL')}${url}/api/v1`,
     ),
     `${pad('Console')}${p.publicUrl}/app   (sign in as ${p.demo.adminEmail}: the link arrives in the mail below)`,
+    `${pad('Assistants')}${p.publicUrl}/api/mcp   (a key as bearer, or OAuth: a connector signs in on the console)`,
     `${pad('Temporal Web UI')}${p.temporalUiUrl ?? `(external Temporal at ${p.temporalAddress})`}`,
     `${pad('Mail sent')}${mail ? `${mail.webUrl}   (MailDev; SMTP ${mail.smtpUrl})` : `via ${p.env.SMTP_URL?.replace(/\/\/[^@/]*@/, '//')}`}`,
     p.dkim

@@ -243,6 +243,7 @@ export function consentRoutes(router: Router<RequestState>, kit: ConsoleKit) {
     const grantId = await grant.save();
     try {
       await kit.run(ctx, operations.grantAssistantConnection, {
+        memberId: userId,
         grantId,
         clientId: pending.client.id,
         clientName: pending.client.name,

@@ -67,12 +67,15 @@ function storage(db: DataSource, documents: ReturnType<typeof clientDocuments>) 
 }
 
 /**
- * What a client may register or publish: redirect URIs over https, or over http to a loopback address
+ * What a client may register or publish (its `scope` aside, which is dropped): redirect URIs over https, or over http to a loopback address
  * only (a native app, RFC 8252: any port of it); at most ten. A client whose every redirect URI is a
  * loopback one is a native app, whatever it said.
  */
 function redirectPolicy(_ctx: unknown, key: string, _value: unknown, metadata: Record<string, unknown>) {
   if (key !== 'software_id') return;
+  // A client's `scope` limits nothing here: what its tokens may do is what a member consents to, each
+  // time. Clients register the scopes the metadata advertises (the provider knows only OpenID's).
+  delete metadata.scope;
   const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
   if (uris.length > MAX_REDIRECT_URIS)
     throw new errors.InvalidClientMetadata(`at most ${MAX_REDIRECT_URIS} redirect_uris`);

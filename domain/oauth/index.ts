@@ -5,13 +5,13 @@
  * This file is its public face: nothing outside domain/oauth/ imports anything but this file.
  */
 
-import { revokeRegisteredClient } from './operations/client-revoke';
-import { listRegisteredClients } from './operations/client-list';
-import { grantAssistantConnection } from './operations/connection-grant';
-import { listAssistantConnections } from './operations/connection-list';
-import { revokeAssistantConnection } from './operations/connection-revoke';
-import { listOauthKeys } from './operations/key-list';
-import { rotateSigningKey } from './operations/key-rotate';
+import { revokeRegisteredClient } from './operations/revoke-client';
+import { listRegisteredClients } from './operations/clients';
+import { grantAssistantConnection } from './operations/connect';
+import { listAssistantConnections } from './operations/connections';
+import { revokeAssistantConnection } from './operations/disconnect';
+import { listOauthKeys } from './operations/keys';
+import { rotateSigningKey } from './operations/rotate-key';
 import { AssistantConnectionEntity, OauthRecordEntity, SigningKeyEntity } from './entities';
 
 /** The operations this area registers. */

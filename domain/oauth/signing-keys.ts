@@ -50,7 +50,7 @@ export async function loadSigningKeys(db: DataSource, secretsKey: Buffer): Promi
         return JSON.parse(decryptSecret(r.sealed, sealingKey(secretsKey))) as SigningJwk;
       } catch {
         throw new Error(
-          `OAuth signing key ${r.kid} does not open with SECRETS_KEY: rotate the keys (npm run -s admin -- oauth-keys rotate) after changing SECRETS_KEY`,
+          `OAuth signing key ${r.kid} does not open with SECRETS_KEY: rotate the keys (npm run -s admin -- oauth rotate-key) after changing SECRETS_KEY`,
         );
       }
     });

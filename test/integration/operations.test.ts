@@ -15,6 +15,7 @@ import { runOperation, type RunOptions } from '../../domain/kernel/runner';
 import { addConnection } from '../../domain/connections/operations/add';
 import { createLead } from '../../domain/leads/operations/create';
 import { allOperations } from '../../domain/registry';
+import { operations as oauth } from '../../domain/oauth';
 import { unsubscribeLinks } from '../../domain/conversations/unsubscribe-links';
 import { pageLinks } from '../../domain/conversations/page-links';
 import { QUOTE_PAGE_PATH } from '../../domain/sales/quote-lifecycle';
@@ -74,6 +75,9 @@ const TABLES = [
   'quotes',
   'quote_signatures',
   'invoices',
+  'assistant_connections',
+  'oauth_records',
+  'oauth_signing_keys',
 ];
 
 const snapshot = async (db: DataSource) =>
@@ -241,6 +245,23 @@ async function populated(db: DataSource, services: Services) {
     [workspaceId, acceptedQuote!.id],
   );
   const invoice = await runOperation(services, issueInvoice, as, { quote: invoicedQuote!.id });
+  // An assistant a member connected over OAuth, and a client that registered itself.
+  const assistant = await runOperation(
+    services,
+    oauth.grantAssistantConnection,
+    as,
+    assistantConsent(w.key.owner_user_id),
+    { workspaceId },
+  );
+  const registeredClientId = `client-${randomUUID()}`;
+  await db.query(`INSERT INTO oauth_records (model, id, payload) VALUES ('Client', $1, $2)`, [
+    registeredClientId,
+    JSON.stringify({
+      client_id: registeredClientId,
+      client_name: 'Registered',
+      redirect_uris: ['https://client.example/cb'],
+    }),
+  ]);
   return {
     ...w,
     workspaceId,
@@ -271,8 +292,21 @@ async function populated(db: DataSource, services: Services) {
     deliveryId: delivery!.id,
     connectionId: connection.id,
     approvalId: approval!.id,
+    assistantConnectionId: assistant.id,
+    registeredClientId,
   };
 }
+
+/** A member's consent to an assistant, as the console's consent page records it. */
+const assistantConsent = (memberId: string) => ({
+  memberId,
+  grantId: randomUUID(),
+  clientId: 'https://assistant.example/client.json',
+  clientName: 'Assistant',
+  clientHost: 'assistant.example',
+  clientKind: 'document',
+  scopes: ['leads:read'],
+});
 type Populated = Awaited<ReturnType<typeof populated>>;
 
 /**
@@ -423,6 +457,13 @@ const INPUTS: Record<string, (w: Populated) => Record<string, unknown>> = {
   'invoice.get': (w) => ({ invoice: w.invoiceId }),
   'invoice.list': () => ({}),
   'event.list_types': () => ({}),
+  'assistant.connect': (w) => assistantConsent(w.key.owner_user_id),
+  'assistant.connections': () => ({}),
+  'assistant.disconnect': (w) => ({ id: w.assistantConnectionId }),
+  'oauth.clients': () => ({}),
+  'oauth.revoke_client': (w) => ({ clientId: w.registeredClientId }),
+  'oauth.keys': () => ({}),
+  'oauth.rotate_key': () => ({}),
 };
 
 describe('every operation, through the one runner', () => {

@@ -9,7 +9,7 @@ import { SIGNING_KEYS } from '../views';
  * turn).
  */
 export const rotateSigningKey = defineOperation({
-  name: 'oauth_key.rotate',
+  name: 'oauth.rotate_key',
   title: "Rotate the authorization server's signing key",
   description:
     'Makes a new signing key (sealed with SECRETS_KEY) and retires the others, which stay published for a day. API processes sign with it from their next start.',
@@ -20,7 +20,7 @@ export const rotateSigningKey = defineOperation({
   ...WRITE,
   input: yup.object({}),
   output: SIGNING_KEYS,
-  doors: { admin: { command: 'oauth-keys rotate' } },
+  doors: { admin: { command: 'oauth rotate-key' } },
   summary: () => "Rotate the authorization server's signing key",
   run: async (ctx) => {
     const rotated = await rotateSigningKeys(ctx.data, ctx.services.secretsKey);

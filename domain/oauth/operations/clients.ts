@@ -6,7 +6,7 @@ import { REGISTERED_CLIENT, registeredClientView } from '../views';
 
 /** The operator's view of every client that registered itself (RFC 7591), newest first (at most 500). */
 export const listRegisteredClients = defineOperation({
-  name: 'oauth_client.list',
+  name: 'oauth.clients',
   title: 'List registered OAuth clients',
   description:
     'Every OAuth client that registered itself (Dynamic Client Registration), newest first, with what it said of itself: its name and redirect URIs, unverified.',
@@ -17,7 +17,7 @@ export const listRegisteredClients = defineOperation({
   ...READ_ONLY,
   input: yup.object({}),
   output: arrayOf(REGISTERED_CLIENT),
-  doors: { admin: { command: 'oauth-clients list' } },
+  doors: { admin: { command: 'oauth clients' } },
   summary: () => 'List the registered OAuth clients',
   run: async (ctx) => (await registeredClients(ctx.data)).map(registeredClientView),
 });

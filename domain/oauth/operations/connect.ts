@@ -1,5 +1,6 @@
 import * as yup from 'yup';
-import { issueAssistantCredential } from '../../identity';
+import { issueAssistantCredential, roleOf } from '../../identity';
+import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
 import { SCOPES, type Scope } from '../../kernel/permissions';
@@ -17,7 +18,7 @@ const text = (name: string, max: number) =>
  * connection's credential carries the scopes, the member and the revocation every call reads.
  */
 export const grantAssistantConnection = defineOperation({
-  name: 'assistant_connection.grant',
+  name: 'assistant.connect',
   title: 'Connect an assistant',
   description:
     "Records a member's consent to an OAuth client: its access tokens act as the member in this workspace with the granted scopes, narrowed on every call by the member's live role.",
@@ -27,6 +28,10 @@ export const grantAssistantConnection = defineOperation({
   operatorOnly: true,
   ...WRITE,
   input: yup.object({
+    memberId: describe(
+      yup.string().uuid('memberId must be a UUID').required('memberId is required'),
+      'The member who consented (the console: the signed-in member; nobody else).',
+    ),
     grantId: describe(text('grantId', 200), "The authorization server's grant the tokens belong to."),
     clientId: describe(text('clientId', 2000), "The client's id."),
     clientName: describe(text('clientName', 200), 'The name the consent page showed.'),
@@ -59,10 +64,13 @@ export const grantAssistantConnection = defineOperation({
   summary: (i) => `Connect ${i.clientName} (${i.clientHost})`,
   run: async (ctx, i) => {
     const workspaceId = ctx.workspaceId!;
-    if (ctx.actor.type !== 'member') throw new Error('a connection is granted by a member, as themselves');
+    // A member consents for themselves only; the operator (trusted shell access) records it for one.
+    if (ctx.actor.type === 'member' && ctx.actor.userId !== i.memberId)
+      throw new DomainError('forbidden', 'Not allowed.', {}, 'a member consenting for someone else');
+    if ((await roleOf(ctx.data, i.memberId)) === null) throw notFound('member');
     const now = ctx.services.clock?.() ?? new Date();
     const keyId = await issueAssistantCredential(ctx.data, {
-      memberId: ctx.actor.userId,
+      memberId: i.memberId,
       clientName: i.clientName,
       clientHost: i.clientHost,
       scopes: [...new Set(i.scopes)],

@@ -14,7 +14,7 @@ import { CONNECTION, connectionView } from '../views';
  * that still waits is withdrawn, all in one transaction.
  */
 export const revokeAssistantConnection = defineOperation({
-  name: 'assistant_connection.revoke',
+  name: 'assistant.disconnect',
   title: 'Revoke an assistant connection',
   description:
     'Revokes an assistant connection: its tokens stop working at once, and every approval request it parked that is still waiting is withdrawn (CANCELLED, reason "requester connection revoked").',
@@ -29,7 +29,7 @@ export const revokeAssistantConnection = defineOperation({
     id: describe(yup.string().uuid('id must be a UUID').required('id is required'), 'The connection id.'),
   }),
   output: CONNECTION,
-  doors: { admin: { command: 'assistant-connections revoke', flags: (f) => ({ id: f.id }) }, console: true },
+  doors: { admin: { command: 'assistant disconnect', flags: (f) => ({ id: f.id }) }, console: true },
   summary: (i) => `Revoke the assistant connection ${i.id}`,
   run: async (ctx, i) => {
     const found = await connectionsIn(ctx.data).find(i.id);

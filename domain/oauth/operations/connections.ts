@@ -6,7 +6,7 @@ import { MANAGE_CONNECTIONS } from '../requirements';
 import { CONNECTION, connectionView } from '../views';
 
 export const listAssistantConnections = defineOperation({
-  name: 'assistant_connection.list',
+  name: 'assistant.connections',
   title: 'List assistant connections',
   description:
     "The workspace's assistant connections, newest first: each client, the member it acts as, its scopes, when it was last used and whether it is live.",
@@ -17,7 +17,7 @@ export const listAssistantConnections = defineOperation({
   ...READ_ONLY,
   input: yup.object({}),
   output: arrayOf(CONNECTION),
-  doors: { admin: { command: 'assistant-connections list' }, console: true },
+  doors: { admin: { command: 'assistant connections' }, console: true },
   summary: () => 'List the assistant connections',
   run: async (ctx) => {
     const now = ctx.services.clock?.() ?? new Date();

@@ -12,7 +12,7 @@ import { forgetClient, registeredClients } from '../repository/records';
  * would have to consent again.
  */
 export const revokeRegisteredClient = defineOperation({
-  name: 'oauth_client.revoke',
+  name: 'oauth.revoke_client',
   title: 'Revoke a registered OAuth client',
   description:
     "Deletes a registered client and everything issued to it: its tokens stop working at once, and every workspace's connection to it is revoked.",
@@ -36,7 +36,7 @@ export const revokeRegisteredClient = defineOperation({
     required: ['client_id', 'connections_revoked', 'records_ended'],
     additionalProperties: false,
   },
-  doors: { admin: { command: 'oauth-clients revoke', flags: (f) => ({ clientId: f['client-id'] }) } },
+  doors: { admin: { command: 'oauth revoke-client', flags: (f) => ({ clientId: f['client-id'] }) } },
   summary: (i) => `Revoke the registered OAuth client ${i.clientId}`,
   run: async (ctx, i) => {
     const known = (await registeredClients(ctx.data)).some((c) => c.id === i.clientId);

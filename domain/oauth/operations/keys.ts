@@ -4,7 +4,7 @@ import { listSigningKeys } from '../signing-keys';
 import { SIGNING_KEYS } from '../views';
 
 export const listOauthKeys = defineOperation({
-  name: 'oauth_key.list',
+  name: 'oauth.keys',
   title: "List the authorization server's signing keys",
   description: 'The signing keys by id and date, newest first, and which one is live; never the keys.',
   returns: 'The keys, newest first, and which one is live.',
@@ -14,7 +14,7 @@ export const listOauthKeys = defineOperation({
   ...READ_ONLY,
   input: yup.object({}),
   output: SIGNING_KEYS,
-  doors: { admin: { command: 'oauth-keys list' } },
+  doors: { admin: { command: 'oauth keys' } },
   summary: () => "List the authorization server's signing keys",
   run: async (ctx) => {
     const keys = await listSigningKeys(ctx.data);
