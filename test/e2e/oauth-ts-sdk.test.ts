@@ -217,6 +217,7 @@ describe('the official MCP TypeScript client connects over OAuth, decided by a m
           [credential?.kind, credential?.owner_user_id, [...(credential?.scopes ?? [])].sort()],
           ['assistant', memberId, [...KEPT].sort()],
         );
+        assert.deepEqual(b.violations, [], 'no page needed anything its policy forbids');
       });
 
       it('lists exactly the tools the narrowed consent allows, and acts as the member', async () => {
