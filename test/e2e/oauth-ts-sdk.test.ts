@@ -294,14 +294,19 @@ describe('the official MCP TypeScript client connects over OAuth, decided by a m
         assert.deepEqual(audit, { client_id: clientId, actor_user_id: memberId });
       });
 
-      // AWAITS the console approval page work (another engineer's, concurrent): the request's page names
-      // the client that asked, and the member it asked as.
-      it('[awaits the approval page work] shows the client and the member on the console approval page', async () => {
+      // The request's page names the client that asked, and the member it asked as.
+      it('shows the client and the member on the console approval page', async () => {
         const res = await page.goto(`${stack.url}/app/w/${s.workspace.id}/approvals/${approvalId}`);
         assert.equal(res?.status(), 200);
         const main = await b.text('main');
-        assert.ok(main.includes(clientName), `the client's name on the approval page:\n${main}`);
-        assert.ok(main.includes(MEMBER), `the member on the approval page:\n${main}`);
+        assert.ok(
+          main.includes(`the assistant ${clientName}`),
+          `the client, as the assistant that asked, on the approval page:\n${main}`,
+        );
+        assert.ok(
+          main.includes(`acting as ${MEMBER}`),
+          `the member it acts as, on the approval page:\n${main}`,
+        );
       });
 
       it('refreshes silently once its access token is gone, with a rotated refresh token', async () => {
@@ -338,9 +343,8 @@ describe('the official MCP TypeScript client connects over OAuth, decided by a m
         );
       });
 
-      // AWAITS the keys page work (another engineer's, concurrent): /app/w/<ws>/keys lists the
-      // connections under "Assistant connections", each with a Disconnect form.
-      it('[awaits the keys page work] is disconnected by the member on the console; its next call is refused', async () => {
+      // /app/w/<ws>/keys lists the connections under "Assistant connections", each with a Disconnect form.
+      it('is disconnected by the member on the console; its next call is refused', async () => {
         await page.goto(`${stack.url}/app/w/${s.workspace.id}/keys`);
         assert.ok(
           await page.$('::-p-aria(Assistant connections[role="heading"])'),
@@ -356,7 +360,14 @@ describe('the official MCP TypeScript client connects over OAuth, decided by a m
           `/app/w/${s.workspace.id}/keys/connections/${connection.key_id}/revoke`,
           'post',
         ]);
+        // The console asks before it disconnects: the question names the assistant.
+        const asked: string[] = [];
+        page.once('dialog', (d) => {
+          asked.push(d.message());
+          void d.accept();
+        });
         await Promise.all([page.waitForNavigation(), button.click()]);
+        assert.match(asked[0] ?? '', new RegExp(`^Disconnect ${clientName}\\?`));
 
         const authorizations = provider.authorizations.length;
         // The access token is gone with the grant (401), the refresh token too (invalid_grant): the SDK
@@ -387,7 +398,7 @@ describe('the official MCP TypeScript client connects over OAuth, decided by a m
         assert.equal(approval?.status, 'CANCELLED', 'what it parked is withdrawn');
         const [audit] = await s.db.query<{ door: string; actor_user_id: string }[]>(
           `SELECT door, actor_user_id FROM audit_log
-            WHERE action = 'assistant_connection.revoke' AND outcome = 'allowed' AND details->>'connection_id' = $1`,
+            WHERE action = 'assistant.disconnect' AND outcome = 'allowed' AND details->>'connection_id' = $1`,
           [connection.key_id],
         );
         assert.deepEqual(audit, { door: 'console', actor_user_id: memberId });
