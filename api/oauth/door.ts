@@ -70,7 +70,8 @@ export function oauthDoor(
   });
 
   const registrationLimit: Middleware<RequestState> = async (ctx, next) => {
-    if (ctx.method === 'POST' && ctx.path === '/oauth/reg') {
+    // Every spelling the provider's router takes for its registration endpoint (a trailing slash, any case).
+    if (ctx.method === 'POST' && /^\/oauth\/reg\/?$/i.test(ctx.path)) {
       const { hits, reset } = await windows.count(`oauth_register:${bucketOf(ctx.state.clientIp)}`);
       const limit = settings.registrationsPerMinute;
       ctx.set('RateLimit', `"oauth_register";r=${Math.max(0, limit - hits)};t=${reset}`);

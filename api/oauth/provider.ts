@@ -9,7 +9,7 @@ import Provider, {
 import type { DataSource } from 'typeorm';
 import { Data } from '../../domain/kernel/data';
 import { SCOPES } from '../../domain/kernel/permissions';
-import { CONNECTION_DAYS, recordsOf, type SigningJwk } from '../../domain/oauth';
+import { CONNECTION_DAYS, grantLive, recordsOf, type SigningJwk } from '../../domain/oauth';
 import { clientDocuments, isDocumentClientId, type DocumentPolicy } from './client-documents';
 
 /** Access tokens live 15 minutes; a refresh token 30 days (each use rotates it); a grant as long as its connection. */
@@ -82,8 +82,12 @@ function redirectPolicy(_ctx: unknown, key: string, _value: unknown, metadata: R
   const loopback = (u: URL) => u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname);
   for (const raw of uris) {
     const u = typeof raw === 'string' ? URL.parse(raw) : null;
-    if (!u || !(u.protocol === 'https:' || loopback(u)))
-      throw new errors.InvalidRedirectUri('redirect_uris must use https, or http to a loopback address');
+    if (!u || !(u.protocol === 'https:' || loopback(u))) {
+      // RFC 7591's error for a refused redirect URI, with why (its constructor takes no description).
+      const refused = new errors.InvalidRedirectUri();
+      refused.error_description = 'redirect_uris must use https, or http to a loopback address';
+      throw refused;
+    }
   }
   if (uris.length > 0 && uris.every((raw) => loopback(new URL(raw as string))))
     metadata.application_type = 'native';
@@ -190,7 +194,13 @@ export function authorizationServer(s: AuthorizationServerSettings): Provider {
       Interaction: INTERACTION_SECONDS,
     },
     interactions: { policy, url: (_ctx, interaction) => `/app/oauth/${interaction.uid}` },
-    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    // At every code exchange and refresh: a grant whose connection was revoked, expired or lost its
+    // member gets no token (invalid_grant), whatever ended it.
+    findAccount: async (_ctx, sub, token) => {
+      const grantId = token && 'grantId' in token ? token.grantId : undefined;
+      if (grantId && !(await grantLive(new Data(s.db.manager, undefined), grantId))) return undefined;
+      return { accountId: sub, claims: () => ({ sub }) };
+    },
     extraClientMetadata: { properties: ['software_id'], validator: redirectPolicy },
     renderError: (ctx, out) => {
       ctx.type = 'html';
@@ -216,11 +226,14 @@ export function authorizationServer(s: AuthorizationServerSettings): Provider {
 
 /** The authorization server's refusals, each on its request's audit row with the precise reason. */
 function auditProvider(provider: Provider) {
-  const refused = (ctx: KoaContextWithOIDC, err: Error & { error?: string; error_detail?: string }) => {
+  const refused = (
+    ctx: KoaContextWithOIDC,
+    err: Error & { error?: string; error_detail?: string; error_description?: string },
+  ) => {
     const client = ctx.oidc?.client?.clientId ?? ctx.oidc?.params?.client_id;
     const state = stateOf(ctx);
     if (state && typeof client === 'string') state.auditClientId = client.slice(0, 2000);
-    noteRefusal(ctx, `${err.error ?? err.name}: ${err.error_detail ?? err.message}`);
+    noteRefusal(ctx, `${err.error ?? err.name}: ${err.error_detail ?? err.error_description ?? err.message}`);
   };
   provider.on('authorization.error', refused);
   provider.on('grant.error', refused);

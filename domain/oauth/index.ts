@@ -31,7 +31,7 @@ export const entities = [OauthRecordEntity, SigningKeyEntity, AssistantConnectio
 /** The authorization server's storage: one model's records (the API's adapter), and its expired records swept. */
 export { recordsOf, sweepRecords } from './repository/records';
 /** The credential an access token's grant stands for (on every assistant request), and its connection. */
-export { connectionByGrant, connectionOfGrant } from './repository/connections';
+export { connectionByGrant, connectionOfGrant, grantLive } from './repository/connections';
 /** The signing keys, live first, as the API's authorization server starts with them. */
 export { loadSigningKeys } from './signing-keys';
 export type { SigningJwk } from './signing-keys';

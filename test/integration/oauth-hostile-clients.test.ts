@@ -151,31 +151,16 @@ describe('the authorization server refuses hostile clients and forged consent, a
       assert.deepEqual(await tally(t.db), before);
     });
 
-    /**
-     * PRODUCTION BUG, shown here and marked `todo` so the run stays green until it is fixed:
-     * api/oauth/provider.ts redirectPolicy throws `new errors.InvalidRedirectUri('redirect_uris must
-     * use https, ...')`, but oidc-provider's InvalidRedirectUri takes no description: the client is
-     * told "redirect_uri did not match any of the client's registered redirect_uris" (about an
-     * authorization request, not a registration) and the audit row says only the code.
-     * `new errors.InvalidClientMetadata('redirect_uris must use https, ...')` answers
-     * invalid_redirect_uri with that description.
-     */
-    it(
-      'tells the registering client why its redirect URI is refused',
-      {
-        todo: 'PRODUCTION BUG: the refusal of an http redirect URI at registration gives the wrong description',
-      },
-      async () => {
-        const res = await register({
-          client_name: 'Plain http',
-          redirect_uris: ['http://assistant.example/cb'],
-        });
-        const body = (await res.json()) as { error?: string; error_description?: string };
-        assert.equal(body.error, 'invalid_redirect_uri');
-        assert.match(body.error_description ?? '', /https, or http to a loopback address/);
-        await assertRefusedAudit(t.db, res, 'oauth', /https, or http to a loopback address/);
-      },
-    );
+    it('tells the registering client why its redirect URI is refused', async () => {
+      const res = await register({
+        client_name: 'Plain http',
+        redirect_uris: ['http://assistant.example/cb'],
+      });
+      const body = (await res.json()) as { error?: string; error_description?: string };
+      assert.equal(body.error, 'invalid_redirect_uri');
+      assert.match(body.error_description ?? '', /https, or http to a loopback address/);
+      await assertRefusedAudit(t.db, res, 'oauth', /https, or http to a loopback address/);
+    });
 
     it('a registered loopback redirect URI takes any port (RFC 8252), never another path or host', async () => {
       const clientId = await registered(stack);
@@ -237,38 +222,28 @@ describe('the authorization server refuses hostile clients and forged consent, a
       }
     });
 
-    /**
-     * PRODUCTION BUG, shown here and marked `todo` so the run stays green until it is fixed: the
-     * limit in api/oauth/door.ts counts `ctx.path === '/oauth/reg'` only, but the provider's router
-     * matches without regard to case and with a trailing slash, so POST /oauth/reg/, /oauth/Reg and
-     * /oauth/REG/ register clients (201) past the limit, uncounted.
-     */
-    it(
-      'the limit holds whatever the spelling of the registration path',
-      { todo: 'PRODUCTION BUG: POST /oauth/reg/ and /oauth/Reg register past the registration limit' },
-      async () => {
-        const limited = await oauthStack(t.db, {
-          registrationsPerMinute: 1,
-          config: { trustedProxyHops: 1 },
-        });
-        try {
-          const at = (path: string) =>
-            fetch(`${limited.url}${path}`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.9' },
-              body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-            });
-          await until('an early second of the minute', () => new Date().getSeconds() < 45, 20_000);
-          assert.equal((await at('/oauth/reg')).status, 201);
-          const before = await tally(t.db);
-          for (const path of ['/oauth/reg', '/oauth/reg/', '/oauth/Reg', '/oauth/REG/'])
-            assert.equal((await at(path)).status, 429, path);
-          assert.equal((await tally(t.db)).Client, before.Client);
-        } finally {
-          await limited.close();
-        }
-      },
-    );
+    it('the limit holds whatever the spelling of the registration path', async () => {
+      const limited = await oauthStack(t.db, {
+        registrationsPerMinute: 1,
+        config: { trustedProxyHops: 1 },
+      });
+      try {
+        const at = (path: string) =>
+          fetch(`${limited.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.9' },
+            body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+          });
+        await until('an early second of the minute', () => new Date().getSeconds() < 45, 20_000);
+        assert.equal((await at('/oauth/reg')).status, 201);
+        const before = await tally(t.db);
+        for (const path of ['/oauth/reg', '/oauth/reg/', '/oauth/Reg', '/oauth/REG/'])
+          assert.equal((await at(path)).status, 429, path);
+        assert.equal((await tally(t.db)).Client, before.Client);
+      } finally {
+        await limited.close();
+      }
+    });
   });
 
   describe('the consent page', () => {

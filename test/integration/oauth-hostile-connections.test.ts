@@ -143,12 +143,29 @@ describe('an access token reaches only what its connection may, for as long as i
     assert.equal((await call(c.access, 'lead.get', { leadId: existing.id })).result?.isError, undefined);
 
     await asOperator(services, removeMember, { email: w.email }, { workspaceId: w.workspace.id });
-    // The token still authenticates, but its member can do nothing here: no tool is offered, none runs.
+    // A removal revokes the connections the member made: the next call is 401, so the client knows to
+    // ask again (and the consent page refuses someone who is no member).
     const gone = await call(c.access, 'lead.get', { leadId: existing.id });
-    assert.deepEqual(gone.body?.error, { code: -32602, message: 'Unknown tool: lead.get' });
-    assert.equal(gone.result, undefined);
-    await assertRefusedAudit(t.db, gone, 'mcp', /^tool lead\.get is unknown or not allowed for this key$/);
-    assert.deepEqual(await toolsOf(c.access), []);
+    assert.equal(gone.status, 401);
+    assert.match(
+      gone.headers.get('www-authenticate') ?? '',
+      /^Bearer error="invalid_token", resource_metadata=/,
+    );
+    await assertRefusedAudit(t.db, gone, 'mcp', /^connection revoked$/);
+    const [credential] = await t.db.query<{ revoked_at: Date | null }[]>(
+      `SELECT revoked_at FROM api_keys WHERE id = $1`,
+      [c.keyId],
+    );
+    assert.ok(credential?.revoked_at, 'the connection is revoked with the removal');
+    // Its refresh token gets no new access token either.
+    const refreshed = await tokenRequest(stack, {
+      grant_type: 'refresh_token',
+      refresh_token: c.refresh,
+      client_id: c.clientId,
+      resource: stack.mcp,
+    });
+    assert.equal(refreshed.status, 400);
+    assert.equal(refreshed.body.error, 'invalid_grant');
   });
 
   describe('revoking a connection', () => {

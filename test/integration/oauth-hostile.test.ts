@@ -247,32 +247,18 @@ describe('the authorization server refuses hostile uses of codes and tokens, and
   });
 
   describe('audit reasons', () => {
-    /**
-     * PRODUCTION GAP, shown here and marked `todo` so the run stays green until it is fixed:
-     * api/oauth/provider.ts auditProvider writes `${err.error}: ${err.error_detail ?? err.message}`,
-     * but oidc-provider's InvalidRequest, InvalidRedirectUri and InvalidTarget carry their reason in
-     * `error_description` (their `message` is the bare code), so each such audit row reads
-     * "invalid_request: invalid_request" while the client was told why. Writing
-     * `err.error_detail ?? err.error_description ?? err.message` keeps it.
-     */
-    it(
-      'name the precise reason of every authorization-endpoint refusal, as the client was told it',
-      {
-        todo: 'PRODUCTION GAP: the audit reason of invalid_request, invalid_redirect_uri and invalid_target is the bare error code',
-      },
-      async () => {
-        const clientId = await registered(stack);
-        const cases: [Record<string, string>, RegExp][] = [
-          [request(clientId, { code_challenge_method: 'plain' }), /code_challenge_method/],
-          [request(clientId, { code_challenge: undefined, code_challenge_method: undefined }), /PKCE/],
-          [request(clientId, { resource: ELSEWHERE }), /resource indicator/],
-          [request(clientId, { redirect_uri: 'http://127.0.0.1:4567/elsewhere' }), /redirect_uri/],
-        ];
-        for (const [params, reason] of cases) {
-          const answer = await authorizationRequest(stack, new CookieJar(), params);
-          await assertRefusedAudit(t.db, answer.res, 'oauth', reason);
-        }
-      },
-    );
+    it('name the precise reason of every authorization-endpoint refusal, as the client was told it', async () => {
+      const clientId = await registered(stack);
+      const cases: [Record<string, string>, RegExp][] = [
+        [request(clientId, { code_challenge_method: 'plain' }), /code_challenge_method/],
+        [request(clientId, { code_challenge: undefined, code_challenge_method: undefined }), /PKCE/],
+        [request(clientId, { resource: ELSEWHERE }), /resource indicator/],
+        [request(clientId, { redirect_uri: 'http://127.0.0.1:4567/elsewhere' }), /redirect_uri/],
+      ];
+      for (const [params, reason] of cases) {
+        const answer = await authorizationRequest(stack, new CookieJar(), params);
+        await assertRefusedAudit(t.db, answer.res, 'oauth', reason);
+      }
+    });
   });
 });

@@ -3,6 +3,7 @@ import { authorityLost } from '../../kernel/gate';
 import { notFound } from '../../kernel/errors';
 import { defineOperation } from '../../kernel/operation';
 import { MEMBERSHIP, membershipView } from '../views';
+import { keysIn } from '../repository/api-keys';
 import { membersIn } from '../repository/members';
 import { MEMBER_CHANGE } from '../requirements';
 import { memberEmailField } from '../schemas';
@@ -11,7 +12,8 @@ import { endSessionsOf } from '../sessions';
 /**
  * Removes a member; their keys stay on record but are refused from the next call, their waiting
  * approval requests are withdrawn with the removal, and their console sessions end at once (a session is
- * the person's: they sign in again for the workspaces they still belong to).
+ * the person's: they sign in again for the workspaces they still belong to). The assistants they
+ * connected are revoked: a consent is the person's, and adding them back does not bring it back.
  */
 export const removeMember = defineOperation({
   ...MEMBER_CHANGE,
@@ -36,7 +38,13 @@ export const removeMember = defineOperation({
       reason: 'requester removed from the workspace',
     });
     const sessionsEnded = await endSessionsOf(ctx.data, removed.user_id, 'removed');
-    ctx.audit(workspaceId, { email: i.email, ...withdrawn, sessions_ended: sessionsEnded });
+    const assistantsRevoked = await keysIn(ctx.data).revokeAssistantsOf(removed.user_id);
+    ctx.audit(workspaceId, {
+      email: i.email,
+      ...withdrawn,
+      sessions_ended: sessionsEnded,
+      assistant_connections_revoked: assistantsRevoked,
+    });
     return {
       ...membershipView({ workspaceId, userId: removed.user_id, email: i.email, role: removed.role }),
       removed: true,

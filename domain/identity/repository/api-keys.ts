@@ -1,3 +1,4 @@
+import { IsNull } from 'typeorm';
 import type { Data } from '../../kernel/data';
 import type { Role, Scope } from '../../kernel/permissions';
 import { ApiKeyEntity, type ApiKey } from '../entities';
@@ -21,6 +22,14 @@ export const keysIn = (data: Data) => {
     lockKey: (id: string) => keys.findOne({ id, kind: 'key' }, { lock: true }),
     revoke: async (id: string): Promise<ApiKey> =>
       (await keys.update({ id }, { revoked_at: () => 'clock_timestamp()' }))[0]!,
+    /** Revokes the assistant connections a member made here (their removal); answers how many. */
+    revokeAssistantsOf: async (userId: string): Promise<number> =>
+      (
+        await keys.update(
+          { owner_user_id: userId, kind: 'assistant', revoked_at: IsNull() },
+          { revoked_at: () => 'clock_timestamp()' },
+        )
+      ).length,
     /** The keys (not the assistant connections' credentials), newest first. */
     list: () => keys.find({ kind: 'key' }, { order: { created_at: 'DESC' } }),
     /**

@@ -58,3 +58,18 @@ export const connectionOfGrant = async (
 /** The connection of a grant, with its workspace, when the authorization server ends the grant itself. */
 export const connectionByGrant = (data: Data, grantId: string) =>
   data.global(AssistantConnectionEntity).findOne({ grant_id: grantId });
+
+/**
+ * Whether a grant's connection may still get tokens: its credential live (not revoked, not expired) and
+ * its member still a member. SQL: one read joining the credential and the membership.
+ */
+export const grantLive = async (data: Data, grantId: string): Promise<boolean> => {
+  const [row] = await data.sql<{ live: boolean }[]>(
+    `SELECT k.revoked_at IS NULL AND k.expires_at > clock_timestamp() AND m.user_id IS NOT NULL AS live
+       FROM assistant_connections c JOIN api_keys k ON k.id = c.key_id
+       LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_user_id
+      WHERE c.grant_id = $1`,
+    [grantId],
+  );
+  return row?.live ?? false;
+};
