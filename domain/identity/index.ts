@@ -104,6 +104,8 @@ export type { HandOver, MailOutcome, MailResult } from './workflow-contract';
 
 /** An assistant connection's credential: issued beside the keys, revoked as a key is (its parked requests withdrawn). */
 export { issueAssistantCredential, revokeCredential } from './credentials';
+/** The input field of what a credential may do (its scopes), as key.create and assistant.connect take it. */
+export { scopesField } from './schemas';
 /** The principal a presented API key, or an assistant connection's access token, acts as, or why it is refused. */
 export { authenticateCredential, authenticateKey } from './authenticate';
 export type { AuthResult, PresentedCredential } from './authenticate';

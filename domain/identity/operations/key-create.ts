@@ -1,7 +1,6 @@
 import * as yup from 'yup';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation, flagList as list } from '../../kernel/operation';
-import { SCOPES, type Scope } from '../../kernel/permissions';
 import { emailSchema } from '../../kernel/validate';
 import { normaliseCidr, parseCidr } from '../ip-allowlist';
 import { displayPrefix, fingerprintKey, generateApiKey } from '../keys';
@@ -9,6 +8,7 @@ import { API_KEY, MAX_NAME_LENGTH, apiKeyView } from '../views';
 import { keysIn } from '../repository/api-keys';
 import { ownerIdByEmail } from '../repository/members';
 import { MANAGE_KEYS } from '../requirements';
+import { scopesField } from '../schemas';
 
 /** Creates a key for a member; the key itself is returned once here and never stored. */
 export const createApiKey = defineOperation({
@@ -27,18 +27,7 @@ export const createApiKey = defineOperation({
       yup.string().trim().required('name is required').max(MAX_NAME_LENGTH),
       'A label to recognise it by.',
     ),
-    scopes: describe(
-      yup
-        .array(
-          yup
-            .mixed<Scope>()
-            .oneOf(SCOPES, `each scope must be one of ${SCOPES.join(', ')} (there is no all-access scope)`)
-            .required(),
-        )
-        .min(1, 'scopes must name at least one scope; nothing is granted by default')
-        .required('scopes is required'),
-      'What the key may do; nothing is granted by default.',
-    ),
+    scopes: scopesField('What the key may do; nothing is granted by default.'),
     expiresInDays: describe(
       yup
         .number()

@@ -1,9 +1,8 @@
 import * as yup from 'yup';
-import { issueAssistantCredential, roleOf } from '../../identity';
+import { issueAssistantCredential, roleOf, scopesField } from '../../identity';
 import { DomainError, notFound } from '../../kernel/errors';
 import { describe } from '../../kernel/json-schema';
 import { WRITE, defineOperation } from '../../kernel/operation';
-import { SCOPES, type Scope } from '../../kernel/permissions';
 import { CLIENT_KINDS, type ClientKind } from '../entities';
 import { connectionsIn } from '../repository/connections';
 import { CONNECTION, connectionView } from '../views';
@@ -46,18 +45,7 @@ export const grantAssistantConnection = defineOperation({
         .required('clientKind is required'),
       'How the client named itself.',
     ),
-    scopes: describe(
-      yup
-        .array(
-          yup
-            .mixed<Scope>()
-            .oneOf(SCOPES, `each scope must be one of ${SCOPES.join(', ')} (there is no all-access scope)`)
-            .required(),
-        )
-        .min(1, 'scopes must name at least one scope; nothing is granted by default')
-        .required('scopes is required'),
-      'What the member lets it do.',
-    ),
+    scopes: scopesField('What the member lets it do.'),
   }),
   output: CONNECTION,
   doors: { console: true },
