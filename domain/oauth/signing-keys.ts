@@ -29,8 +29,8 @@ async function addKey(data: Data, secretsKey: Buffer): Promise<string> {
 /**
  * The authorization server's signing keys, the live one first (it signs), then the retired ones still
  * published. The first API process to start makes the first key; two starting together make one (an
- * advisory lock). A key that does not open with SECRETS_KEY stops the start: the operator changed the
- * secret without rotating.
+ * advisory lock). A live key that does not open with SECRETS_KEY stops the start: the operator changed
+ * the secret without rotating (a retired one is only dropped).
  */
 export async function loadSigningKeys(db: DataSource, secretsKey: Buffer): Promise<SigningJwk[]> {
   return db.transaction(async (m) => {
@@ -45,15 +45,19 @@ export async function loadSigningKeys(db: DataSource, secretsKey: Buffer): Promi
         rows = await keys.published(RETIRED_KEPT_HOURS);
       }
     }
-    return rows.map((r) => {
+    const opened: SigningJwk[] = [];
+    for (const r of rows) {
       try {
-        return JSON.parse(decryptSecret(r.sealed, sealingKey(secretsKey))) as SigningJwk;
+        opened.push(JSON.parse(decryptSecret(r.sealed, sealingKey(secretsKey))) as SigningJwk);
       } catch {
+        // A retired key sealed under a former SECRETS_KEY is dropped; the live one must open.
+        if (r.retired_at !== null) continue;
         throw new Error(
           `OAuth signing key ${r.kid} does not open with SECRETS_KEY: rotate the keys (npm run -s admin -- oauth rotate-key) after changing SECRETS_KEY`,
         );
       }
-    });
+    }
+    return opened;
   });
 }
 
