@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { Data } from '../domain/kernel/data';
 import { RELAY_CHANNEL } from '../domain/kernel/events';
-import type { AnyOutbox } from '../domain/kernel/outbox';
+import { RELAY_SLOTS, type AnyOutbox, type RelaySlots } from '../domain/kernel/outbox';
 import { contextFrom, inSpan, SpanKind } from '../domain/kernel/tracing';
 import { allOutboxes } from '../domain/registry';
 import type { Logger } from '../infra/logger';
@@ -14,8 +14,11 @@ import { outboxStarters, type OutboxStarter } from '../infra/temporal/outbox-sta
 export type OutboxSource = {
   /** What a NOTIFY names to wake this outbox's pass (`relayNotice`), and its metrics' and logs' label. */
   name: string;
-  /** Rows with no workflow yet, in turn per workspace, leaving out the keys started a moment ago. */
-  unstarted: (limit: number, startedMeanwhile: string[]) => Promise<unknown[]>;
+  /**
+   * Rows with no workflow yet, in the slots this relay holds, in turn per workspace, leaving out the
+   * keys started a moment ago.
+   */
+  unstarted: (limit: number, startedMeanwhile: string[], slots: RelaySlots) => Promise<unknown[]>;
   key: (row: unknown) => string;
   start: (row: unknown) => Promise<void>;
   /** A cap per group (an endpoint, a workspace) on rows started and not yet under way (`inFlightPerGroup`). */
@@ -71,7 +74,7 @@ export function sourcesOf(
     const { unstarted, key, fair, traced, started } = declared.get(name)!;
     return {
       name,
-      unstarted: (limit, startedMeanwhile) => unstarted(data, limit, startedMeanwhile),
+      unstarted: (limit, startedMeanwhile, slots) => unstarted(data, limit, startedMeanwhile, slots),
       key,
       start: started
         ? async (row) => {
@@ -244,7 +247,7 @@ export function startRelay(opts: RelayOptions) {
     const started = startedBy.get(name)!;
     const sourceLog = logOf.get(name)!;
     await prune(s, started);
-    const found = await unstarted(batchSize, [...started.keys()]);
+    const found = await unstarted(batchSize, [...started.keys()], leases.slots());
     const before = waitingBy.get(name)!;
     const now = Date.now();
     const waiting = new Map(found.map((d) => [key(d), before.get(key(d)) ?? now]));
@@ -277,8 +280,15 @@ export function startRelay(opts: RelayOptions) {
 
   /** One pass: the outboxes due, or every one when a full pass is. */
   const pass = async (): Promise<void> => {
+    // Between passes, never during one: a slot let go is not being read by this relay any more.
+    await leases
+      .balance()
+      .catch((err: unknown) =>
+        log.warn('relay slot balancing failed; keeping the slots held', { error: String(err) }),
+      );
     const full = Date.now() - lastFull >= pollMs;
     if (full) lastFull = Date.now();
+    if (leases.held() === 0) return;
     const reading = opts.sources.filter((s) => full || due.has(s.name) || capped.has(s.name));
     for (const s of reading) {
       due.delete(s.name);
@@ -298,7 +308,12 @@ export function startRelay(opts: RelayOptions) {
       if (due.size > 0) continue;
       await new Promise<void>((resolve) => {
         const untilFull = Math.max(0, lastFull + pollMs - Date.now());
-        const timer = setTimeout(resolve, capped.size > 0 ? Math.min(CAPPED_POLL_MS, untilFull) : untilFull);
+        const untilBalance = Math.max(0, leases.due() - Date.now());
+        const wait = Math.min(
+          capped.size > 0 ? Math.min(CAPPED_POLL_MS, untilFull) : untilFull,
+          untilBalance,
+        );
+        const timer = setTimeout(resolve, wait);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -326,17 +341,22 @@ export function startRelay(opts: RelayOptions) {
       wake?.();
     });
     client.on('error', (err) => {
-      log.warn('relay listener lost its connection; polling until it is back', { error: String(err) });
+      log.warn('relay listener lost its connection (and its slots); waiting until it is back', {
+        error: String(err),
+      });
+      leases.lost();
       void client.end().catch(() => undefined);
       if (listener === client) listener = undefined;
       reconnect();
     });
     await client.connect();
     await client.query(`LISTEN ${RELAY_CHANNEL}`);
+    await leases.join(client);
     listener = client;
     lastFull = 0; // anything committed while nobody listened
     wake?.();
   };
+  const leases = slotLeases(log);
   const ready = listen();
   const done = ready.then(loop);
   return {
@@ -351,11 +371,86 @@ export function startRelay(opts: RelayOptions) {
         ]),
       );
     },
+    /** The slots this relay holds now (their count: RELAY_SLOTS when it is the only relay). */
+    slots: () => leases.slots(),
     stop: async () => {
       running = false;
       wake?.();
       await done.catch(() => undefined);
+      // Ending the session lets its slots go at once: the other relays take them at their next balance.
       await listener?.end().catch(() => undefined);
     },
+  };
+}
+
+/** The advisory-lock key spaces (pg's two-int form): the relays present, and the slots they hold. */
+const MEMBERS = 0x52454d42;
+const SLOTS = 0x52454c53;
+/** How often a relay counts the relays present and takes or lets go of slots to hold its share. */
+const BALANCE_MS = 1_000;
+
+/**
+ * The slots of the outbox rows this relay starts (`RELAY_SLOTS`, by workspace), held as session-level
+ * advisory locks on its listener's connection: a relay that dies lets them go with its session, at
+ * once, and the others take them at their next balance (within a second or two). Each relay holds
+ * about its share, RELAY_SLOTS divided by the relays present (each holds a lock in MEMBERS while its
+ * session lives); one alone holds every slot. The connection lost, the slots are lost with it: the relay
+ * starts nothing until it is back.
+ */
+function slotLeases(log: Logger) {
+  let client: pg.Client | undefined;
+  const held = new Set<number>();
+  let nextBalance = 0;
+  const member = Math.floor(Math.random() * 0x7fffffff);
+  const balance = async () => {
+    const c = client;
+    if (!c || Date.now() < nextBalance) return;
+    nextBalance = Date.now() + BALANCE_MS;
+    const { rows } = await c.query<{ members: number; taken: number[] }>(
+      `SELECT count(*) FILTER (WHERE classid::bigint = $1)::int AS members,
+              coalesce(array_agg(objid::int) FILTER (WHERE classid::bigint = $2), '{}') AS taken
+         FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND objsubid = 2
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      [MEMBERS, SLOTS],
+    );
+    const share = Math.ceil(RELAY_SLOTS / Math.max(1, rows[0]!.members));
+    // More than its share (another relay joined): the highest go, for the newcomer to take.
+    for (const slot of [...held].sort((a, b) => b - a).slice(0, Math.max(0, held.size - share))) {
+      await c.query('SELECT pg_advisory_unlock($1, $2)', [SLOTS, slot]);
+      held.delete(slot);
+    }
+    if (held.size >= share) return;
+    const taken = new Set(rows[0]!.taken);
+    const free = Array.from({ length: RELAY_SLOTS }, (_, i) => i).filter(
+      (s) => !taken.has(s) && !held.has(s),
+    );
+    // In a random order, so relays joining together do not all try the same slots first.
+    for (const slot of free.sort(() => Math.random() - 0.5)) {
+      if (held.size >= share) break;
+      const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [SLOTS, slot]);
+      if (got.rows[0]!.ok) held.add(slot);
+    }
+  };
+  return {
+    /** Joins on the listener's (new) connection: present from now, holding nothing yet. */
+    join: async (c: pg.Client) => {
+      held.clear();
+      await c.query('SELECT pg_advisory_lock($1, $2)', [MEMBERS, member]);
+      client = c;
+      nextBalance = 0;
+      await balance();
+      log.info('relay joined', { slots: held.size });
+    },
+    /** The connection is gone, and the locks with it. */
+    lost: () => {
+      client = undefined;
+      held.clear();
+    },
+    balance,
+    /** When the next balance is due (the loop wakes for it); none while the connection is down. */
+    due: () => (client ? nextBalance : Number.POSITIVE_INFINITY),
+    held: () => held.size,
+    slots: (): RelaySlots => (held.size === RELAY_SLOTS ? 'all' : [...held].sort((a, b) => a - b)),
   };
 }

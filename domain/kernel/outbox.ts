@@ -14,7 +14,7 @@ export type OutboxDeclaration<Row> = {
    * Rows with no job yet, every workspace's (`data` reaches them all), in turn per workspace where the
    * outbox is fair, leaving out the keys started a moment ago.
    */
-  unstarted: (data: Data, limit: number, startedMeanwhile: string[]) => Promise<Row[]>;
+  unstarted: (data: Data, limit: number, startedMeanwhile: string[], slots: RelaySlots) => Promise<Row[]>;
   /** What the relay remembers a started row by: a row that needs its job again has a new key. */
   key: (row: Row) => string;
   /** A cap per group (an endpoint, a workspace) on rows started and not yet under way. */
@@ -34,6 +34,27 @@ export type OutboxDeclaration<Row> = {
   /** Marks the row once its job has started, where the job does not (a timer, a schedule). */
   started?: (data: Data, row: Row) => Promise<void>;
 };
+
+/**
+ * The rows of every outbox are divided among the workers' relays by workspace into this many slots; a
+ * relay starts only the rows of the slots it holds (worker/relay.ts leases them), so a row is offered by
+ * one relay, and a workspace's rows (its fairness, its endpoints' caps) are all one relay's.
+ */
+export const RELAY_SLOTS = 64;
+
+/** The slots a relay holds, or `all` (it is the only relay). */
+export type RelaySlots = readonly number[] | 'all';
+
+/**
+ * SQL: whether the row whose workspace (or, for a row of none, its own id) is `expr` falls in the slots
+ * bound as `param` (an int[]; NULL for all of them). The same hash in every outbox, so a workspace's
+ * rows of every kind are one relay's.
+ */
+export const inSlots = (expr: string, param: string) =>
+  `(${param}::int[] IS NULL OR (hashtext((${expr})::text) & ${RELAY_SLOTS - 1}) = ANY(${param}::int[]))`;
+
+/** The value `inSlots` binds: the slots, or NULL for all. */
+export const slotsParam = (slots: RelaySlots): number[] | null => (slots === 'all' ? null : [...slots]);
 
 /** Typed identity: infers an outbox's rows from its declaration. */
 export const declareOutbox = <Row>(outbox: OutboxDeclaration<Row>): OutboxDeclaration<Row> => outbox;

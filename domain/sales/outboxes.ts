@@ -9,7 +9,7 @@ import { salesUpkeep } from './repository/upkeep';
 export const outboxes = {
   quoteExpiry: declareOutbox({
     name: 'quote expiry',
-    unstarted: (data, limit, startedMeanwhile) => salesUpkeep(data).unstartedQuotes(limit, startedMeanwhile),
+    unstarted: (data, limit, startedMeanwhile, slots) => salesUpkeep(data).unstartedQuotes(limit, startedMeanwhile, slots),
     key: (q) => q.id,
     started: async (data, q) => {
       await salesUpkeep(data).quoteTimerStarted(q.id);
@@ -17,8 +17,8 @@ export const outboxes = {
   }),
   invoiceDue: declareOutbox({
     name: 'invoice due date',
-    unstarted: (data, limit, startedMeanwhile) =>
-      salesUpkeep(data).unstartedInvoices(limit, startedMeanwhile),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      salesUpkeep(data).unstartedInvoices(limit, startedMeanwhile, slots),
     key: (i) => i.id,
     started: async (data, i) => {
       await salesUpkeep(data).invoiceTimerStarted(i.id);

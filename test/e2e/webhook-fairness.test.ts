@@ -50,13 +50,13 @@ describe('fair delivery across workspaces: the relay takes turns', () => {
     await burst(t.db, b.workspaceId, 2);
     await burst(t.db, c.workspaceId, 1);
     const upkeep = deliveryUpkeep(new Data(t.db.manager, undefined));
-    const order = (await upkeep.unstarted(200, [])).map((d) =>
+    const order = (await upkeep.unstarted(200, [], 'all')).map((d) =>
       d.workspace_id === a.workspaceId ? 'A' : d.workspace_id === b.workspaceId ? 'B' : 'C',
     );
     assert.deepEqual(order, ['A', 'B', 'C', 'A', 'B', 'A', 'A', 'A']);
     // A batch smaller than the backlog still serves every workspace in its first turn.
     assert.deepEqual(
-      (await upkeep.unstarted(3, [])).map((d) => d.workspace_id),
+      (await upkeep.unstarted(3, [], 'all')).map((d) => d.workspace_id),
       [a.workspaceId, b.workspaceId, c.workspaceId],
     );
   });
@@ -87,7 +87,7 @@ describe('fair sending across workspaces: outbound messages take turns too', () 
     // A's are all older than B's: oldest first across workspaces would start all of A's first.
     const a = await workspaceWithMessages(4, 0);
     const b = await workspaceWithMessages(2, 30);
-    const order = (await messageUpkeep(new Data(t.db.manager, undefined)).unstarted(200, [])).map((m) =>
+    const order = (await messageUpkeep(new Data(t.db.manager, undefined)).unstarted(200, [], 'all')).map((m) =>
       m.workspace_id === a ? 'A' : m.workspace_id === b ? 'B' : '?',
     );
     assert.deepEqual(order, ['A', 'B', 'A', 'B', 'A', 'A']);

@@ -85,7 +85,7 @@ describe('member mail: queued sealed, sent once through SMTP by its workflow, wi
       activities: createMemberMailActivities({ db: t.db, email: counted, secretsKey: services.secretsKey }),
     });
     const data = new Data(t.db.manager, undefined);
-    const rows = await outboxes.memberMail.unstarted(data, 100, []);
+    const rows = await outboxes.memberMail.unstarted(data, 100, [], 'all');
     const row = rows.find((r) => r.id === mailId);
     assert.ok(row, 'the outbox offers the mail');
     await memberMailStarter(env.client, taskQueue)(row);

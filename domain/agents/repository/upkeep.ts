@@ -1,17 +1,19 @@
+import { inSlots, slotsParam, type RelaySlots } from '../../kernel/outbox';
 import type { Data } from '../../kernel/data';
 import type { Agent } from '../entities';
 
 /** The background work on agents, across workspaces: the relay keeps their schedules in step. */
 export const agentUpkeep = (data: Data) => ({
   /** Agents whose schedule is behind their status (or with a run to start), oldest change first. */
-  unsynced: (limit: number, startedMeanwhile: string[]) =>
+  unsynced: (limit: number, startedMeanwhile: string[], slots: RelaySlots) =>
     // SQL: the scan follows the partial index of unsynced agents, leaving out a list.
     data.sql<(Agent & { timezone: string })[]>(
       `SELECT a.*, w.timezone FROM agents a JOIN workspaces w ON w.id = a.workspace_id
         WHERE a.schedule_synced_at IS NULL
           AND NOT ((a.id::text || '@' || floor(extract(epoch FROM a.updated_at) * 1000)::bigint::text) = ANY($2::text[]))
+          AND ${inSlots('a.workspace_id', '$3')}
         ORDER BY a.updated_at LIMIT $1`,
-      [limit, startedMeanwhile],
+      [limit, startedMeanwhile, slotsParam(slots)],
     ),
 
   /**

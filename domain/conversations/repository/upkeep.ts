@@ -1,3 +1,4 @@
+import { slotsParam, type RelaySlots } from '../../kernel/outbox';
 import type { Data } from '../../kernel/data';
 import { workspacesByOldest } from '../../kernel/fair-order';
 import { purgeBatch } from '../../kernel/retention';
@@ -29,7 +30,7 @@ export const messageUpkeep = (data: Data) => ({
    * SQL: the partial index of unstarted outbound rows by workspace gives each workspace's head
    * (`workspacesByOldest`).
    */
-  unstarted: (limit: number, startedMeanwhile: string[]): Promise<MessageToStart[]> =>
+  unstarted: (limit: number, startedMeanwhile: string[], slots: RelaySlots): Promise<MessageToStart[]> =>
     data.sql<MessageToStart[]>(
       `${workspacesByOldest('messages', 'at', unstartedMessage)}
        SELECT m.id, m.workspace_id, m.lead_id, m.channel, m.traceparent
@@ -41,7 +42,7 @@ export const messageUpkeep = (data: Data) => ({
                    AND NOT (m.id = ANY($2::uuid[]))
                  ORDER BY m.at LIMIT $1) m
         ORDER BY m.turn, h.oldest, m.at LIMIT $1`,
-      [limit, startedMeanwhile],
+      [limit, startedMeanwhile, slotsParam(slots)],
     ),
   /** Of these messages, those whose workflow has not yet marked them started. */
   stillStarting: async (ids: string[]): Promise<string[]> =>

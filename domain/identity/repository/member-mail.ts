@@ -1,3 +1,4 @@
+import { inSlots, slotsParam, type RelaySlots } from '../../kernel/outbox';
 import type { Data } from '../../kernel/data';
 import { relayNotice } from '../../kernel/events';
 import { MemberMailEntity, type MemberMail, type MemberMailKind } from '../entities';
@@ -37,12 +38,13 @@ export const memberMailIn = (data: Data) => {
      * Mail whose workflow has not started, oldest first, but for those just started. SQL: the partial
      * index of unstarted rows.
      */
-    unstarted: (limit: number, startedMeanwhile: string[]): Promise<MemberMailToStart[]> =>
+    unstarted: (limit: number, startedMeanwhile: string[], slots: RelaySlots): Promise<MemberMailToStart[]> =>
       data.sql<MemberMailToStart[]>(
         `SELECT id, kind, workspace_id FROM member_mail
           WHERE started_at IS NULL AND NOT (id = ANY($2::uuid[]))
+            AND ${inSlots('coalesce(workspace_id, id)', '$3')}
           ORDER BY created_at LIMIT $1`,
-        [limit, startedMeanwhile],
+        [limit, startedMeanwhile, slotsParam(slots)],
       ),
 
     /** Marks a mail's workflow started, so the relay offers it no more. */

@@ -1,3 +1,4 @@
+import { slotsParam, type RelaySlots } from '../../kernel/outbox';
 import { In } from 'typeorm';
 import type { Data } from '../../kernel/data';
 import { workspacesByOldest } from '../../kernel/fair-order';
@@ -29,7 +30,7 @@ export const deliveryUpkeep = (data: Data) => ({
    * (`workspacesByOldest`); each gives at most a batch of its own, numbered, and the numbers
    * interleave them.
    */
-  unstarted: (limit: number, startedMeanwhile: string[]) =>
+  unstarted: (limit: number, startedMeanwhile: string[], slots: RelaySlots) =>
     data.sql<DeliveryToStart[]>(
       `${workspacesByOldest('webhook_deliveries', 'created_at', unstartedDelivery)}
        SELECT d.id, d.generation, d.attempts, d.event_id, d.event_type, d.endpoint_id, d.workspace_id,
@@ -43,7 +44,7 @@ export const deliveryUpkeep = (data: Data) => ({
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN events ev ON ev.id = d.event_id
         ORDER BY d.turn, h.oldest, d.created_at LIMIT $1`,
-      [limit, startedMeanwhile],
+      [limit, startedMeanwhile, slotsParam(slots)],
     ),
 
   /**
