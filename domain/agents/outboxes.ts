@@ -12,7 +12,8 @@ export const AGENT_SCHEDULE_OUTBOX = 'agent schedule';
 export const outboxes = {
   schedules: declareOutbox({
     name: AGENT_SCHEDULE_OUTBOX,
-    unstarted: (data, limit, startedMeanwhile, slots) => agentUpkeep(data).unsynced(limit, startedMeanwhile, slots),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      agentUpkeep(data).unsynced(limit, startedMeanwhile, slots),
     key: agentSyncKey,
     started: (data, a) => agentUpkeep(data).synced(a),
   }),

@@ -8,7 +8,8 @@ export const CAMPAIGN_OUTBOX = 'campaign';
 export const outboxes = {
   campaigns: declareOutbox({
     name: CAMPAIGN_OUTBOX,
-    unstarted: (data, limit, startedMeanwhile, slots) => campaignUpkeep(data).unstarted(limit, startedMeanwhile, slots),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      campaignUpkeep(data).unstarted(limit, startedMeanwhile, slots),
     key: (c) => c.id,
   }),
 };

@@ -11,7 +11,8 @@ export const MESSAGE_OUTBOX = 'message';
 export const outboxes = {
   messages: declareOutbox({
     name: MESSAGE_OUTBOX,
-    unstarted: (data, limit, startedMeanwhile, slots) => messageUpkeep(data).unstarted(limit, startedMeanwhile, slots),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      messageUpkeep(data).unstarted(limit, startedMeanwhile, slots),
     key: (m) => m.id,
     fair: {
       group: (m) => m.workspace_id,

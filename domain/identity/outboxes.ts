@@ -8,7 +8,8 @@ import { MEMBER_MAIL_OUTBOX, memberMailIn } from './repository/member-mail';
 export const outboxes = {
   memberMail: declareOutbox({
     name: MEMBER_MAIL_OUTBOX,
-    unstarted: (data, limit, startedMeanwhile, slots) => memberMailIn(data).unstarted(limit, startedMeanwhile, slots),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      memberMailIn(data).unstarted(limit, startedMeanwhile, slots),
     key: (m) => m.id,
     started: (data, m) => memberMailIn(data).started(m.id),
   }),

@@ -8,7 +8,8 @@ export const SOURCING_OUTBOX = 'sourcing run';
 export const outboxes = {
   sourcingRuns: declareOutbox({
     name: SOURCING_OUTBOX,
-    unstarted: (data, limit, startedMeanwhile, slots) => sourcingUpkeep(data).unstarted(limit, startedMeanwhile, slots),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      sourcingUpkeep(data).unstarted(limit, startedMeanwhile, slots),
     key: (r) => r.id,
   }),
 };

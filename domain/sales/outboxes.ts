@@ -9,7 +9,8 @@ import { salesUpkeep } from './repository/upkeep';
 export const outboxes = {
   quoteExpiry: declareOutbox({
     name: 'quote expiry',
-    unstarted: (data, limit, startedMeanwhile, slots) => salesUpkeep(data).unstartedQuotes(limit, startedMeanwhile, slots),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      salesUpkeep(data).unstartedQuotes(limit, startedMeanwhile, slots),
     key: (q) => q.id,
     started: async (data, q) => {
       await salesUpkeep(data).quoteTimerStarted(q.id);

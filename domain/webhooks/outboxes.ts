@@ -11,7 +11,8 @@ import { deliveryUpkeep, runKey } from './repository/upkeep';
 export const outboxes = {
   deliveries: declareOutbox({
     name: DELIVERY_OUTBOX,
-    unstarted: (data, limit, startedMeanwhile, slots) => deliveryUpkeep(data).unstarted(limit, startedMeanwhile, slots),
+    unstarted: (data, limit, startedMeanwhile, slots) =>
+      deliveryUpkeep(data).unstarted(limit, startedMeanwhile, slots),
     key: runKey,
     fair: {
       group: (d) => d.endpoint_id,

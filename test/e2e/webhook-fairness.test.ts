@@ -87,8 +87,8 @@ describe('fair sending across workspaces: outbound messages take turns too', () 
     // A's are all older than B's: oldest first across workspaces would start all of A's first.
     const a = await workspaceWithMessages(4, 0);
     const b = await workspaceWithMessages(2, 30);
-    const order = (await messageUpkeep(new Data(t.db.manager, undefined)).unstarted(200, [], 'all')).map((m) =>
-      m.workspace_id === a ? 'A' : m.workspace_id === b ? 'B' : '?',
+    const order = (await messageUpkeep(new Data(t.db.manager, undefined)).unstarted(200, [], 'all')).map(
+      (m) => (m.workspace_id === a ? 'A' : m.workspace_id === b ? 'B' : '?'),
     );
     assert.deepEqual(order, ['A', 'B', 'A', 'B', 'A', 'A']);
   });
