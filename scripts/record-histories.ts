@@ -38,20 +38,24 @@ import {
   sourcingWorkflow,
 } from '../workflows';
 import { decideUpdate as decideBooking } from '../workflows/appointment';
-import { decideUpdate as decideRequest } from '../workflows/approval';
+import { decideUpdate as decideRequest, withdrawnSignal } from '../workflows/approval';
+import { pauseUpdate, resumeUpdate } from '../workflows/campaign';
 
 /**
  * Records the histories test/integration/replay.test.ts replays (test/fixtures/histories/): one run of
  * each workflow workflows/index.ts exports, down a realistic path with scripted activities, on a worker
- * with the tracing plugin as the service runs it; and the delivery and approval workflows once more on a
- * worker with no plugin and no workflow interceptor (`*.before-tracing.json`), standing for runs parked
- * before tracing came, which the traced worker must still replay.
+ * with the tracing plugin as the service runs it; the other paths that park a run for long
+ * (`<workflow>.<path>.json`: a delivery sleeping on a Retry-After, an approval withdrawn, a campaign
+ * paused and resumed, a booking declined); and the delivery and approval workflows once more on a worker
+ * with no plugin and no workflow interceptor (`*.before-tracing.json`), standing for runs parked before
+ * tracing came, which the traced worker must still replay.
  *
- * `npx tsx scripts/record-histories.ts` rewrites every file. Run it only after changing a workflow on
- * purpose in a way its open runs cannot replay, a change that also needs a patch (`patched()`) or a new
- * workflow type; first rename the old file (`<workflow>.before-<change>.json`), since the test replays
- * every file in the folder and the patch's old branch must stay tested. Otherwise never: a stored
- * history is worth keeping because it comes from older code.
+ * `npx tsx scripts/record-histories.ts [name ...]` writes the files named (`approvalWorkflow.withdrawn`),
+ * or every file. Record a new path or a new workflow type; re-record a file only after changing its
+ * workflow behind a patch (`patched()`, docs/temporal.md "Deploys"), and first rename the old file
+ * (`<workflow>.before-<patch>.json`): the test replays every file in the folder, and the patch's old
+ * branch must stay tested. Otherwise never: a stored history is worth keeping because it comes from
+ * older code.
  */
 
 const OUT = path.join(repoRoot(), 'test', 'fixtures', 'histories');
@@ -109,13 +113,13 @@ function scriptedActivities(t0: number) {
       digest: '6b1f0c3e9a27d4858e2f71c6a0b9d3e4f5a8c7b2d1e0f9a8b7c6d5e4f3a2b1c0',
     },
     requested_by: { key_id: KEY, user_id: MEMBER },
-    decided_by: APPROVER,
-    decided_at: at(5 * MINUTE),
-    decided_via: 'operator',
+    decided_by: status === 'CANCELLED' ? null : APPROVER,
+    decided_at: status === 'CANCELLED' ? null : at(5 * MINUTE),
+    decided_via: status === 'CANCELLED' ? null : 'operator',
     decided_credential: null,
     decided_digest: null,
-    operator_asserted: { os_user: 'ops', host: 'ops-1' },
-    reason: null,
+    operator_asserted: status === 'CANCELLED' ? null : { os_user: 'ops', host: 'ops-1' },
+    reason: status === 'CANCELLED' ? 'withdrawn by the key that asked' : null,
     outcome:
       status === 'EXECUTED'
         ? {
@@ -130,7 +134,7 @@ function scriptedActivities(t0: number) {
     error: null,
     expires_at: at(7 * DAY),
     created_at: at(0),
-    finished_at: status === 'EXECUTED' ? at(5 * MINUTE) : null,
+    finished_at: status === 'EXECUTED' || status === 'CANCELLED' ? at(5 * MINUTE) : null,
   });
   const booking = (
     status: Answer<'placeAppointment'>['status'],
@@ -166,7 +170,7 @@ function scriptedActivities(t0: number) {
       attempt,
     },
   });
-  return {
+  const defaults = {
     attemptDelivery: inTurn<Answer<'attemptDelivery'>>(
       { outcome: 'retry', status: 503 },
       // Attempt 2 finds its endpoint at its cap of attempts in flight: the jittered wait is drawn.
@@ -224,7 +228,10 @@ function scriptedActivities(t0: number) {
     expireQuote: inTurn('EXPIRED'),
     remindOverdueInvoice: inTurn(true),
   } satisfies Partial<Activities>;
+  return { defaults, request, booking };
 }
+
+type Scripts = ReturnType<typeof scriptedActivities>;
 
 /** Waits until the run has completed `tasks` workflow tasks: it has acted on everything before. */
 async function settled(handle: WorkflowHandle, tasks: number): Promise<void> {
@@ -245,6 +252,10 @@ const firedAt = (id: string, t0: number) => `${id}-${new Date(t0).toISOString().
 
 type Recording = {
   workflow: string;
+  /** The path it takes, when not the workflow's usual one: the file is `<workflow>.<path>.json`. */
+  path?: string;
+  /** The activities' answers down this path, where they differ from the usual ones. */
+  script?: (s: Scripts) => Partial<Activities>;
   /** Starts the run as the service does (its workflow id, its input). */
   start: (client: Client, taskQueue: string, t0: number) => Promise<WorkflowHandle>;
   /** What people do to the run while it waits; without it the run goes its way to its end. */
@@ -401,10 +412,103 @@ const RECORDINGS: Recording[] = [
         args: [{ quoteId: QUOTE, expiresAt: new Date(t0 + 30 * DAY).toISOString() }],
       }),
   },
+  {
+    // The receiver answers 429 asking for 45 minutes, longer than the ladder's 30 s: the ladder sleeps
+    // as asked, then delivers.
+    workflow: 'deliverWebhookWorkflow',
+    path: 'retry-after',
+    script: () => ({
+      attemptDelivery: inTurn<Answer<'attemptDelivery'>>(
+        { outcome: 'retry', status: 429, waitMs: 45 * MINUTE },
+        { outcome: 'succeeded', status: 200 },
+      ),
+    }),
+    start: (client, taskQueue) =>
+      client.workflow.start(deliverWebhookWorkflow, {
+        taskQueue,
+        workflowId: `webhook-delivery:${DELIVERY}`,
+        args: [{ deliveryId: DELIVERY, generation: 0, firstAttempt: 1 }],
+      }),
+  },
+  {
+    // Parked, then withdrawn by the key that asked (recorded first, then signalled): it ends CANCELLED.
+    workflow: 'approvalWorkflow',
+    path: 'withdrawn',
+    script: ({ request }) => ({ readApprovalRequest: inTurn(request('CANCELLED')) }),
+    start: (client, taskQueue) =>
+      client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: `approval:${APPROVAL}`,
+        args: [{ approvalId: APPROVAL, waitMs: 7 * DAY }],
+        typedSearchAttributes: [
+          { key: WORKSPACE_ID, value: WORKSPACE },
+          { key: APPROVAL_OPERATION, value: 'connection.disconnect' },
+          { key: APPROVAL_STATUS, value: 'PENDING' },
+        ],
+      }),
+    drive: async (handle) => {
+      await settled(handle, 1);
+      await handle.signal(withdrawnSignal);
+    },
+  },
+  {
+    // Waiting for its window, the campaign is paused (the next batch finds it PAUSED, and it waits for
+    // the resume), then resumed: it sends the rest and completes.
+    workflow: 'campaignWorkflow',
+    path: 'paused',
+    script: () => ({
+      sendCampaignBatch: inTurn<Answer<'sendCampaignBatch'>>(
+        { state: 'wait', ms: 9 * 60 * MINUTE },
+        { state: 'stopped', status: 'PAUSED' },
+        { state: 'sent', sent: 250, failed: 0, skipped: 2 },
+        { state: 'stopped', status: 'COMPLETED' },
+      ),
+    }),
+    start: (client, taskQueue) =>
+      client.workflow.start(campaignWorkflow, {
+        taskQueue,
+        workflowId: `campaign:${CAMPAIGN}`,
+        args: [{ campaignId: CAMPAIGN }],
+      }),
+    drive: async (handle) => {
+      await settled(handle, 2);
+      await handle.executeUpdate(pauseUpdate);
+      await settled(handle, 4);
+      await handle.executeUpdate(resumeUpdate);
+    },
+  },
+  {
+    // The calendar shows the slot busy; a person declines the booking, and its event is removed.
+    workflow: 'appointmentWorkflow',
+    path: 'declined',
+    script: ({ booking }) => ({
+      decideAppointment: inTurn(booking('DECLINED', true, 'The slot is taken.')),
+    }),
+    start: (client, taskQueue, t0) =>
+      client.workflow.start(appointmentWorkflow, {
+        taskQueue,
+        workflowId: `appointment:${APPOINTMENT}`,
+        args: [{ appointmentId: APPOINTMENT, startsAt: new Date(t0 + 2 * DAY).toISOString() }],
+      }),
+    drive: async (handle) => {
+      await settled(handle, 2);
+      await handle.executeUpdate(decideBooking, {
+        args: [
+          {
+            action: 'decline',
+            reason: 'The slot is taken.',
+            by: { type: 'member', user_id: APPROVER, door: 'rest' },
+          },
+        ],
+      });
+    },
+  },
 ];
 
 /** The runs a worker of before the upgrade parked: recorded again with no tracing at all. */
 const BEFORE_TRACING = ['deliverWebhookWorkflow', 'approvalWorkflow'];
+
+const fileName = (r: Recording, suffix: string) => `${r.workflow}${r.path ? `.${r.path}` : ''}${suffix}`;
 
 /**
  * Records one run and writes its history, as the formatter keeps JSON. Each run has a server of its
@@ -428,11 +532,12 @@ async function record(testServer: string, r: Recording, plugins: SimplePlugin[],
     });
     const taskQueue = 'record-histories';
     const t0 = await env.currentTimeMs();
+    const scripts = scriptedActivities(t0);
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: scriptedActivities(t0),
+      activities: { ...scripts.defaults, ...r.script?.(scripts) },
       plugins,
     });
     const history = await worker.runUntil(async () => {
@@ -442,7 +547,7 @@ async function record(testServer: string, r: Recording, plugins: SimplePlugin[],
       await handle.result();
       return handle.fetchHistory();
     });
-    const file = path.join(OUT, `${r.workflow}${suffix}.json`);
+    const file = path.join(OUT, `${fileName(r, suffix)}.json`);
     const options = await prettier.resolveConfig(file);
     writeFileSync(file, await prettier.format(historyToJSON(history), { ...options, filepath: file }));
     console.log(`recorded ${path.relative(repoRoot(), file)}`);
@@ -461,8 +566,17 @@ async function main() {
   );
   const { testServer } = ensureTemporalBinaries(createLogger('record-histories', 'info'));
   mkdirSync(OUT, { recursive: true });
-  for (const r of RECORDINGS) await record(testServer, r, [temporalTracing()], '');
-  for (const r of RECORDINGS.filter((r) => BEFORE_TRACING.includes(r.workflow)))
+  const named = process.argv.slice(2);
+  const wanted = (r: Recording, suffix: string) => named.length === 0 || named.includes(fileName(r, suffix));
+  const unknown = named.filter(
+    (n) => !RECORDINGS.some((r) => fileName(r, '') === n || fileName(r, '.before-tracing') === n),
+  );
+  if (unknown.length > 0) throw new Error(`no recording is named ${unknown.join(', ')}`);
+  for (const r of RECORDINGS.filter((r) => wanted(r, '')))
+    await record(testServer, r, [temporalTracing()], '');
+  for (const r of RECORDINGS.filter(
+    (r) => !r.path && BEFORE_TRACING.includes(r.workflow) && wanted(r, '.before-tracing'),
+  ))
     await record(testServer, r, [], '.before-tracing');
 }
 

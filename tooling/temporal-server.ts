@@ -39,6 +39,10 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     // Task-queue fairness (off by default up to 1.32): each workspace's tasks are served in turn.
     '--dynamic-config-value',
     'matching.enableFairness=true',
+    // Each test's worker is a Worker Deployment of its own (named after its task queue): a run of the
+    // suite makes more than the 100 a namespace may have by default.
+    '--dynamic-config-value',
+    'matching.maxDeployments=10000',
   );
   if (!opts.bare) for (const sa of SEARCH_ATTRIBUTE_PAIRS) args.push('--search-attribute', sa);
   if (opts.dbFile) {

@@ -45,9 +45,14 @@ export function outboxSources(
   client: Client,
   taskQueue: string,
   agents: AgentScheduler,
+  eagerStart: () => boolean,
 ): OutboxSource[] {
   // Every workspace's rows.
-  return sourcesOf(allOutboxes(), outboxStarters(client, taskQueue, agents), new Data(db.manager, undefined));
+  return sourcesOf(
+    allOutboxes(),
+    outboxStarters(client, taskQueue, agents, eagerStart),
+    new Data(db.manager, undefined),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { Client } from '@temporalio/client';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../activities';
 import { httpPost } from '../activities/http-post';
@@ -17,6 +18,7 @@ import { deliveryStarter } from '../infra/temporal/webhooks';
 import { outboxSources, startRelay } from './relay';
 import { agentScheduler } from '../infra/temporal/agents';
 import { bundleWorkflowsOutOfProcess, connectWorker, createWorker } from './worker';
+import { buildIdOf, followVersionRouting, versionName } from './versioning';
 import { metricsRegistry, serveMetrics } from '../infra/prometheus';
 import { workerMetrics } from './worker-metrics';
 import { sdkMetricsText } from './runtime';
@@ -29,6 +31,8 @@ export type RunningWorker = {
   done: Promise<void>;
   /** Prometheus's page, on WORKER_METRICS_PORT: the worker's series and the Temporal SDK's. */
   metricsUrl: string;
+  /** Its version of the Worker Deployment. */
+  deploymentVersion: WorkerDeploymentVersion;
 };
 
 /**
@@ -58,18 +62,26 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     throw err;
   });
   const workflowBundlePath = config.workflowBundle ?? (await bundleWorkflowsOutOfProcess());
+  const deployment = config.workerDeployment;
+  const deploymentVersion = {
+    deploymentName: deployment.deploymentName,
+    buildId: buildIdOf(workflowBundlePath, deployment.buildId),
+  };
   // The relay's starts carry the trace of the change that wrote each row into the workflow's headers.
   const client = new Client({
     connection,
     namespace: config.temporalNamespace,
     plugins: [temporalTracing()],
   });
+  // The relay asks for eager starts only on the current version (worker/versioning.ts), known below.
+  let versionIsCurrent = () => false;
   // Paired before the worker runs: an outbox without its starter (or the reverse) stops the start.
   const sources = outboxSources(
     db,
     client,
     config.temporalTaskQueue,
     agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
+    () => versionIsCurrent(),
   );
   // One SMTP connection pool for messages to leads and mail to members, counted apart.
   const smtp = config.smtp && smtpProvider({ ...config.smtp, secretsKey: config.secretsKey });
@@ -79,6 +91,7 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     taskQueue: config.temporalTaskQueue,
     workflowBundlePath,
     attemptSlots: config.workerAttemptSlots,
+    deploymentVersion,
     activities: createActivities({
       services: composeServices(productionPorts(db, config, () => Promise.resolve(client))),
       http: httpPost,
@@ -91,7 +104,8 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
         ...(config.sms && { sms: metrics.sms(twilioShapedProvider(config.sms)) }),
       },
       maintenance: {
-        startDelivery: deliveryStarter(client, config.temporalTaskQueue),
+        // The reconciler restarts deliveries, and a restart is never eager.
+        startDelivery: deliveryStarter(client, config.temporalTaskQueue, () => false),
         startApproval: approvalStarter(client, config.temporalTaskQueue),
         startAppointment: bookingDesk(db, () => Promise.resolve(client), config.temporalTaskQueue).start,
         workflowStatus: workflowStatus(client),
@@ -99,9 +113,23 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
       },
     }),
   });
-  if (config.maintenanceSchedules) await ensureSchedules(client, config.temporalTaskQueue, log);
   const done = worker.run().finally(() => connection.close());
   done.catch((err: unknown) => log.error('worker stopped with an error', { error: String(err) }));
+  // A version can be made current only once its workers poll; the schedules and the relay start runs,
+  // so they wait until it is settled which version those runs go to.
+  const routing = await followVersionRouting({
+    client,
+    settings: deployment,
+    buildId: deploymentVersion.buildId,
+    taskQueue: config.temporalTaskQueue,
+    log,
+  }).catch(async (err: unknown) => {
+    worker.shutdown();
+    await Promise.all([done.catch(() => undefined), served.close()]);
+    throw err;
+  });
+  versionIsCurrent = routing.isCurrent;
+  if (config.maintenanceSchedules) await ensureSchedules(client, config.temporalTaskQueue, log);
   const relay = startRelay({
     databaseUrl: config.databaseUrl,
     log,
@@ -115,19 +143,26 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     task_queue: config.temporalTaskQueue,
     namespace: config.temporalNamespace,
     metrics_url: served.url,
+    worker_version: versionName(deploymentVersion),
+    current: routing.isCurrent(),
     // Whose DNS receivers will ask for the key: `mail dns` prints the record to publish there.
     mail_signed_as: dkim ? `${dkim.selector}._domainkey.${dkim.domain}` : null,
   });
+  let stopped: Promise<void> | undefined;
   return {
     done,
     metricsUrl: served.url,
-    shutdown: async () => {
-      await served.close();
-      await relay.stop();
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await done.catch(() => undefined);
-      await flushTracing();
-      if (!config.workflowBundle) rmSync(workflowBundlePath, { force: true });
-    },
+    deploymentVersion,
+    // Once, however often asked (a test stopping a worker its stack stops again).
+    shutdown: () =>
+      (stopped ??= (async () => {
+        routing.stop();
+        await served.close();
+        await relay.stop();
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await done.catch(() => undefined);
+        await flushTracing();
+        if (!config.workflowBundle) rmSync(workflowBundlePath, { force: true });
+      })()),
   };
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { WORKFLOW_CACHE_SIZE, WORKFLOW_TASK_SLOTS } from '../infra/config';
@@ -17,6 +18,11 @@ export type WorkerOptions = {
   attemptSlots: number;
   /** A prebuilt workflow bundle (see bundle-workflows.ts); without it the worker bundles in-process. */
   workflowBundlePath?: string;
+  /**
+   * Its version of a Worker Deployment. Always versioned: the workflows say how their runs move between
+   * versions, and a server refuses that from an unversioned worker.
+   */
+  deploymentVersion: WorkerDeploymentVersion;
 };
 
 /** The worker's connection; the SDK's runtime is set up first, since it starts with the first connection. */
@@ -33,11 +39,20 @@ export async function createWorker({
   activities,
   workflowBundlePath,
   attemptSlots,
+  deploymentVersion,
 }: WorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,
     namespace,
     taskQueue,
+    // Each workflow type says whether its runs stay on the version they started on (workflows/, and
+    // docs/temporal.md "Deploys"); a type that says nothing moves with the current version, so no run is
+    // left on a version whose workers have gone.
+    workerDeploymentOptions: {
+      version: deploymentVersion,
+      useWorkerVersioning: true,
+      defaultVersioningBehavior: 'AUTO_UPGRADE',
+    },
     ...(workflowBundlePath
       ? { workflowBundle: { codePath: workflowBundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),
@@ -60,14 +75,23 @@ export async function createWorker({
   });
 }
 
-/** Builds the workflow bundle in a child process (same runtime flags, so tsx works too) and returns its path. */
+/**
+ * Builds the workflow bundle in a child process (same runtime flags, so tsx works too) and returns its
+ * path; of the service's workflows, or of the module `workflowsPath` names.
+ */
 export async function bundleWorkflowsOutOfProcess(
   outFile = path.join(os.tmpdir(), `lead-service-workflows-${process.pid}.js`),
+  workflowsPath?: string,
 ): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...process.execArgv, require.resolve('./bundle-workflows'), outFile],
+      [
+        ...process.execArgv,
+        require.resolve('./bundle-workflows'),
+        outFile,
+        ...(workflowsPath ? [workflowsPath] : []),
+      ],
       {
         stdio: ['ignore', 'ignore', 'inherit'],
       },

@@ -1,4 +1,4 @@
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { AgentRunInput } from '../domain/agents/workflow-contract';
 
@@ -43,3 +43,6 @@ export async function agentRunWorkflow(
   await finishAgentRun(start.runId, note, false);
   return { runId: start.runId, acted, note };
 }
+
+// Pinned: a run is minutes of batches, so it ends on the code it began on, and a change to it needs no patch.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, agentRunWorkflow);

@@ -5,6 +5,7 @@ import {
   defineUpdate,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type {
@@ -78,3 +79,7 @@ export async function appointmentWorkflow(input: AppointmentInput): Promise<stri
   await condition(allHandlersFinished);
   return status;
 }
+
+// Auto-upgrade: a booking waits until it starts, weeks ahead; a change to it ships behind patched()
+// (docs/temporal.md, "Deploys").
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, appointmentWorkflow);

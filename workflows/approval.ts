@@ -5,6 +5,7 @@ import {
   defineUpdate,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -89,3 +90,7 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalAn
   }
   return outcome!;
 }
+
+// Auto-upgrade: a request waits up to 7 days for its decision, longer than a version should be kept
+// running; a change to it ships behind patched() (docs/temporal.md, "Deploys").
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, approvalWorkflow);

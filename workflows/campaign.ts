@@ -5,6 +5,7 @@ import {
   defineUpdate,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CampaignInput } from '../domain/campaigns/workflow-contract';
@@ -57,3 +58,7 @@ export async function campaignWorkflow(input: CampaignInput): Promise<{ status: 
     batchesPerRun: input.batchesPerRun,
   });
 }
+
+// Auto-upgrade: a campaign runs for weeks (each run continues as new on the current version); a change
+// to it ships behind patched() (docs/temporal.md, "Deploys").
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, campaignWorkflow);

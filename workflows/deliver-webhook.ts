@@ -1,4 +1,4 @@
-import { proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { patched, proxyLocalActivities, setWorkflowOptions, sleep, upsertMemo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { ATTEMPTS_PER_LADDER, RETRY_LADDER_MS } from '../domain/webhooks/delivery-rules';
 
@@ -20,6 +20,9 @@ const { attemptDelivery } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '45 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
+
+/** The patch that added the ladder's progress to the memo (2026-11-29). */
+const PROGRESS_MEMO = 'delivery-progress-memo';
 
 /**
  * 1 s, 2 s, 4 s ... up to a minute, each between half and one and a half times that, so the
@@ -43,6 +46,12 @@ export async function deliverWebhookWorkflow(
       await sleep(busyWaitMs(turn));
       made = await attemptDelivery(attemptInput);
     }
+    // Where a ladder stands, in the memo the Web UI lists beside each run: a struggling endpoint's
+    // deliveries show how far they have come and what it last answered without opening a history. A
+    // delivery done at its first attempt records nothing more. Behind a patch: runs parked before it
+    // replay their history without these commands.
+    if ((i > from || made.outcome === 'retry') && patched(PROGRESS_MEMO))
+      upsertMemo({ attempts: attempt, last_response: made.status ?? made.errorClass ?? null });
     const { outcome } = made;
     if (outcome !== 'retry' || wait === undefined)
       return { outcome: outcome === 'retry' ? 'exhausted' : outcome, attempts: attempt };
@@ -51,3 +60,7 @@ export async function deliverWebhookWorkflow(
   }
   throw new Error('unreachable: the ladder ends with its last attempt');
 }
+
+// Auto-upgrade: a ladder lives up to 22.6 hours, and a fix must reach the ladders already parked, not wait a
+// day for them to drain; a change to it ships behind patched() (docs/temporal.md, "Deploys").
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, deliverWebhookWorkflow);

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 const { reconcileDeliveries, purgeExpired } = proxyActivities<Activities>({
@@ -15,3 +15,7 @@ export async function reconcileDeliveriesWorkflow() {
 export async function retentionWorkflow() {
   return purgeExpired();
 }
+
+// Pinned, both: a scheduled run is one activity of seconds to minutes, so it ends on the code it began on.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, reconcileDeliveriesWorkflow);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, retentionWorkflow);

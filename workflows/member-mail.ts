@@ -1,4 +1,10 @@
-import { ApplicationFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  setWorkflowOptions,
+  sleep,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   MEMBER_MAIL_ATTEMPTS,
@@ -54,3 +60,7 @@ export async function memberMailWorkflow(input: MemberMailInput): Promise<{ atte
   }
   throw new Error('unreachable: the ladder ends with its last attempt');
 }
+
+// Pinned: its ladder is over within 9 minutes (a sign-in link is worth no more), so a run ends on the code
+// it began on, and a change to it needs no patch.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, memberMailWorkflow);

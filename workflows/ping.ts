@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 const { recordPing } = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds' });
@@ -8,3 +8,6 @@ export async function pingWorkflow(message: string): Promise<string> {
   const seenAt = await recordPing(message);
   return `pong: ${message} (${seenAt})`;
 }
+
+// Pinned: one activity round trip.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, pingWorkflow);

@@ -1,4 +1,4 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { InvoiceTimerInput, QuoteTimerInput } from '../domain/sales/workflow-contract';
 
@@ -25,3 +25,8 @@ export async function invoiceDueWorkflow(input: InvoiceTimerInput): Promise<bool
   await sleep(Math.max(0, Date.parse(input.dueAt) - Date.now()));
   return remindOverdueInvoice(input.invoiceId);
 }
+
+// Auto-upgrade, both timers: they sleep until a date weeks ahead; a change to either ships behind patched()
+// (docs/temporal.md, "Deploys").
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, quoteExpiryWorkflow);
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, invoiceDueWorkflow);

@@ -1,4 +1,4 @@
-import { isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import { isCancellation, proxyActivities, setWorkflowOptions, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   SEND_ATTEMPTS,
@@ -52,3 +52,7 @@ export async function sendMessageWorkflow(
   }
   throw new Error('unreachable: the ladder ends with its last attempt');
 }
+
+// Auto-upgrade: a message's ladder lives up to 8.6 hours; a change to it ships behind patched()
+// (docs/temporal.md, "Deploys").
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, sendMessageWorkflow);

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 const { scoreSourcingBatch } = proxyActivities<Activities>({
@@ -27,3 +27,6 @@ export async function sourcingWorkflow(input: {
   }
   return { scored, dropped };
 }
+
+// Pinned: a run is minutes of batches, so it ends on the code it began on, and a change to it needs no patch.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, sourcingWorkflow);

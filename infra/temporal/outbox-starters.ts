@@ -27,15 +27,17 @@ const starting = <Row>(outbox: OutboxDeclaration<Row>, start: (row: NoInfer<Row>
 /**
  * One starter per outbox the areas declare: each starts a row's workflow (or brings an agent's schedule
  * in step) under its deterministic id. The relay (worker/relay.ts) pairs them with the registered
- * outboxes by name, and refuses to start when one lacks the other.
+ * outboxes by name, and refuses to start when one lacks the other. `eagerStart` says whether a start may
+ * run its first task on the relay's own worker (deliveryStarter).
  */
 export function outboxStarters(
   client: Client,
   taskQueue: string,
   scheduler: AgentScheduler,
+  eagerStart: () => boolean,
 ): OutboxStarter[] {
   return [
-    starting(webhooks.deliveries, deliveryStarter(client, taskQueue)),
+    starting(webhooks.deliveries, deliveryStarter(client, taskQueue, eagerStart)),
     starting(conversations.messages, messageStarter(client, taskQueue)),
     starting(campaigns.campaigns, campaignStarter(client, taskQueue)),
     starting(prospects.sourcingRuns, sourcingStarter(client, taskQueue)),

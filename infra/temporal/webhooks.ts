@@ -20,10 +20,11 @@ function endpointHost(url: string): string {
 /**
  * Starts a delivery's workflow under its deterministic id, with a memo and search attributes that
  * say in the Web UI what it delivers. A first start refuses a duplicate (the relay may offer the same
- * delivery twice); a restart is allowed only over a run that has closed.
+ * delivery twice); a restart is allowed only over a run that has closed. A first start asks to run on
+ * the starting worker when `eager()` allows it (the relay's worker is the current version: worker/versioning.ts).
  */
 export const deliveryStarter =
-  (client: Client, taskQueue: string): StartDelivery =>
+  (client: Client, taskQueue: string, eager: () => boolean): StartDelivery =>
   async (d, restart) => {
     await startOnce(client, deliverWebhookWorkflow, {
       taskQueue,
@@ -40,7 +41,7 @@ export const deliveryStarter =
         ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
         : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // Eager start runs the first attempt on this very worker, one round trip less (perf-notes).
-      requestEagerStart: !restart,
+      requestEagerStart: !restart && eager(),
       staticSummary: `${d.event_type} to ${endpointHost(d.endpoint_url)}${restart ? ` (restarted at attempt ${d.attempts + 1})` : ''}`,
       memo: {
         delivery_id: d.id,

@@ -30,7 +30,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { asOperator, refusal, workspaceWithKey } from '../helpers/fixtures';
 import { eventsFor } from '../helpers/leads';
 import { timeSkippingEnvironment } from '../helpers/time-skipping';
-import { workflowCode } from '../helpers/workflow-code';
+import { servingAsCurrent, versioned, workflowCode } from '../helpers/workflow-code';
 import { agentRunWorkflow } from '../../workflows/agent-run';
 import { testServices } from '../../tooling/services';
 
@@ -103,6 +103,7 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
       connection: devConnection,
       taskQueue: queue,
       ...workflowCode(),
+      ...versioned(queue),
       activities: createSendActivities({
         db: t.db,
         services,
@@ -112,11 +113,12 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
       }),
     });
     working = Promise.all([worker.run(), sender.run()]).then(() => undefined);
+    await servingAsCurrent(dev, queue);
     const unused = { sync: () => Promise.resolve(), describe: () => Promise.reject(new Error('unused')) };
     relay = startRelay({
       databaseUrl: t.url,
       log: createLogger('relay', 'warn'),
-      sources: outboxSources(t.db, dev, queue, unused).filter((s) => s.name === 'message'),
+      sources: outboxSources(t.db, dev, queue, unused, () => true).filter((s) => s.name === 'message'),
     });
     await relay.ready;
   });

@@ -5,6 +5,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import { pingWorkflow } from '../../workflows';
 import { createPingActivities } from '../../activities/ping';
 import { connectWorker, createWorker } from '../../worker/worker';
+import { servingAsCurrent, testVersion } from '../helpers/workflow-code';
 
 const address = () => {
   const a = process.env.TEST_TEMPORAL_ADDRESS;
@@ -27,9 +28,11 @@ describe('worker against a real Temporal dev server', () => {
       taskQueue,
       activities: createPingActivities({ clock: () => new Date() }),
       attemptSlots: 1,
+      deploymentVersion: testVersion(taskQueue),
     });
     running = worker.run();
     connection = await Connection.connect({ address: address() });
+    await servingAsCurrent(new Client({ connection, namespace: 'default' }), taskQueue);
   });
   after(async () => {
     worker.shutdown();

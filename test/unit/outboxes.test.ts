@@ -53,7 +53,11 @@ describe('the outboxes: declared by their areas, started by infra/temporal/', ()
   });
 
   it('gives every registered outbox its starter, in the order the relay reads them', () => {
-    const sources = sourcesOf(allOutboxes(), outboxStarters(unused, 'q', scheduler), data);
+    const sources = sourcesOf(
+      allOutboxes(),
+      outboxStarters(unused, 'q', scheduler, () => true),
+      data,
+    );
     assert.deepEqual(
       sources.map((s) => s.name),
       [
