@@ -34,6 +34,10 @@ export type DevStack = {
   temporalNamespace: string;
   temporalTaskQueue: string;
   children: { postgres?: number; temporal?: number; apis?: number[]; workers?: number[] };
+  /** The version of the worker the stack runs (`<deployment>:<build id>`); a rollout changes it. */
+  workerVersion?: string;
+  /** Where `npm run cluster -- roll` asks the running cluster to roll its workers (tooling/cluster-roll.ts). */
+  control?: { url: string; token: string };
   /**
    * How the stack sends mail, so that `mail dns` describes the key it signs with. The relay's URL
    * carries no credentials: the CLI sends nothing.

@@ -2,19 +2,22 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { openDatabase } from '../domain/data-source';
 import { ConfigError, loadConfig } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { onShutdown } from '../infra/shutdown';
 import { createStops, labelled } from '../tooling/cleanup';
 import { takeDataDir } from '../tooling/dev-lock';
-import { writeDevStack } from '../tooling/dev-stack';
+import { writeDevStack, type DevStack } from '../tooling/dev-stack';
+import { requestRoll, rollWorkers, serveClusterControl, type WorkerSet } from '../tooling/cluster-roll';
 import { mailOfStack, stackBanner, startLocalChannels } from '../tooling/local-channels';
-import { dataDir, repoRoot } from '../tooling/paths';
+import { dataDir, repoRoot, stackFile } from '../tooling/paths';
 import { ensureOwnedDatabases, startEmbeddedPostgres } from '../tooling/postgres';
 import { freePort } from '../tooling/processes';
 import { startServiceProcess, type ServiceProcess } from '../tooling/service-process';
 import { startTemporalCluster } from '../tooling/temporal-cluster';
+import { buildIdOf, versionName } from '../worker/versioning';
 import { bundleWorkflowsOutOfProcess } from '../worker/worker';
 import { seedDemo } from './seed-demo';
 
@@ -24,6 +27,8 @@ import { seedDemo } from './seed-demo';
  * module, set up by the deploy/ scripts compose runs; two API and two worker processes from the
  * production build; MailDev, the local SMS provider and the Temporal Web UI. Data under
  * .data/cluster (DEV_DATA_DIR moves .data); the same lock as `npm run dev`, so one stack per folder.
+ * `npm run cluster -- roll` rolls the running cluster's workers to the checkout's code as a new version
+ * (tooling/cluster-roll.ts), the old ones stopping once drained.
  */
 const log = createLogger('cluster', 'info');
 const dir = dataDir(process.env);
@@ -32,6 +37,10 @@ const stops = createStops(log);
 const PROCESSES = 2;
 
 async function main() {
+  if (process.argv[2] === 'roll')
+    process.exit(await requestRoll(readStack(), process.env.WORKER_BUILD_ID || undefined));
+  if (process.argv[2])
+    throw new ConfigError([`npm run cluster takes no argument but roll (got ${process.argv[2]})`]);
   mkdirSync(clusterDir, { recursive: true, mode: 0o755 });
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'development',
@@ -73,26 +82,33 @@ async function main() {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     PUBLIC_URL: env.PUBLIC_URL ?? `http://localhost:${firstPort}`,
-    // Built once for both workers, as the image's worker loads it.
-    WORKFLOW_BUNDLE: await bundleWorkflowsOutOfProcess(path.join(clusterDir, 'workflows.js')),
+    // Built once for both workers, as the image's worker loads it; or one built ahead, as given.
+    WORKFLOW_BUNDLE:
+      env.WORKFLOW_BUNDLE ?? (await bundleWorkflowsOutOfProcess(path.join(clusterDir, 'workflows.js'))),
   });
   const config = loadConfig(env);
   const logs = path.join(clusterDir, 'logs');
   const migrate = await startServiceProcess('migrate', { env, logDir: logs, log });
   if ((await migrate.exited) !== 0) throw new Error(`migrations failed: see ${migrate.logFile}`);
 
-  const workers: ServiceProcess[] = [];
+  /** One worker process per slot, of one build: the checkout's, or a rollout's (`cwd`). */
+  const startWorkers = async (name: string, more: NodeJS.ProcessEnv, cwd?: string) => {
+    const started: ServiceProcess[] = [];
+    for (let i = 1; i <= PROCESSES; i++) {
+      const worker = await startServiceProcess('worker', {
+        env: { ...env, ...more, WORKER_METRICS_PORT: String(await freePort(cwd ? 0 : 9463 + 2 * i)) },
+        logDir: logs,
+        log,
+        name: `${name}${i}`,
+        cwd,
+      });
+      stops.push(labelled(`worker ${name}${i}`, worker.stop));
+      started.push(worker);
+    }
+    return started;
+  };
+  const workers = await startWorkers('worker-', {});
   const apis: ServiceProcess[] = [];
-  for (let i = 1; i <= PROCESSES; i++) {
-    const worker = await startServiceProcess('worker', {
-      env: { ...env, WORKER_METRICS_PORT: String(await freePort(9463 + 2 * i)) },
-      logDir: logs,
-      log,
-      name: `worker-${i}`,
-    });
-    stops.push(labelled(`worker ${i}`, worker.stop));
-    workers.push(worker);
-  }
   for (let i = 1; i <= PROCESSES; i++) {
     const api = await startServiceProcess('start', {
       env: {
@@ -109,25 +125,66 @@ async function main() {
   }
   await Promise.all([...apis, ...workers].map((p) => p.ready));
 
-  writeDevStack(dir, {
-    pid: process.pid,
-    engine: 'cluster',
-    apiUrl: apis[0]!.url!,
-    apiUrls: apis.map((a) => a.url!),
-    publicUrl: config.publicUrl,
-    databaseUrl: config.databaseUrl,
-    temporalAddress: temporal.address,
-    temporalUiUrl: temporal.uiUrl,
-    temporalNamespace: config.temporalNamespace,
-    temporalTaskQueue: config.temporalTaskQueue,
-    children: {
-      postgres: postgres.pid,
-      temporal: temporal.server.pid(),
-      apis: apis.map((a) => a.pid),
-      workers: workers.map((w) => w.pid),
+  let running: WorkerSet = {
+    version: {
+      deploymentName: config.workerDeployment.deploymentName,
+      buildId: buildIdOf(env.WORKFLOW_BUNDLE!, env.WORKER_BUILD_ID || undefined),
     },
-    ...mailOfStack(env, config.smtp),
+    workers,
+  };
+  const temporalClient = new Client({
+    connection: await Connection.connect({ address: temporal.address }),
+    namespace: config.temporalNamespace,
   });
+  stops.push(labelled('the rollout client', () => temporalClient.connection.close()));
+  let rollouts = 0;
+  const control = await serveClusterControl(async (buildId, say) => {
+    const tell = (line: string) => {
+      log.info(line);
+      say(line);
+    };
+    const n = ++rollouts;
+    running = await rollWorkers({
+      client: temporalClient,
+      from: running,
+      dir: path.join(clusterDir, 'builds', String(n)),
+      buildId,
+      startWorkers: (build) =>
+        startWorkers(
+          `worker-r${n}-`,
+          { WORKFLOW_BUNDLE: build.bundle, WORKER_BUILD_ID: build.buildId, WORKER_SET_CURRENT: 'by-rollout' },
+          build.cwd,
+        ),
+      say: tell,
+    });
+    publish();
+    return versionName(running.version);
+  });
+  stops.push(labelled('the cluster control', control.close));
+
+  const publish = () =>
+    writeDevStack(dir, {
+      pid: process.pid,
+      engine: 'cluster',
+      apiUrl: apis[0]!.url!,
+      apiUrls: apis.map((a) => a.url!),
+      publicUrl: config.publicUrl,
+      databaseUrl: config.databaseUrl,
+      temporalAddress: temporal.address,
+      temporalUiUrl: temporal.uiUrl,
+      temporalNamespace: config.temporalNamespace,
+      temporalTaskQueue: config.temporalTaskQueue,
+      children: {
+        postgres: postgres.pid,
+        temporal: temporal.server.pid(),
+        apis: apis.map((a) => a.pid),
+        workers: running.workers.map((w) => w.pid),
+      },
+      workerVersion: versionName(running.version),
+      control: { url: control.url, token: control.token },
+      ...mailOfStack(env, config.smtp),
+    });
+  publish();
   const db = await openDatabase(databaseUrl, { poolSize: 2 });
   const demo = await seedDemo(db).finally(() => db.destroy());
   process.stdout.write(
@@ -146,6 +203,7 @@ async function main() {
       ],
       more: [
         `  Temporal server:  ${temporal.address}   (${shards} history shards; PostgreSQL ${postgres.url.replace(/\/\/[^@]*@/, '//')})`,
+        `  Worker version:   ${versionName(running.version)}   (npm run cluster -- roll: the checkout as the next)`,
         `  Logs:             ${logs}`,
       ],
       dataDir: clusterDir,
@@ -177,6 +235,12 @@ function rolePasswords(): { leads: string; temporal: string } {
     writeFileSync(file, JSON.stringify(made) + '\n', { mode: 0o600 });
   }
   return JSON.parse(readFileSync(file, 'utf8')) as { leads: string; temporal: string };
+}
+
+/** The stack file of the cluster running on this data folder, if any. */
+function readStack(): DevStack | undefined {
+  const file = stackFile(dir);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DevStack) : undefined;
 }
 
 main().catch(async (err: unknown) => {

@@ -53,11 +53,12 @@ export function scriptCommand(script: Script): { env: Record<string, string>; ar
 
 /**
  * Starts `npm start`, `npm run worker` or `npm run migrate`'s command with `env`, its output appended
- * to `<logDir>/<name>.log`. An exit nobody asked for is logged with the last lines it wrote.
+ * to `<logDir>/<name>.log`. An exit nobody asked for is logged with the last lines it wrote. `cwd` is a
+ * folder holding another build (`<cwd>/dist`) than the checkout's; its modules come from the checkout's.
  */
 export async function startServiceProcess(
   script: Script,
-  opts: { env: NodeJS.ProcessEnv; logDir: string; log: Logger; name?: string },
+  opts: { env: NodeJS.ProcessEnv; logDir: string; log: Logger; name?: string; cwd?: string },
 ): Promise<ServiceProcess> {
   const name = opts.name ?? script;
   const { env: scriptEnv, args } = scriptCommand(script);
@@ -66,8 +67,12 @@ export async function startServiceProcess(
   const out = createWriteStream(logFile, { flags: 'a' });
   // A process group of its own, as the servers have: Ctrl+C reaches this process, which stops them in order.
   const child = spawn(process.execPath, args, {
-    cwd: repoRoot(),
-    env: { ...opts.env, ...scriptEnv },
+    cwd: opts.cwd ?? repoRoot(),
+    env: {
+      ...opts.env,
+      ...scriptEnv,
+      ...(opts.cwd && { NODE_PATH: path.join(repoRoot(), 'node_modules') }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

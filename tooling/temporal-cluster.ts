@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../infra/logger';
@@ -53,6 +53,30 @@ export type TemporalClusterOptions = {
 const deployScript = (name: string) => path.join(repoRoot(), 'deploy', 'temporal', name);
 
 /**
+ * Compose's dynamic configuration (deploy/temporal/dynamicconfig/production-sql.yaml), written into `dir`
+ * with one difference: a worker version no longer current counts as drained within about 20 seconds of
+ * its last pinned run ending, instead of Temporal's 3 to 6 minutes. The server's grace period covers
+ * visibility's lag, which on one machine is milliseconds; a rollout (`npm run cluster -- roll`) then
+ * stops the older workers while one watches, and the cluster test's rollout fits in CI.
+ */
+function oneMachineDynamicConfig(dir: string): string {
+  const production = readFileSync(
+    path.join(repoRoot(), 'deploy', 'temporal', 'dynamicconfig', 'production-sql.yaml'),
+    'utf8',
+  );
+  const file = path.join(dir, 'temporal-dynamicconfig.yaml');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    file,
+    `${production.trimEnd()}\n` +
+      '# One machine (tooling/temporal-cluster.ts): versions drain in seconds, not minutes.\n' +
+      'matching.wv.VersionDrainageStatusVisibilityGracePeriod:\n  - value: 15s\n    constraints: {}\n' +
+      'matching.wv.VersionDrainageStatusRefreshInterval:\n  - value: 5s\n    constraints: {}\n',
+  );
+  return file;
+}
+
+/**
  * Starts the production engine on this machine from its real parts, as docker-compose does: the
  * databases, their schema by deploy/temporal/setup-schema.sh with the server's own SQL tool, the
  * server from its built-in configuration template driven by compose's environment variables, the
@@ -94,13 +118,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
     ...process.env,
     ...dbEnv,
     NUM_HISTORY_SHARDS: String(opts.historyShards),
-    DYNAMIC_CONFIG_FILE_PATH: path.join(
-      repoRoot(),
-      'deploy',
-      'temporal',
-      'dynamicconfig',
-      'production-sql.yaml',
-    ),
+    DYNAMIC_CONFIG_FILE_PATH: oneMachineDynamicConfig(path.dirname(opts.logDir)),
     BIND_ON_IP: '127.0.0.1',
     LOG_LEVEL: process.env.TEMPORAL_LOG_LEVEL ?? 'warn',
     FRONTEND_GRPC_PORT: String(port),

@@ -4,19 +4,28 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
 import type { DevStack } from '../../tooling/dev-stack';
+import { bundleWorkflowsOutOfProcess } from '../../worker/worker';
 import { repoRoot } from '../../tooling/paths';
 import { freePort, isAlive, waitFor } from '../../tooling/processes';
 import { runAdmin } from '../helpers/admin';
 import { intakeBody } from '../helpers/leads';
 import { mcpClient, structured } from '../helpers/mcp';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { outageReceiver, rollCluster, runRecord } from '../helpers/rollout';
+
+/** Deliveries parked on the first version when the second is deployed. */
+const LADDERS = 200;
 
 type Run = { child: ChildProcessWithoutNullStreams; output: () => string; exit: Promise<number | null> };
 
 /**
  * `npm run cluster` as an operator runs it: the real Temporal server on PostgreSQL, two APIs and two
- * workers from the production build. Runs under `TEST_ENGINE=cluster` (the CI's cluster leg).
+ * workers from the production build. Runs under `TEST_ENGINE=cluster` (the CI's cluster leg). Its workers
+ * start as version 1: the workflow code before the delivery workflow's `delivery-progress-memo` patch
+ * (test/fixtures/workflows-before-progress-memo); `npm run cluster -- roll` deploys the checkout's over it.
  */
 describe('npm run cluster, the production engine on one machine', () => {
   const dataDir = path.join(repoRoot(), '.data', `e2e-cluster-${process.pid}`);
@@ -26,6 +35,7 @@ describe('npm run cluster, the production engine on one machine', () => {
   let apis: string[];
   let stack: DevStack;
   let receiver: Receiver;
+  let rollout: Receiver | undefined;
   const env = () => ({ DEV_DATA_DIR: dataDir, DATABASE_URL: undefined, PUBLIC_URL: undefined });
 
   before(async () => {
@@ -37,8 +47,12 @@ describe('npm run cluster, the production engine on one machine', () => {
       TEMPORAL_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
     };
-    for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'WORKFLOW_BUNDLE'])
+    for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'WORKER_BUILD_ID'])
       delete childEnv[name];
+    childEnv.WORKFLOW_BUNDLE = await bundleWorkflowsOutOfProcess(
+      path.join(dataDir, 'workflows-v1.js'),
+      require.resolve('../fixtures/workflows-before-progress-memo'),
+    );
     const child = spawn('npm', ['run', '-s', 'cluster'], { cwd: repoRoot(), env: childEnv, detached: true });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -72,6 +86,7 @@ describe('npm run cluster, the production engine on one machine', () => {
   };
   after(async () => {
     await receiver?.close();
+    await rollout?.close();
     await stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -201,7 +216,136 @@ describe('npm run cluster, the production engine on one machine', () => {
     );
   });
 
+  it('rolls the workers to the next version over 200 ladders parked on the first: each ends once, on the new code, none failing to replay', async (t) => {
+    const t0 = Date.now();
+    const at = (what: string) => t.diagnostic(`${what} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    // A workspace of its own, so that no other endpoint hears these leads.
+    const admin = (...args: string[]) => {
+      const r = runAdmin(env(), args);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as Record<string, unknown>;
+    };
+    const ws = admin('workspace', 'create', '--name', 'Rollout') as { id: string };
+    admin('member', 'add', '--workspace', ws.id, '--email', 'ops@rollout.example', '--role', 'owner');
+    const rolloutKey = admin(
+      ...['key', 'create', '--workspace', ws.id, '--owner', 'ops@rollout.example'],
+      ...['--name', 'rollout', '--scopes', 'leads:write'],
+    ).key as string;
+    // Down, asking for two and a half minutes: longer than the rollout takes.
+    const down = await outageReceiver(150);
+    rollout = down.receiver;
+    const endpoint = admin(
+      ...['endpoint', 'create', '--workspace', ws.id, '--url', down.receiver.url, '--events', 'lead.created'],
+    ) as { id: string; secret: string };
+    down.receiver.setSecret(endpoint.secret);
+    const v1 = stack.workerVersion!;
+
+    for (let i = 0; i < LADDERS; i += 10)
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, j) => {
+          const res = await fetch(`${apis[j % 2]!}/api/v1/leads`, {
+            method: 'POST',
+            headers: {
+              Authorization: `Bearer ${rolloutKey}`,
+              'Content-Type': 'application/json',
+              'Idempotency-Key': randomUUID(),
+            },
+            body: JSON.stringify(intakeBody({ source: 'rollout' })),
+          });
+          assert.equal(res.status, 201, await res.text());
+        }),
+      );
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    const deliveries = async () =>
+      (
+        await db.query<{ id: string; status: string; attempts: number }>(
+          'SELECT id, status, attempts FROM webhook_deliveries WHERE endpoint_id = $1',
+          [endpoint.id],
+        )
+      ).rows;
+    try {
+      // Parked mid-ladder on version 1: the first attempt answered 503, the ladder sleeps on Retry-After.
+      await waitFor(
+        `${LADDERS} ladders parked`,
+        async () => {
+          const rows = await deliveries();
+          return rows.length === LADDERS && rows.every((d) => d.status === 'FAILED' && d.attempts === 1)
+            ? rows
+            : undefined;
+        },
+        90_000,
+        500,
+      );
+      at(`${LADDERS} ladders parked on ${v1}`);
+
+      let current = 0;
+      const lines: string[] = [];
+      const rolled = rollCluster(dataDir, (line) => {
+        lines.push(line);
+        // The new version takes the ladders' next attempts: the receiver is back for them.
+        if (/ is current; /.test(line)) {
+          current = Date.now();
+          at('the next version current');
+          down.recover();
+        }
+      });
+      assert.equal(await rolled, 0, lines.join('\n'));
+      at('the first version drained and its workers stopped');
+      assert.ok(current, lines.join('\n'));
+      const v2 = /^rolled to (\S+)$/m.exec(lines.join('\n'))?.[1];
+      assert.ok(v2 && v2 !== v1, lines.join('\n'));
+      assert.ok(lines.includes(`stopped the workers of ${v1}`), lines.join('\n'));
+      const after = JSON.parse(readFileSync(path.join(dataDir, 'dev-stack.json'), 'utf8')) as DevStack;
+      assert.equal(after.workerVersion, v2);
+      for (const pid of stack.children.workers!)
+        assert.ok(!isAlive(pid), `the version 1 worker ${pid} stopped`);
+      for (const pid of after.children.workers!) assert.ok(isAlive(pid), `the version 2 worker ${pid} runs`);
+
+      const rows = await waitFor(
+        `${LADDERS} deliveries to succeed`,
+        async () => {
+          const r = await deliveries();
+          return r.every((d) => d.status === 'SUCCEEDED') ? r : undefined;
+        },
+        240_000,
+        1_000,
+      );
+      at(`${LADDERS} deliveries succeeded`);
+      // Each event reached the receiver twice: refused while it was down, taken once it was back.
+      assert.equal(down.answers.size, LADDERS);
+      for (const [event, answered] of down.answers) assert.deepEqual(answered, [503, 200], event);
+      assert.ok(rows.every((d) => d.attempts === 2));
+
+      const temporalClient = new Client({
+        connection: await Connection.connect({ address: stack.temporalAddress }),
+        namespace: stack.temporalNamespace,
+      });
+      try {
+        const [, build1] = v1.split(':');
+        const [, build2] = v2.split(':');
+        for (const d of rows) {
+          const r = await runRecord(temporalClient, `webhook-delivery:${d.id}`);
+          assert.equal(r.status, 'COMPLETED');
+          assert.deepEqual(r.result, { outcome: 'succeeded', attempts: 2 });
+          assert.deepEqual(r.failedTasks, [], `${d.id} failed no workflow task (no nondeterminism)`);
+          // Started on version 1, finished on version 2, whose patched path ran mid-ladder.
+          assert.equal(r.taskVersions[0], build1, d.id);
+          assert.equal(r.taskVersions.at(-1), build2, d.id);
+          assert.equal(r.patches, 1, d.id);
+          assert.deepEqual(r.memo, { ...r.memo, attempts: 2, last_response: 200 }, d.id);
+        }
+      } finally {
+        await temporalClient.connection.close();
+      }
+    } finally {
+      await db.end();
+    }
+  });
+
   it('stops everything on Ctrl+C, and refuses another history shard count on the data it made', async () => {
+    // The workers it runs now (a rollout replaced the first ones).
+    stack = JSON.parse(readFileSync(path.join(dataDir, 'dev-stack.json'), 'utf8')) as DevStack;
     await stop();
     assert.match(run.output(), /"msg":"stopped cleanly"/);
     for (const pid of [...stack.children.apis!, ...stack.children.workers!, stack.children.temporal!])

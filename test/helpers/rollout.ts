@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { repoRoot } from '../../tooling/paths';
+import { startReceiver, type Receiver } from './receiver';
+
+const { EventType } = temporal.api.enums.v1;
+
+/**
+ * A receiver that is down (503, asking to be retried after `retryAfterSeconds`) until `recover()`, and
+ * keeps what it answered to each event id: a delivery made twice shows there.
+ */
+export async function outageReceiver(
+  retryAfterSeconds: number,
+): Promise<{ receiver: Receiver; recover: () => void; answers: Map<string, number[]> }> {
+  let down = true;
+  const answers = new Map<string, number[]>();
+  const receiver = await startReceiver((r) => {
+    const status = down ? 503 : 200;
+    const id = String(r.headers['service-event-id']);
+    answers.set(id, [...(answers.get(id) ?? []), status]);
+    return down ? { status, headers: { 'retry-after': String(retryAfterSeconds) } } : { status };
+  });
+  return { receiver, recover: () => (down = false), answers };
+}
+
+/** `npm run cluster -- roll` on the cluster of `dataDir`: its output as it comes, and its exit code. */
+export function rollCluster(dataDir: string, onLine: (line: string) => void) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DEV_DATA_DIR: dataDir };
+  delete env.WORKER_BUILD_ID;
+  const child = spawn('npm', ['run', '-s', 'cluster', '--', 'roll'], { cwd: repoRoot(), env });
+  let out = '';
+  const take = (d: Buffer) => {
+    const lines = (out + d.toString()).split('\n');
+    out = lines.pop()!;
+    lines.forEach(onLine);
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  return new Promise<number | null>((resolve) => child.once('exit', resolve));
+}
+
+/** What one run's history says about how it ran: which versions completed its tasks, and what failed. */
+export async function runRecord(client: Client, workflowId: string) {
+  const handle = client.workflow.getHandle(workflowId);
+  const events = (await handle.fetchHistory()).events ?? [];
+  const described = await handle.describe();
+  return {
+    status: described.status.name,
+    memo: described.memo ?? {},
+    result: (await handle.result()) as { outcome: string; attempts: number },
+    /** The build id of the worker that completed each workflow task, in order. */
+    taskVersions: events
+      .filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+      .map((e) => e.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId),
+    failedTasks: events
+      .filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
+      .map((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? 'a failed workflow task'),
+    patches: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').length,
+  };
+}
