@@ -87,17 +87,29 @@ export async function versionRegistered(
   }
 }
 
-/** Makes `version` its deployment's current one (a no-op when it is). */
+/**
+ * Makes `version` its deployment's current one (a no-op when it is). Workers of one version start side
+ * by side and may ask at once: the routing carries a conflict token, so a second ask made on the same
+ * reading is refused; it reads again and finds its version current, or asks again.
+ */
 export async function makeCurrent(client: Client, version: WorkerDeploymentVersion): Promise<void> {
-  const { current, conflictToken } = await currentVersion(client, version.deploymentName);
-  if (same(current, version)) return;
-  await client.workflowService.setWorkerDeploymentCurrentVersion({
-    namespace: client.options.namespace,
-    deploymentName: version.deploymentName,
-    buildId: version.buildId,
-    conflictToken,
-    identity: client.options.identity,
-  });
+  for (let tries = 1; ; tries++) {
+    const { current, conflictToken } = await currentVersion(client, version.deploymentName);
+    if (same(current, version)) return;
+    try {
+      await client.workflowService.setWorkerDeploymentCurrentVersion({
+        namespace: client.options.namespace,
+        deploymentName: version.deploymentName,
+        buildId: version.buildId,
+        conflictToken,
+        identity: client.options.identity,
+      });
+      return;
+    } catch (err) {
+      if (tries === 5) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200 * tries));
+    }
+  }
 }
 
 /**

@@ -14,10 +14,12 @@ import { runAdmin } from '../helpers/admin';
 import { intakeBody } from '../helpers/leads';
 import { mcpClient, structured } from '../helpers/mcp';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { outageReceiver, rollCluster, runRecord } from '../helpers/rollout';
+import { outageReceiver, postOnce, rollCluster, runRecord } from '../helpers/rollout';
 
 /** Deliveries parked on the first version when the second is deployed. */
 const LADDERS = 200;
+/** How long the receiver, down, asks them to wait: the rollout makes the next version current sooner. */
+const RETRY_AFTER_S = 120;
 
 type Run = { child: ChildProcessWithoutNullStreams; output: () => string; exit: Promise<number | null> };
 
@@ -59,17 +61,15 @@ describe('npm run cluster, the production engine on one machine', () => {
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     run = { child, output: () => out, exit };
-    await Promise.race([
-      waitFor(
-        'npm run cluster to be ready',
-        async () => out.includes('"msg":"ready"') || undefined,
-        600_000,
-        250,
-      ),
-      exit.then((code) => {
-        throw new Error(`npm run cluster exited (${code}):\n${out}`);
-      }),
-    ]);
+    // Ends at readiness or at the exit, so a cluster that fails to start fails the test at once.
+    await waitFor(
+      'npm run cluster to be ready',
+      async () => out.includes('"msg":"ready"') || child.exitCode !== null || undefined,
+      600_000,
+      250,
+    );
+    if (!out.includes('"msg":"ready"'))
+      throw new Error(`npm run cluster exited (${child.exitCode}):\n${out}`);
     key = /API key:\s+(lk_live_[0-9A-Za-z]+)/.exec(out)?.[1] ?? '';
     workspaceId = /Demo workspace:.*\(([0-9a-f-]{36})\)/.exec(out)?.[1] ?? '';
     apis = [...out.matchAll(/API \d base URL:\s+(\S+)\/api\/v1/g)].map((m) => m[1]!);
@@ -231,8 +231,8 @@ describe('npm run cluster, the production engine on one machine', () => {
       ...['key', 'create', '--workspace', ws.id, '--owner', 'ops@rollout.example'],
       ...['--name', 'rollout', '--scopes', 'leads:write'],
     ).key as string;
-    // Down, asking for two and a half minutes: longer than the rollout takes.
-    const down = await outageReceiver(150);
+    // Down, asking for two minutes: longer than the rollout takes to make the next version current.
+    const down = await outageReceiver(RETRY_AFTER_S);
     rollout = down.receiver;
     const endpoint = admin(
       ...['endpoint', 'create', '--workspace', ws.id, '--url', down.receiver.url, '--events', 'lead.created'],
@@ -240,18 +240,15 @@ describe('npm run cluster, the production engine on one machine', () => {
     down.receiver.setSecret(endpoint.secret);
     const v1 = stack.workerVersion!;
 
+    const firstAttempts = Date.now();
     for (let i = 0; i < LADDERS; i += 10)
       await Promise.all(
         Array.from({ length: 10 }, async (_, j) => {
-          const res = await fetch(`${apis[j % 2]!}/api/v1/leads`, {
-            method: 'POST',
-            headers: {
-              Authorization: `Bearer ${rolloutKey}`,
-              'Content-Type': 'application/json',
-              'Idempotency-Key': randomUUID(),
-            },
-            body: JSON.stringify(intakeBody({ source: 'rollout' })),
-          });
+          const res = await postOnce(
+            `${apis[j % 2]!}/api/v1/leads`,
+            rolloutKey,
+            intakeBody({ source: 'rollout' }),
+          );
           assert.equal(res.status, 201, await res.text());
         }),
       );
@@ -293,6 +290,10 @@ describe('npm run cluster, the production engine on one machine', () => {
       assert.equal(await rolled, 0, lines.join('\n'));
       at('the first version drained and its workers stopped');
       assert.ok(current, lines.join('\n'));
+      assert.ok(
+        current - firstAttempts < RETRY_AFTER_S * 1_000,
+        `the next version became current ${(current - firstAttempts) / 1000} s after the first attempts, after the ladders' Retry-After (${RETRY_AFTER_S} s): they woke on the first`,
+      );
       const v2 = /^rolled to (\S+)$/m.exec(lines.join('\n'))?.[1];
       assert.ok(v2 && v2 !== v1, lines.join('\n'));
       assert.ok(lines.includes(`stopped the workers of ${v1}`), lines.join('\n'));

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { repoRoot } from '../../tooling/paths';
@@ -22,6 +23,30 @@ export async function outageReceiver(
     return down ? { status, headers: { 'retry-after': String(retryAfterSeconds) } } : { status };
   });
   return { receiver, recover: () => (down = false), answers };
+}
+
+/**
+ * A POST with an Idempotency-Key, sent again under the same key when the connection fails before an
+ * answer (a kept-alive socket the server closed just then): the API answers the repeat with the first
+ * outcome, so nothing is made twice.
+ */
+export async function postOnce(url: string, key: string, body: unknown): Promise<Response> {
+  const init = {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': randomUUID(),
+    },
+    body: JSON.stringify(body),
+  };
+  for (let tries = 1; ; tries++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      if (tries === 3) throw err;
+    }
+  }
 }
 
 /** `npm run cluster -- roll` on the cluster of `dataDir`: its output as it comes, and its exit code. */
