@@ -13,7 +13,7 @@ const fixed = (x: number | undefined, digits = 1) =>
 const ratio = (a?: number, b?: number) =>
   a === undefined || b === undefined || !(b > 0) ? '-' : `${(a / b).toFixed(2)}x`;
 const union = (lists: (string[] | undefined)[]) => [...new Set(lists.flatMap((l) => l ?? []))];
-const heading = (label: string): Row => ({ label, cells: ['', '', ''] });
+const heading = (label: string): Row => ({ label, cells: ['', '', '', ''] });
 
 /** A row of one figure per column, `-` where a column has none. */
 function row(
