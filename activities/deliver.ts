@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { Ports } from '../domain/kernel/operation';
@@ -78,6 +79,10 @@ function signingSecrets(t: AttemptTarget, key: Buffer, at: Date): string[] | und
       : undefined;
   return overlapping === undefined ? [current] : [current, overlapping];
 }
+
+/** The record's first wait after a database failure, doubling up to the longest. */
+const RECORD_RETRY_FIRST_MS = 250;
+const RECORD_RETRY_MAX_MS = 2_000;
 
 /** What a re-run of an attempt answers from its record, instead of sending it again. */
 const RECORDED = { SUCCEEDED: 'succeeded', EXHAUSTED: 'exhausted', FAILED: 'retry' } as const;
@@ -159,6 +164,8 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     const cancelled = activityCancellation();
     const beforeSending = cancelled ? AbortSignal.any([deadline, cancelled]) : deadline;
     const token = randomUUID();
+    // Measured before the claim is asked for, so this run's view of its claim's end is never late.
+    const claimEndsBy = Date.now() + attemptTimeoutMs + CLAIM_MARGIN_MS;
     const claimed = await claimAttempt(db, {
       deliveryId: input.deliveryId,
       generation: input.generation,
@@ -216,7 +223,7 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
         await releaseAttempt(db, input.deliveryId, token);
         throw new CancelledFailure('the attempt was cancelled before its request was sent');
       }
-      return await record(t, input, token, startedAt, result);
+      return await record(t, input, { token, endsBy: claimEndsBy }, startedAt, result);
     } catch (err) {
       // Nothing can have reached the receiver: let a re-run make the attempt without waiting. (After the
       // request may have left, the claim stays until its time is up.)
@@ -226,10 +233,34 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     }
   }
 
+  /**
+   * Records the attempt, trying again while its claim lasts when the database fails (a connection
+   * refused, a statement timed out): only this run holds the receiver's answer, and a re-run that took
+   * over after the claim ran out would send the attempt again. A try that committed though its answer
+   * was lost shows as the attempt recorded.
+   */
+  async function recordWhileClaimed(
+    r: Parameters<typeof recordAttempt>[1],
+    claimEndsBy: number,
+  ): Promise<Awaited<ReturnType<typeof recordAttempt>> | AttemptOutcome> {
+    for (let wait = RECORD_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
+      try {
+        return await recordAttempt(deps.db, r);
+      } catch (err) {
+        if (Date.now() + wait + RECORD_RETRY_MAX_MS >= claimEndsBy) throw err;
+        await sleep(wait);
+        const t = await attemptTarget(deps.db, r.deliveryId, r.attempt).catch(() => undefined);
+        if (t?.already_made && t.generation === r.generation) {
+          return { outcome: RECORDED[t.status as keyof typeof RECORDED] ?? 'cancelled' };
+        }
+      }
+    }
+  }
+
   async function record(
     t: AttemptTarget,
     input: AttemptInput,
-    token: string,
+    claim: { token: string; endsBy: number },
     startedAt: Date,
     result: PostResult,
   ): Promise<AttemptOutcome> {
@@ -238,19 +269,24 @@ export const createDeliveryActivities = (deps: DeliveryDeps) => {
     const verdict = classify(result);
     const waitMs = nextWaitMs(input.nextDelayMs, retryAfterMs(result, endedAt));
     const outcome = outcomeOf(verdict, waitMs);
-    const recorded = await recordAttempt(deps.db, {
-      deliveryId: input.deliveryId,
-      endpointId: t.endpoint_id,
-      generation: input.generation,
-      attempt: input.attempt,
-      startedAt,
-      durationMs,
-      responseStatus: result.status ?? null,
-      errorClass: result.errorClass ?? (verdict === 'succeeded' ? null : `http_${result.status}`),
-      outcome,
-      nextAttemptAt: outcome === 'retry' ? new Date(endedAt + waitMs!) : null,
-      sendingToken: token,
-    });
+    const recorded = await recordWhileClaimed(
+      {
+        deliveryId: input.deliveryId,
+        endpointId: t.endpoint_id,
+        generation: input.generation,
+        attempt: input.attempt,
+        startedAt,
+        durationMs,
+        responseStatus: result.status ?? null,
+        errorClass: result.errorClass ?? (verdict === 'succeeded' ? null : `http_${result.status}`),
+        outcome,
+        nextAttemptAt: outcome === 'retry' ? new Date(endedAt + waitMs!) : null,
+        sendingToken: claim.token,
+      },
+      claim.endsBy,
+    );
+    // Recorded by a try whose answer was lost: answered from the record, as a re-run would.
+    if ('outcome' in recorded) return recorded;
     if (recorded.cancelled.length > 0) await deps.cancelWorkflows(recorded.cancelled);
     // Counted once recorded: a re-run of this attempt answers from the record and counts nothing.
     metrics.attempt(recorded.recorded ? outcome : 'cancelled', durationMs / 1000);

@@ -266,6 +266,55 @@ describe('the attempt activity', () => {
       assert.deepEqual(d, { status: 'SUCCEEDED', attempts: 1, sending_token: null });
     });
 
+    it('keeps trying to record while it holds the claim when the database fails, and never sends again', async () => {
+      await pointAt('127.0.0.1');
+      status = { status: 204 };
+      /** The pool, with its next transactions failing: refused, or committed and the answer lost. */
+      const failing = (kinds: ('refused' | 'lost')[]) =>
+        new Proxy(t.db, {
+          get(target, prop) {
+            const value: unknown = Reflect.get(target, prop, target);
+            if (prop !== 'transaction' || kinds.length === 0) {
+              return typeof value === 'function'
+                ? (value as (...a: unknown[]) => unknown).bind(target)
+                : value;
+            }
+            const kind = kinds.shift();
+            return async (...args: Parameters<typeof target.transaction>) => {
+              if (kind === 'refused') throw new Error('sorry, too many clients already');
+              await (target.transaction as (...a: unknown[]) => Promise<unknown>)(...args);
+              throw new Error('Connection terminated unexpectedly');
+            };
+          },
+        });
+      const attemptWith = (db: typeof t.db) =>
+        createDeliveryActivities({
+          db,
+          http: httpPost,
+          clock: () => new Date(),
+          secretsKey,
+          allowPrivateTargets: true,
+          cancelWorkflows: noCanceller,
+        });
+      for (const kinds of [['refused', 'refused'], ['lost']] as const) {
+        const deliveryId = await newDelivery();
+        const before = rx.received.length;
+        const out = await attemptWith(failing([...kinds])).attemptDelivery({
+          deliveryId,
+          generation: 0,
+          attempt: 1,
+          nextDelayMs: 30_000,
+        });
+        assert.equal(out.outcome, 'succeeded', kinds.join(', '));
+        assert.equal(rx.received.length, before + 1, 'sent once');
+        const [d] = await t.db.query<{ status: string; sending_token: string | null }[]>(
+          'SELECT status, sending_token FROM webhook_deliveries WHERE id = $1',
+          [deliveryId],
+        );
+        assert.deepEqual(d, { status: 'SUCCEEDED', sending_token: null });
+      }
+    });
+
     it("takes over a claim whose holder's time ran out with no record (its worker died): the attempt is made again under its own number", async () => {
       await pointAt('127.0.0.1');
       status = { status: 204 };
