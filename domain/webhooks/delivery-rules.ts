@@ -37,9 +37,8 @@ export const GONE_STATUS = 410;
 /**
  * Why an attempt got no HTTP answer. `secret_unreadable` (the signing secret no longer decrypts with
  * SECRETS_KEY, or cannot sign the endpoint's scheme) can never succeed by trying again: it ends the
- * delivery at once. `interrupted`: Temporal
- * cancelled the attempt before its deadline (the worker lost the workflow's task, or the workflow ended)
- * after its request had left; it may have reached the receiver, so it counts as made, and is retried.
+ * delivery at once. `interrupted`: recorded before issue 57 when Temporal cancelled an attempt after
+ * its request had left; such a request now runs to its answer, so only older attempts carry it.
  */
 export const ERROR_CLASSES = [
   'timeout',
