@@ -2,7 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { createStops, labelled, withCleanup } from '../tooling/cleanup';
 import { parseIntFlags, UsageError } from './lib/args';
 import { runBaseline } from './lib/baseline-phases';
-import { clusterPhases, type EngineFigures } from './lib/engine-phases';
+import { clusterPhases, floorMeter, type EngineFigures } from './lib/engine-phases';
 import { engineFaults } from './lib/engines-report';
 import { benchLogger } from './lib/log';
 import { noisyPhase, printNoisyReport } from './lib/noisy-phase';
@@ -58,7 +58,13 @@ export async function main(args: string[]) {
     const memoryAfterLatency = memory();
     const baseline = await runBaseline(s, throughput.ids, latency.ids, log);
     // Before the parked phase: its deliveries retry 30 s after they park, and would load the floor.
-    const floor = await temporalFloor(s.temporal.address, flags.events, flags['latency-seconds'], log);
+    const floor = await temporalFloor(
+      s.temporal.address,
+      flags.events,
+      flags['latency-seconds'],
+      log,
+      floorMeter(s),
+    );
     const parked = flags.parked > 0 ? await parkedPhase(s, flags.parked, log) : null;
     const [size] = await s.db.query<{ bytes: string }[]>(
       `SELECT round(avg(octet_length(envelope))) AS bytes FROM events WHERE id = ANY($1)`,

@@ -9,6 +9,11 @@ export type Received = {
   raw: string;
   mail: ParsedMail;
   at: number;
+  /**
+   * When its recipients were accepted (its session's last RCPT TO): a message accepted before the
+   * server went down still completes its DATA after, as a real server's would.
+   */
+  acceptedAt: number;
 };
 
 /** A message whose DATA is in and whose 250 is held back; `gone` once its sender hung up. */
@@ -34,13 +39,17 @@ export async function startSmtpSink(
   let holding = false;
   const held = new Set<Held>();
   const closedSessions = new Set<string>();
+  const acceptedAt = new Map<string, number>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
       const failure = down ?? rcptFailures.get(address.address.toLowerCase());
-      if (!failure) return callback();
+      if (!failure) {
+        acceptedAt.set(session.id, Date.now());
+        return callback();
+      }
       const err = new Error(failure.message) as Error & { responseCode: number };
       err.responseCode = failure.code;
       callback(err);
@@ -60,6 +69,7 @@ export async function startSmtpSink(
             raw,
             mail,
             at: Date.now(),
+            acceptedAt: acceptedAt.get(session.id) ?? Date.now(),
           };
           received.push(r);
           await opts.onMessage?.(r);
@@ -75,6 +85,7 @@ export async function startSmtpSink(
     },
     onClose(session) {
       closedSessions.add(session.id);
+      acceptedAt.delete(session.id);
     },
   });
   // A sender killed mid-session resets its connection; a real server notes it and serves the rest.

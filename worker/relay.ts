@@ -280,14 +280,16 @@ export function startRelay(opts: RelayOptions) {
 
   /** One pass: the outboxes due, or every one when a full pass is. */
   const pass = async (): Promise<void> => {
-    // Between passes, never during one: a slot let go is not being read by this relay any more.
-    await leases
-      .balance()
-      .catch((err: unknown) =>
-        log.warn('relay slot balancing failed; keeping the slots held', { error: String(err) }),
-      );
     const full = Date.now() - lastFull >= pollMs;
     if (full) lastFull = Date.now();
+    // Before a full pass (about once a second), never during one nor before a pass a commit woke: a
+    // slot let go is not being read by this relay any more, and a commit's rows wait for no balancing.
+    if (full)
+      await leases
+        .balance()
+        .catch((err: unknown) =>
+          log.warn('relay slot balancing failed; keeping the slots held', { error: String(err) }),
+        );
     if (leases.held() === 0) return;
     const reading = opts.sources.filter((s) => full || due.has(s.name) || capped.has(s.name));
     for (const s of reading) {
@@ -308,12 +310,7 @@ export function startRelay(opts: RelayOptions) {
       if (due.size > 0) continue;
       await new Promise<void>((resolve) => {
         const untilFull = Math.max(0, lastFull + pollMs - Date.now());
-        const untilBalance = Math.max(0, leases.due() - Date.now());
-        const wait = Math.min(
-          capped.size > 0 ? Math.min(CAPPED_POLL_MS, untilFull) : untilFull,
-          untilBalance,
-        );
-        const timer = setTimeout(resolve, wait);
+        const timer = setTimeout(resolve, capped.size > 0 ? Math.min(CAPPED_POLL_MS, untilFull) : untilFull);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -386,7 +383,10 @@ export function startRelay(opts: RelayOptions) {
 /** The advisory-lock key spaces (pg's two-int form): the relays present, and the slots they hold. */
 const MEMBERS = 0x52454d42;
 const SLOTS = 0x52454c53;
-/** How often a relay counts the relays present and takes or lets go of slots to hold its share. */
+/**
+ * How often, at most, a relay counts the relays present and takes or lets go of slots to hold its
+ * share: before its full passes (every `pollMs`, a second by default).
+ */
 const BALANCE_MS = 1_000;
 
 /**
@@ -448,8 +448,6 @@ function slotLeases(log: Logger) {
       held.clear();
     },
     balance,
-    /** When the next balance is due (the loop wakes for it); none while the connection is down. */
-    due: () => (client ? nextBalance : Number.POSITIVE_INFINITY),
     held: () => held.size,
     slots: (): RelaySlots => (held.size === RELAY_SLOTS ? 'all' : [...held].sort((a, b) => a - b)),
   };

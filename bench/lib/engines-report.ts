@@ -13,7 +13,7 @@ const fixed = (x: number | undefined, digits = 1) =>
 const ratio = (a?: number, b?: number) =>
   a === undefined || b === undefined || !(b > 0) ? '-' : `${(a / b).toFixed(2)}x`;
 const union = (lists: (string[] | undefined)[]) => [...new Set(lists.flatMap((l) => l ?? []))];
-const heading = (label: string): Row => ({ label, cells: ['', '', ''] });
+const heading = (label: string): Row => ({ label, cells: ['', '', '', ''] });
 
 /** A row of one figure per column, `-` where a column has none. */
 function row(
@@ -128,8 +128,9 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     { t: dev.throughput, l: dev.latency },
     cluster ? { t: cluster.throughput, l: cluster.latency } : undefined,
     cluster?.two_workers ? { t: cluster.two_workers } : undefined,
+    cluster?.three_workers ? { t: cluster.three_workers } : undefined,
   ];
-  const engines = [dev, cluster ?? undefined, undefined];
+  const engines = [dev, cluster ?? undefined, undefined, undefined];
   const engineRow = (label: string, pick: (e: EngineFigures) => number): Row => {
     const values = engines.map((e) => e && pick(e));
     return { label, cells: values.map((v) => fixed(v, 2)), values };
@@ -150,6 +151,7 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     engineRow('Temporal floor latency@10/s p99 ms', (e) => e.floor.latency.p99_ms),
     { label: 'lost / doubled / retried (path phases)', cells: faults },
     ...cpuRows(columns),
+    ...floorCpuRows(engines, columns),
     ...databaseRows(columns),
     ...(cluster ? temporalRows(columns) : []),
   ];
@@ -158,6 +160,7 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     ...r.cells,
     ratio(r.values?.[1], r.values?.[0]),
     ratio(r.values?.[2], r.values?.[1]),
+    ratio(r.values?.[3], r.values?.[1]),
   ]);
   // Without the cluster only the dev server's column says anything.
   const header = [
@@ -165,10 +168,12 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     'dev server',
     'cluster, 1 worker',
     'cluster, 2 workers',
+    'cluster, 3 workers',
     'cluster/dev',
     '2 vs 1 worker',
+    '3 vs 1 worker',
   ];
-  const keep = cluster ? [0, 1, 2, 3, 4, 5] : [0, 1];
+  const keep = cluster ? [0, 1, 2, 3, 4, 5, 6, 7] : [0, 1];
   const table = formatTable(
     keep.map((i) => header[i]!),
     body.map((cells) => keep.map((i) => cells[i]!)),
@@ -181,6 +186,18 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     floor_throughput: r2(cluster.floor.throughput.per_second / dev.floor.throughput.per_second),
     two_workers_vs_one:
       cluster.two_workers && r2(cluster.two_workers.per_second / cluster.throughput.per_second),
+    three_workers_vs_one:
+      cluster.three_workers && r2(cluster.three_workers.per_second / cluster.throughput.per_second),
+    start_calls_per_delivery: [cluster.throughput, cluster.two_workers, cluster.three_workers].map(
+      (p) => p?.costs.temporal?.start_requests ?? null,
+    ),
+    machine_cpu_vs_floor:
+      cluster.floor.cpu &&
+      r2(cluster.throughput.costs.cpu.machine.ms_per_delivery / cluster.floor.cpu.machine.ms_per_delivery),
+    tracing_cpu_vs_untraced:
+      cluster.traced && r2(runMs(cluster.traced.path.costs.cpu) / runMs(cluster.throughput.costs.cpu)),
+    tracing_throughput_vs_untraced:
+      cluster.traced && r2(cluster.traced.path.per_second / cluster.throughput.per_second),
   };
   const saturated = [
     `saturated, dev server: ${saturation(dev.throughput)}`,
@@ -190,15 +207,82 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
           ...(cluster.two_workers
             ? [`saturated, cluster with 2 workers: ${saturation(cluster.two_workers)}`]
             : []),
+          ...(cluster.three_workers
+            ? [`saturated, cluster with 3 workers: ${saturation(cluster.three_workers)}`]
+            : []),
+          ...(cluster.traced
+            ? [
+                `tracing on (1 worker, OTLP to loopback): ${cluster.traced.path.per_second.toFixed(1)} deliveries/s, ` +
+                  `this run's processes ${runMs(cluster.traced.path.costs.cpu).toFixed(2)} ms CPU per delivery ` +
+                  `(untraced ${runMs(cluster.throughput.costs.cpu).toFixed(2)}), worker ` +
+                  `${cluster.traced.path.costs.cpu.processes['worker 1']?.ms_per_delivery ?? '-'} ms, ` +
+                  `${cluster.traced.exports} exports, ${cluster.traced.export_bytes_per_delivery} bytes per delivery`,
+              ]
+            : []),
         ]
       : []),
   ];
   return { table, ratios, saturated };
 }
 
+/**
+ * The Temporal floor's CPU per workflow, by process, beside the path's per delivery (the same phase:
+ * throughput at concurrency 50, on the same engine, in the same run), and the path's cost as a ratio
+ * to it: what a delivery costs beyond a workflow that does nothing. The floor's worker is the bench's
+ * process; the path's worker is its own.
+ */
+function floorCpuRows(engines: (EngineFigures | undefined)[], columns: Column[]): Row[] {
+  const floorOf = (i: number) => engines[i]?.floor.cpu ?? undefined;
+  if (!floorOf(0) && !floorOf(1)) return [];
+  const names = union(engines.map((e) => (e?.floor.cpu ? Object.keys(e.floor.cpu.processes) : undefined)));
+  const floorRow = (label: string, pick: (c: CpuCosts) => number | undefined): Row => {
+    const values = engines.map((_, i) => {
+      const f = floorOf(i);
+      return f && pick(f);
+    });
+    return { label, cells: values.map((v) => fixed(v, 2)), values };
+  };
+  const pathVsFloor = (label: string, path: (c: CpuCosts) => number, floor: (c: CpuCosts) => number): Row => {
+    const values = columns.map((c, i) => {
+      const f = floorOf(Math.min(i, 1));
+      return c && f && floor(f) > 0 ? path(c.t.costs.cpu) / floor(f) : undefined;
+    });
+    return { label, cells: values.map((v) => fixed(v, 2)), values };
+  };
+  return [
+    heading('Temporal floor CPU ms per workflow (throughput phase)'),
+    ...names.map((name) => floorRow(`  ${name}`, (c) => c.processes[name]?.ms_per_delivery)),
+    floorRow("  this run's processes", runMs),
+    floorRow('  whole machine', (c) => c.machine.ms_per_delivery),
+    heading('path per delivery / floor per workflow (cluster columns: vs the cluster floor)'),
+    pathVsFloor(
+      '  whole machine',
+      (c) => c.machine.ms_per_delivery,
+      (f) => f.machine.ms_per_delivery,
+    ),
+    pathVsFloor("  this run's processes", runMs, runMs),
+    pathVsFloor(
+      '  Temporal server',
+      (c) => c.processes['Temporal server']?.ms_per_delivery ?? 0,
+      (f) => f.processes['Temporal server']?.ms_per_delivery ?? 0,
+    ),
+    pathVsFloor(
+      '  PostgreSQL',
+      (c) => c.processes.PostgreSQL?.ms_per_delivery ?? 0,
+      (f) => f.processes.PostgreSQL?.ms_per_delivery ?? 0,
+    ),
+  ];
+}
+
 /** Lost or doubled deliveries of an engine's path phases (and lost floor workflows): either fails the run. */
 export function engineFaults(e: EngineFigures): { lost: number; doubled: number } {
-  const phases = [e.throughput, e.latency, ...(e.two_workers ? [e.two_workers] : [])];
+  const phases = [
+    e.throughput,
+    e.latency,
+    ...(e.two_workers ? [e.two_workers] : []),
+    ...(e.three_workers ? [e.three_workers] : []),
+    ...(e.traced ? [e.traced.path] : []),
+  ];
   return {
     lost: phases.reduce((n, f) => n + f.lost, 0) + e.floor.throughput.lost + e.floor.latency.lost,
     doubled: phases.reduce((n, f) => n + f.duplicates, 0),

@@ -9,6 +9,7 @@ import { connectWorker } from '../../worker/worker';
 import { checkDeliveries, waitForReceipts, type DeliveryFigures, type Expected } from './delivery-check';
 import type { FloorActivities } from './floor-workflow';
 import { paced, withConcurrency } from './pacing';
+import { processMeter, type CpuCosts, type Metered } from './process-meter';
 import { CONCURRENCY, STEADY_RATE } from './path-phases';
 import { addReceipt, type Inbox } from './webhook-receiver';
 
@@ -28,7 +29,12 @@ export async function temporalFloor(
   count: number,
   seconds: number,
   log: Logger,
-): Promise<{ throughput: DeliveryFigures; latency: DeliveryFigures }> {
+  /**
+   * The processes the floor runs on, metered over its throughput phase as the path's are: the bench
+   * (the floor's worker and client), the Temporal server, PostgreSQL.
+   */
+  meter?: { named: Record<string, Metered>; postmaster: number },
+): Promise<{ throughput: DeliveryFigures; latency: DeliveryFigures; cpu: CpuCosts | null }> {
   // Each activity run is a receipt, by workflow id: the path's own checks count and time them.
   const inbox: Inbox = { byEvent: new Map(), requests: 0, badSignatures: 0 };
   const activities: FloorActivities = {
@@ -82,11 +88,13 @@ export async function temporalFloor(
   try {
     await measure('warm-up', (task) => withConcurrency(20, CONCURRENCY, task));
     log.info(`Temporal floor throughput: ${count} workflows at concurrency ${CONCURRENCY}`);
+    const cpu = meter && processMeter(meter.named, meter.postmaster);
     const throughput = await measure('throughput', (task) => withConcurrency(count, CONCURRENCY, task));
+    const cpuCosts = cpu ? cpu.per(Math.max(1, throughput.received)) : null;
     log.info(`Temporal floor latency: ${STEADY_RATE} workflows/s for ${seconds} s`);
     const n = STEADY_RATE * seconds;
     const latency = await measure('latency', (task) => paced(STEADY_RATE, n, task));
-    return { throughput, latency };
+    return { throughput, latency, cpu: cpuCosts };
   } finally {
     worker.shutdown();
     await running;

@@ -51,7 +51,10 @@ export type WebhookStack = {
   worker: WorkerProcess;
   workers: WorkerProcess[];
   /** Another worker process on the same task queue, with its own relay (as a second replica runs). */
-  addWorker: () => Promise<WorkerProcess>;
+  /** Another worker process on the same task queue (with more settings: tracing on, say). */
+  addWorker: (env?: Record<string, string>) => Promise<WorkerProcess>;
+  /** Stops a worker process and forgets it (its rows and workflows go on in the others). */
+  removeWorker: (worker: WorkerProcess) => Promise<void>;
   receiver: Receiver;
   /** Its endpoint answers 204. */
   okWorkspace: string;
@@ -148,17 +151,22 @@ export async function startWebhookStack(
 
   const taskQueue = `bench-webhooks-${randomUUID().slice(0, 8)}`;
   const workers: WorkerProcess[] = [];
-  const addWorker = async () => {
+  const addWorker = async (env?: Record<string, string>) => {
     log.info(`starting worker process ${workers.length + 1} (bundling workflows takes a while)`);
     const worker = await startWorkerProcess({
       databaseUrl: pg.url,
       temporalAddress: temporal.address,
       taskQueue,
       secretsKey,
+      ...(env && { env }),
     });
     stops.push(worker.stop);
     workers.push(worker);
     return worker;
+  };
+  const removeWorker = async (worker: WorkerProcess) => {
+    await worker.stop();
+    workers.splice(workers.indexOf(worker), 1);
   };
   const worker = await addWorker();
   return {
@@ -170,6 +178,7 @@ export async function startWebhookStack(
     worker,
     workers,
     addWorker,
+    removeWorker,
     receiver,
     okWorkspace,
     failWorkspace,

@@ -1,3 +1,4 @@
+import type { CpuCosts } from './process-meter';
 import { cpus } from 'node:os';
 import type { BaselineFigures } from './baseline-phases';
 import type { DeliveryFigures } from './delivery-check';
@@ -29,7 +30,7 @@ export type WebhooksResults = {
   path: { throughput: PathThroughput; latency: PathLatency };
   baseline: { throughput: BaselineFigures; latency: BaselineFigures };
   /** Temporal alone: eager starts of a workflow whose one local activity does nothing. */
-  floor: { throughput: DeliveryFigures; latency: DeliveryFigures };
+  floor: { throughput: DeliveryFigures; latency: DeliveryFigures; cpu: CpuCosts | null };
   memory_at_start: { worker: ProcMemory; temporal: ProcMemory };
   memory_after_latency: { worker: ProcMemory; temporal: ProcMemory };
   parked: ParkedFigures | null;
@@ -168,6 +169,8 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
     latency: pl,
     floor,
     two_workers: null,
+    three_workers: null,
+    traced: null,
   };
   const engines = engineComparison(dev, r.cluster);
   console.log(

@@ -41,7 +41,9 @@ export const smtpDown: Fault = {
     const caught = await stack.db.query<{ id: string }[]>(
       `SELECT id FROM messages WHERE direction = 'outbound' AND status = 'retrying' AND error LIKE 'SMTP 421%'`,
     );
-    const arrivedWhileDown = smtp.received.length - arrivedBefore;
+    // Accepted while it refused: a message whose recipients it took before going down completes its
+    // DATA after, as it would on a real server, and is not one the outage let through.
+    const arrivedWhileDown = smtp.received.slice(arrivedBefore).filter((r) => r.acceptedAt >= downAt).length;
     smtp.up();
     const outage: SmtpOutage = { caught: caught.map((c) => c.id), upAt: Date.now() };
     atEnd(() => caughtMessagesSent(stack, outage, settings.settleSeconds * 1_000));

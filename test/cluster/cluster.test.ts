@@ -11,6 +11,9 @@ import { runAdmin } from '../helpers/admin';
 import { intakeBody } from '../helpers/leads';
 import { mcpClient, structured } from '../helpers/mcp';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { commitEvent } from '../../bench/lib/outbox-load';
+import { readTemporalMetrics, temporalCosts } from '../../bench/lib/temporal-metrics';
+import { openDatabase } from '../../domain/data-source';
 
 type Run = { child: ChildProcessWithoutNullStreams; output: () => string; exit: Promise<number | null> };
 
@@ -199,6 +202,58 @@ describe('npm run cluster, the production engine on one machine', () => {
       60_000,
       250,
     );
+  });
+
+  it("divides the outbox among the workers' relays: each delivery started once; a killed worker's share is taken over", async (t) => {
+    const metricsUrl = /Temporal metrics:\s+(\S+)/.exec(run.output())?.[1];
+    assert.ok(metricsUrl, run.output());
+    const createdIds = () =>
+      new Set(receiver.ofType('lead.created').map((r) => (JSON.parse(r.body) as { id: string }).id));
+    const already = createdIds().size;
+    // Events committed as operations commit them (the outbox fan-out in their transaction), straight
+    // into the cluster's database: 1,000 through REST would wait on the key's rate limit.
+    const db = await openDatabase(stack.databaseUrl, { poolSize: 10 });
+    try {
+      const commit = async (n: number) => {
+        for (let i = 0; i < n; i += 20)
+          await Promise.all(Array.from({ length: Math.min(20, n - i) }, () => commitEvent(db, workspaceId)));
+      };
+      // Both workers live: 600 deliveries, started once each (the server's count of start requests).
+      const before = await readTemporalMetrics(metricsUrl);
+      await commit(600);
+      await waitFor(
+        '600 deliveries',
+        async () => createdIds().size >= already + 600 || undefined,
+        300_000,
+        250,
+      );
+      const after = await readTemporalMetrics(metricsUrl);
+      const starts = temporalCosts(before, after, 600).start_requests;
+      t.diagnostic(`StartWorkflowExecution calls per delivery, two workers: ${starts}`);
+      // At most 1.02: no relay starts what another did. (The window closes on arrivals, which an
+      // earlier test's events can join, so a figure just under 1 says nothing more.)
+      assert.ok(starts >= 0.95 && starts <= 1.02, `StartWorkflowExecution calls per delivery: ${starts}`);
+      // One worker killed while 400 more are committed: nothing lost, every delivery made.
+      const victim = stack.children.workers![1]!;
+      const rest400 = commit(400);
+      await waitFor(
+        'the first of the next deliveries',
+        async () => createdIds().size > already + 600 || undefined,
+        60_000,
+        100,
+      );
+      process.kill(victim, 'SIGKILL');
+      await rest400;
+      await waitFor(
+        "1,000 deliveries, the killed worker's share taken over",
+        async () => createdIds().size >= already + 1_000 || undefined,
+        300_000,
+        250,
+      );
+    } finally {
+      // Its sessions would hold the cluster's PostgreSQL open at Ctrl+C.
+      await db.destroy();
+    }
   });
 
   it('stops everything on Ctrl+C, and refuses another history shard count on the data it made', async () => {
