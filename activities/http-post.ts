@@ -12,8 +12,14 @@ type PostRequest = {
   address: { address: string; family: number };
   headers: Record<string, string>;
   body: string;
-  /** The attempt's one deadline (DNS, connect, TLS and the whole answer), and its cancellation. */
+  /** The attempt's one deadline (DNS, connect, TLS and the whole answer): it always ends the request. */
   signal: AbortSignal;
+  /**
+   * Temporal's cancellation of the attempt: it ends the request only until the request has been handed
+   * over whole. After that the receiver may have it, so the request runs to its answer or its deadline,
+   * and the answer is what gets recorded (issue 57).
+   */
+  cancel?: AbortSignal;
 };
 
 export type HttpPost = (req: PostRequest) => Promise<PostResult>;
@@ -50,10 +56,11 @@ export const httpPost: HttpPost = (req) =>
 
 /**
  * One POST, answered before the attempt's deadline or failed: connect, TLS, headers and the whole
- * body must all arrive before `signal` fires, which also destroys the request. Redirects are not
- * followed (Node's http never does). The body is read (up to 64 KiB, then the socket is cut) and dropped.
+ * body must all arrive before `signal` fires, which also destroys the request; `cancel` destroys it only
+ * before it was handed over whole. Redirects are not followed (Node's http never does). The body is
+ * read (up to 64 KiB, then the socket is cut) and dropped.
  */
-const post: HttpPost = ({ url, address, headers, body, signal }) =>
+const post: HttpPost = ({ url, address, headers, body, signal, cancel }) =>
   new Promise<PostResult>((resolve) => {
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) callback(null, [address]);
@@ -65,6 +72,7 @@ const post: HttpPost = ({ url, address, headers, body, signal }) =>
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onDeadline);
+      cancel?.removeEventListener('abort', onCancel);
       resolve(r);
     };
     const req = client.request(
@@ -94,13 +102,22 @@ const post: HttpPost = ({ url, address, headers, body, signal }) =>
     );
     // 'finish': the whole request was handed to the kernel. Cut before that, the receiver cannot have it.
     let handedOver = false;
-    req.once('finish', () => (handedOver = true));
     const onDeadline = () => {
       finish(handedOver ? { errorClass: 'timeout' } : { errorClass: 'timeout', unsent: true });
       req.destroy();
     };
-    if (signal.aborted) onDeadline();
-    else signal.addEventListener('abort', onDeadline, { once: true });
+    const onCancel = () => {
+      if (!handedOver) onDeadline();
+    };
+    req.once('finish', () => {
+      handedOver = true;
+      cancel?.removeEventListener('abort', onCancel);
+    });
+    if (signal.aborted || cancel?.aborted) onDeadline();
+    else {
+      signal.addEventListener('abort', onDeadline, { once: true });
+      cancel?.addEventListener('abort', onCancel, { once: true });
+    }
     req.on('error', (err: NodeJS.ErrnoException) => {
       const tls = /CERT|SSL|TLS/i.test(err.code ?? '') || /certificate|ssl|tls/i.test(err.message);
       finish({ errorClass: tls ? 'tls' : 'connection' });

@@ -4,6 +4,7 @@ import { withCleanup } from '../tooling/cleanup';
 import { apiCrash } from './faults/api-crash';
 import { apiKillOneOfTwo, workerKillOneOfTwo } from './faults/cluster';
 import { expect, type Fault, type FaultContext, type FaultOutcome } from './faults/fault';
+import { overload } from './faults/overload';
 import { pgFreeze } from './faults/pg-freeze';
 import { pgKill } from './faults/pg-kill';
 import { receiverMatrix, type MatrixRow } from './faults/receiver-matrix';
@@ -24,10 +25,11 @@ import { startChaosStack } from './lib/stack';
 import { Timeline } from './lib/timeline';
 
 /**
- * `npm run chaos [-- --short] [--cluster]`: the real stack under a steady stream of lead intakes, hurt
- * one fault at a time (with `--cluster`, two APIs and two workers on the real Temporal server); after each, the invariants must hold again within a deadline. Progress on stderr; a
- * table, then one JSON line with every figure, on stdout. Exits 1 when any check fails or anything
- * is lost.
+ * `npm run chaos [-- --short] [--cluster [--overload N]]`: the real stack under a steady stream of lead
+ * intakes, hurt one fault at a time (with `--cluster`, two APIs and two workers on the real Temporal
+ * server, overloaded N times in a row first); after each, the invariants must hold again within a
+ * deadline. Progress on stderr; a table, then one JSON line with every figure, on stdout. Exits 1 when
+ * any check fails or anything is lost.
  */
 async function main(): Promise<boolean> {
   const settings = parseArgs(process.argv.slice(2));
@@ -53,9 +55,14 @@ async function main(): Promise<boolean> {
     const settleMs = settings.settleSeconds * 1_000;
     const matrix: MatrixRow[] = [];
     // On the cluster: the faults of a deployment with two of each process, on the real Temporal server
-    // sharing PostgreSQL with the service. The single-process faults above are the dev engine's run.
+    // sharing PostgreSQL with the service, the overload rounds first (`--overload N`, in a row), while no
+    // crash has happened that could explain a duplicate. The single-process faults below are the dev
+    // engine's run.
+    const overloads = Array.from({ length: settings.overloadRounds }, (_, i) =>
+      overload(i + 1, settings.overloadRounds),
+    );
     const faults: Fault[] = settings.cluster
-      ? [workerKillOneOfTwo, apiKillOneOfTwo, temporalStop, pgKill]
+      ? [...overloads, workerKillOneOfTwo, apiKillOneOfTwo, temporalStop, pgKill]
       : [
           apiCrash,
           workerKill,

@@ -32,6 +32,7 @@ import { ConsoleSignIn1763802900000 } from './migrations/1763802900000-console-s
 import { ConsoleDoor1763802950000 } from './migrations/1763802950000-console-door';
 import { ApprovalDecisionEvidence1763803000000 } from './migrations/1763803000000-approval-decision-evidence';
 import { AssistantOauth1763803100000 } from './migrations/1763803100000-assistant-oauth';
+import { AttemptSending1763803200000 } from './migrations/1763803200000-attempt-sending';
 import { ENTITIES } from './entities';
 
 // A calendar date (quotes' valid-until, invoices' due date) stays the text PostgreSQL gave: a JS Date
@@ -71,6 +72,7 @@ const migrations = [
   ConsoleDoor1763802950000,
   ApprovalDecisionEvidence1763803000000,
   AssistantOauth1763803100000,
+  AttemptSending1763803200000,
 ];
 
 /**

@@ -28,6 +28,11 @@ export function workerMetrics(registry: Registry, db: DataSource) {
     ['outcome'],
     ATTEMPT_BUCKETS,
   );
+  const reruns = series.counter(
+    'leads_webhook_attempt_reruns_total',
+    'Attempts that found another run of their delivery holding it, by what they found: in_flight (still being sent: it waits and sends nothing) or expired (its worker died before recording: made again under its own number).',
+    ['found'],
+  );
   const deliveries = series.counter(
     'leads_webhook_deliveries_total',
     'Webhook deliveries that ended, by outcome: succeeded, exhausted (every attempt failed) or cancelled.',
@@ -68,6 +73,7 @@ export function workerMetrics(registry: Registry, db: DataSource) {
   );
   // Present at zero from the start, so a rate or a ratio over them is defined before the first event.
   for (const outcome of ['succeeded', 'exhausted', 'cancelled']) deliveries.inc({ outcome }, 0);
+  for (const found of ['in_flight', 'expired']) reruns.inc({ found }, 0);
   for (const status of APPROVAL_STATUSES) approvals.inc({ status }, 0);
   for (const outcome of ['sent', 'transient', 'permanent']) {
     memberMail.inc({ outcome }, 0);
@@ -81,6 +87,7 @@ export function workerMetrics(registry: Registry, db: DataSource) {
   };
   const activities: ActivityMetrics = {
     attempt: (outcome, seconds) => attempts.observe({ outcome }, seconds),
+    attemptRerun: (found) => reruns.inc({ found }),
     delivery: (outcome) => deliveries.inc({ outcome }),
     endpointDisabled: () => disabled.inc(),
     approval: (status) => approvals.inc({ status }),

@@ -64,6 +64,8 @@ export class PostgresControl {
     private readonly dataDir: string,
     private readonly database: string,
     private readonly log: Logger,
+    /** Server settings it was started with, kept across restarts. */
+    private readonly settings?: Record<string, string>,
   ) {}
 
   get url() {
@@ -93,6 +95,7 @@ export class PostgresControl {
       database: this.database,
       port: this.current.port,
       log: this.log,
+      settings: this.settings,
     });
   }
 

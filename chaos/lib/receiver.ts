@@ -16,14 +16,21 @@ export type Receipt = {
 const BIG_BYTES = 10 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
 
+/** The overload fault's endpoints (`--cluster`): `/overload/<n>`. */
+export const OVERLOAD_PATH = '/overload/';
+
 /**
  * The loopback receiver: `/main` is the endpoint every steady-load event goes to (answers 204 at
- * once, or holds requests open while `hold` is on); `/f/<case>` are the fault endpoints, each with
- * its own misbehaviour on the first attempt and a 204 from the second on, so the ladder can be seen
- * to move on. Every request is verified with the published helper, as a customer would.
+ * once, or holds requests open while `hold` is on); `/overload/<n>` the overload fault's endpoints
+ * (204 at once); `/f/<case>` are the fault endpoints, each with its own misbehaviour on the first
+ * attempt and a 204 from the second on, so the ladder can be seen to move on. Every request is
+ * verified with the published helper, as a customer would.
  */
 export async function startReceiver() {
   const main = new Map<string, Receipt[]>();
+  /** Arrivals at the overload endpoints, by `<path> <event id>`. */
+  const overload = new Map<string, Receipt[]>();
+  const overloadSecrets = new Map<string, string>();
   const hits = new HitLog();
   let mainSecret = '';
   let holding = false;
@@ -72,6 +79,28 @@ export async function startReceiver() {
         };
         if (holding) held.add({ eventId: verified.event.id, answer, gone: () => gone });
         else answer();
+        return;
+      }
+      if (path.startsWith(OVERLOAD_PATH)) {
+        const secret = overloadSecrets.get(path);
+        const verified = secret
+          ? verifyWebhook({ payload: body, signatureHeader: signature, secret })
+          : undefined;
+        if (!verified?.ok) {
+          badSignatures += 1;
+          res.writeHead(401).end();
+          return;
+        }
+        const receipt: Receipt = {
+          attempt: Number(attempt),
+          at: Date.now(),
+          accepted: false,
+          senderGone: false,
+        };
+        const key = `${path} ${verified.event.id}`;
+        overload.set(key, [...(overload.get(key) ?? []), receipt]);
+        res.once('finish', () => (receipt.accepted = !gone));
+        res.writeHead(204).end();
         return;
       }
       const hit = hits.record(path, body, signature, attempt);
@@ -169,6 +198,8 @@ export async function startReceiver() {
     hits,
     badSignatures: () => badSignatures,
     setMainSecret: (secret: string) => (mainSecret = secret),
+    overload,
+    setOverloadSecret: (path: string, secret: string) => overloadSecrets.set(path, secret),
     /** While on, main-endpoint requests are read and then left unanswered. */
     hold: (on: boolean) => (holding = on),
     heldCount: () => held.size,

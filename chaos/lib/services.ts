@@ -10,6 +10,8 @@ export type ServiceSettings = {
   taskQueue: string;
   secretsKey: Buffer;
   apiPort: number;
+  /** The worker's Prometheus page (a fixed port, so the harness can read it across restarts). */
+  workerMetricsPort: number;
   logDir: string;
   /** Told apart in log file names when there are two of each process (`api-2.log`). */
   instance?: number;
@@ -60,6 +62,8 @@ export function serviceLaunchers(s: ServiceSettings) {
       WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_PRODUCTION: 'true',
       // Info is the readiness line and little else.
       LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(s.workerMetricsPort),
       SMTP_URL: s.smtpUrl,
       MAIL_FROM: s.mailFrom,
       ...extra,
@@ -100,5 +104,12 @@ export function serviceLaunchers(s: ServiceSettings) {
     return child;
   };
 
-  return { apiUrl, launchApi, launchWorker, spawnWorker };
+  return {
+    apiUrl,
+    workerMetricsUrl: `http://127.0.0.1:${s.workerMetricsPort}/metrics`,
+    workerLog: logFile('worker'),
+    launchApi,
+    launchWorker,
+    spawnWorker,
+  };
 }

@@ -26,6 +26,8 @@ export type Settings = {
   secondAttempts: boolean;
   /** RELAY_CRASH_AT=before-mark as well as before-start. */
   relayBeforeMark: boolean;
+  /** `--cluster`: how many overload rounds in a row (`--overload N`; CI runs 3). */
+  overloadRounds: number;
 };
 
 export const SHORT: Settings = {
@@ -42,6 +44,7 @@ export const SHORT: Settings = {
   settleSeconds: 90,
   secondAttempts: false,
   relayBeforeMark: false,
+  overloadRounds: 1,
 };
 
 export const FULL: Settings = {
@@ -58,6 +61,7 @@ export const FULL: Settings = {
   settleSeconds: 180,
   secondAttempts: true,
   relayBeforeMark: true,
+  overloadRounds: 1,
 };
 
 /** The API's request deadline, passed to it as REQUEST_TIMEOUT_MS (the product default). */
@@ -65,11 +69,25 @@ export const API_DEADLINE_MS = 10_000;
 /** Slack on the deadline for the answer to cross loopback on a busy 2-core machine. */
 export const DEADLINE_SLACK_MS = 1_000;
 
+const USAGE = 'usage: npm run chaos [-- --short] [--cluster [--overload N]]';
+
 export function parseArgs(args: string[]): Settings {
-  const unknown = args.filter((a) => a !== '--short' && a !== '--cluster');
-  if (unknown.length > 0)
-    throw new Error(`unknown argument ${unknown[0]}\nusage: npm run chaos [-- --short] [--cluster]`);
-  return { ...(args.includes('--short') ? SHORT : FULL), cluster: args.includes('--cluster') };
+  let overloadRounds: number | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '--overload') rest.push(args[i]!);
+    else {
+      overloadRounds = Number(args[++i]);
+      if (!Number.isInteger(overloadRounds) || overloadRounds < 0)
+        throw new Error(`--overload takes a number of rounds (0 or more)\n${USAGE}`);
+    }
+  }
+  const unknown = rest.filter((a) => a !== '--short' && a !== '--cluster');
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}\n${USAGE}`);
+  const cluster = rest.includes('--cluster');
+  if (overloadRounds !== undefined && !cluster) throw new Error(`--overload needs --cluster\n${USAGE}`);
+  const base = rest.includes('--short') ? SHORT : FULL;
+  return { ...base, cluster, overloadRounds: overloadRounds ?? base.overloadRounds };
 }
 
 /** How long one of two API processes stays down under load (`--cluster`). */

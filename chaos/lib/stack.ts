@@ -22,7 +22,7 @@ import { MAIL_FROM } from './outbound';
 import { MATRIX_CASES, type MatrixCase } from './matrix-cases';
 import { PostgresControl } from './postgres-control';
 import { startRawReceiver } from './raw-receiver';
-import { startReceiver, type Receiver } from './receiver';
+import { OVERLOAD_PATH, startReceiver, type Receiver } from './receiver';
 import { serviceLaunchers } from './services';
 import { Supervised } from './supervised';
 import { clusterControl, TemporalControl, type EngineControl } from './temporal-control';
@@ -31,6 +31,14 @@ import { startTlsReceiver } from './tls-receiver';
 import { testServices } from '../../tooling/services';
 
 export type MatrixEndpoint = MatrixCase & { workspaceId: string; endpointId: string; apiKey: string };
+
+/**
+ * The overload fault's events (`--cluster`): a type nothing else in the run emits, to endpoints of the
+ * main workspace of their own, so each event is as many deliveries and the relay starts up to its cap
+ * (25 per endpoint) for each: one endpoint's share alone does not saturate four shards.
+ */
+export const OVERLOAD_EVENT_TYPE = 'campaign.paused';
+const OVERLOAD_ENDPOINTS = 6;
 
 export type ChaosStack = {
   dir: string;
@@ -43,6 +51,8 @@ export type ChaosStack = {
   worker: Supervised;
   /** `--cluster`: the second API and worker, on the same database, engine and task queue. */
   second?: { api: Supervised; worker: Supervised };
+  /** Each worker's Prometheus page and log file (the first's, then the second's). */
+  workers: { metricsUrl: string; log: string }[];
   /** Where the load goes: the API, or both APIs in turn. */
   apiUrls: string[];
   taskQueue: string;
@@ -51,6 +61,8 @@ export type ChaosStack = {
   smtp: SmtpSink;
   tls: Awaited<ReturnType<typeof startTlsReceiver>>;
   main: { workspaceId: string; endpointId: string; apiKey: string };
+  /** `--cluster`: the overload fault's endpoints in the main workspace (`OVERLOAD_EVENT_TYPE`), by path. */
+  overloadPaths: string[];
   matrix: MatrixEndpoint[];
   /** Events up to this one were made during set-up. */
   baseSeq: number;
@@ -59,6 +71,7 @@ export type ChaosStack = {
 };
 
 const DATABASE = 'chaos';
+const CLUSTER_MAX_CONNECTIONS = '300';
 const operator = operatorActor({ door: 'admin', requestId: 'chaos' });
 
 /**
@@ -80,8 +93,12 @@ export async function startChaosStack(
 
   log.info('starting PostgreSQL');
   const pgDir = path.join(dir, 'pg');
-  const first = await startEmbeddedPostgres({ dataDir: pgDir, database: DATABASE, log });
-  const pg = new PostgresControl(first, pgDir, DATABASE, log);
+  // On the cluster, Temporal's four services keep pools to its two databases beside the APIs' and the
+  // workers': PostgreSQL's default of 100 connections refused some under the overload fault, as the
+  // bench found (bench/lib/webhook-stack.ts), and the fault is the engine's, not the connection limit's.
+  const settings = cluster ? { max_connections: CLUSTER_MAX_CONNECTIONS } : undefined;
+  const first = await startEmbeddedPostgres({ dataDir: pgDir, database: DATABASE, log, settings });
+  const pg = new PostgresControl(first, pgDir, DATABASE, log, settings);
   stops.push(() => pg.stop());
   await recreateDatabase(pg.url, DATABASE);
   // The harness's own pool, with timeouts, so no check of it hangs on a frozen server.
@@ -131,6 +148,19 @@ export async function startChaosStack(
   };
   const mainWs = await workspace('Chaos steady load', receiver.url('/main'));
   receiver.setMainSecret(mainWs.secret);
+  const overloadPaths = cluster
+    ? Array.from({ length: OVERLOAD_ENDPOINTS }, (_, i) => `${OVERLOAD_PATH}${i + 1}`)
+    : [];
+  for (const path of overloadPaths) {
+    const e = await runOperation(
+      services,
+      createEndpoint,
+      operator,
+      { url: receiver.url(path), events: [OVERLOAD_EVENT_TYPE] },
+      { workspaceId: mainWs.workspaceId },
+    );
+    receiver.setOverloadSecret(path, e.secret);
+  }
   const matrix: MatrixEndpoint[] = [];
   for (const c of MATRIX_CASES) {
     const url = c.on === 'raw' ? raw.url(c.path) : c.on === 'tls' ? tls.url(c.path) : receiver.url(c.path);
@@ -148,6 +178,7 @@ export async function startChaosStack(
       taskQueue,
       secretsKey,
       apiPort: await freePort(),
+      workerMetricsPort: await freePort(),
       logDir,
       instance,
       smtpUrl: smtp.url,
@@ -166,7 +197,8 @@ export async function startChaosStack(
     stops.push(() => worker.close());
     return { ...launchers, api, worker };
   };
-  const { apiUrl, api, worker, spawnWorker } = await processes(cluster ? 1 : undefined);
+  const one = await processes(cluster ? 1 : undefined);
+  const { apiUrl, api, worker, spawnWorker } = one;
   const second = cluster ? await processes(2) : undefined;
 
   return {
@@ -178,12 +210,17 @@ export async function startChaosStack(
     api,
     worker,
     second: second && { api: second.api, worker: second.worker },
+    workers: [one, ...(second ? [second] : [])].map((p) => ({
+      metricsUrl: p.workerMetricsUrl,
+      log: p.workerLog,
+    })),
     apiUrls: second ? [apiUrl, second.apiUrl] : [apiUrl],
     taskQueue,
     receiver,
     smtp,
     tls,
     main: { workspaceId: mainWs.workspaceId, endpointId: mainWs.endpointId, apiKey: mainWs.apiKey },
+    overloadPaths,
     matrix,
     baseSeq: Number(seq ?? 0),
     spawnWorker,

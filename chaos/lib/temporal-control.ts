@@ -5,6 +5,8 @@ import { startTemporalDevServer, type TemporalDevServer } from '../../tooling/te
 /** The engine under fault, whichever it is: stopped, then started again where clients find it. */
 export type EngineControl = {
   readonly address: string;
+  /** The real server's Prometheus page (its shard waits, for the overload fault); none on the dev server. */
+  readonly metricsUrl?: string;
   stop: () => Promise<void>;
   restart: () => Promise<void>;
 };
@@ -12,6 +14,7 @@ export type EngineControl = {
 /** The real Temporal server: its process stopped and started again on the same ports and databases. */
 export const clusterControl = (cluster: TemporalCluster): EngineControl => ({
   address: cluster.address,
+  metricsUrl: cluster.metricsUrl,
   stop: () => cluster.server.stop(),
   restart: () => cluster.server.start(),
 });

@@ -21,6 +21,13 @@ export const ATTEMPTS_PER_LADDER = RETRY_LADDER_MS.length + 1;
 /** The whole answer (headers and body) must arrive within this. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
+/**
+ * An attempt's claim lasts its deadline and this much more, for its record (a database under load; an
+ * event loop late to fire the deadline). Until then a re-run of the attempt waits for the holder's record;
+ * after, it takes the holder for dead (its worker killed) and makes the attempt again under its number.
+ */
+export const CLAIM_MARGIN_MS = 20_000;
+
 /** After this many deliveries in a row end EXHAUSTED, the endpoint is disabled. */
 export const FAILURES_BEFORE_DISABLE = 20;
 
@@ -30,9 +37,8 @@ export const GONE_STATUS = 410;
 /**
  * Why an attempt got no HTTP answer. `secret_unreadable` (the signing secret no longer decrypts with
  * SECRETS_KEY, or cannot sign the endpoint's scheme) can never succeed by trying again: it ends the
- * delivery at once. `interrupted`: Temporal
- * cancelled the attempt before its deadline (the worker lost the workflow's task, or the workflow ended)
- * after its request had left; it may have reached the receiver, so it counts as made, and is retried.
+ * delivery at once. `interrupted`: recorded before issue 57 when Temporal cancelled an attempt after
+ * its request had left; such a request now runs to its answer, so only older attempts carry it.
  */
 export const ERROR_CLASSES = [
   'timeout',

@@ -77,6 +77,15 @@ export type Delivery = {
   generation: number;
   /** Set when this generation's first attempt is recorded; the relay starts every PENDING row without it. */
   workflow_started_at: Date | null;
+  /**
+   * An attempt being sent (issue 57): set before its request leaves, cleared by its record. The token
+   * names one run of the attempt; a re-run finds it live until `sending_until` and sends nothing.
+   */
+  sending_token: string | null;
+  sending_attempt: number | null;
+  /** The worker sending it (Temporal's worker identity, host and pid). */
+  sending_by: string | null;
+  sending_until: Date | null;
   created_at: Date;
 };
 export const DeliveryEntity = entity<Delivery>({
@@ -95,6 +104,10 @@ export const DeliveryEntity = entity<Delivery>({
     delivered_at: { type: 'timestamptz', nullable: true },
     generation: { type: 'integer', default: 0 },
     workflow_started_at: { type: 'timestamptz', nullable: true },
+    sending_token: { type: 'uuid', nullable: true },
+    sending_attempt: { type: 'integer', nullable: true },
+    sending_by: { type: 'text', nullable: true },
+    sending_until: { type: 'timestamptz', nullable: true },
     created_at: clockDefault,
   },
   relations: {
@@ -106,6 +119,11 @@ export const DeliveryEntity = entity<Delivery>({
   // The same statuses, in the order the migration wrote them (the check is compared as written).
   checks: [
     oneOfCheck('webhook_deliveries', 'status', ['PENDING', 'FAILED', 'SUCCEEDED', 'EXHAUSTED', 'CANCELLED']),
+    {
+      name: 'webhook_deliveries_sending_check',
+      expression:
+        '((((sending_token IS NULL) = (sending_attempt IS NULL)) AND ((sending_token IS NULL) = (sending_by IS NULL))) AND ((sending_token IS NULL) = (sending_until IS NULL)))',
+    },
   ],
   indices: [
     // The relay's round robin per workspace (repository/upkeep.ts).

@@ -51,8 +51,8 @@ export { outboxes } from './outboxes';
 
 /** How the REST reference groups its routes and the events it delivers. */
 export { AREA } from './area';
-/** Attempts in one ladder, and how long one attempt may take. */
-export { ATTEMPTS_PER_LADDER, ATTEMPT_TIMEOUT_MS } from './delivery-rules';
+/** Attempts in one ladder, how long one attempt may take, and how much longer its claim lasts. */
+export { ATTEMPTS_PER_LADDER, ATTEMPT_TIMEOUT_MS, CLAIM_MARGIN_MS } from './delivery-rules';
 /** What a receiver's answer means: succeeded, retry or give up. */
 export { classify } from './delivery-rules';
 /** A delivery's state after an attempt: succeeded, retried or exhausted. */
@@ -71,6 +71,8 @@ export { recordAttempt } from './record-attempt';
 export type { AttemptTarget } from './repository/attempts';
 /** An attempt's target, read at its start, and the cancelling of a delivery no longer wanted. */
 export { attemptTarget, cancelDelivery } from './attempt-target';
+/** An attempt held by one run while it is sent, so a re-run of it sends nothing meanwhile (issue 57). */
+export { claimAttempt, releaseAttempt } from './attempt-claim';
 /** The background work on deliveries (the reconciler, the purge). */
 export { deliveryUpkeep } from './repository/upkeep';
 /** Secrets stored encrypted under SECRETS_KEY: sealed, opened, or opened when the key still can. */

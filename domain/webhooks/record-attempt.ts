@@ -24,8 +24,9 @@ class NotRecorded extends Error {}
 const STATUS = { succeeded: 'SUCCEEDED', retry: 'FAILED', exhausted: 'EXHAUSTED' } as const;
 
 /**
- * Records one attempt and the delivery's new state in one transaction, and keeps the endpoint's count
- * of deliveries failed in a row: EXHAUSTED adds one, SUCCEEDED resets it; the 20th, or a 410 Gone,
+ * Records one attempt and the delivery's new state in one transaction, ending the attempt's claim (only
+ * the run holding it records: one whose claim was taken over records nothing), and keeps the endpoint's
+ * count of deliveries failed in a row: EXHAUSTED adds one, SUCCEEDED resets it; the 20th, or a 410 Gone,
  * disables the endpoint with a reason, cancels its waiting deliveries and tells the owner.
  *
  * Locks go endpoint first, then deliveries, as in every change to an endpoint (disabling one cancels
@@ -50,8 +51,11 @@ export async function recordAttempt(db: DataSource, r: AttemptRecord): Promise<R
       return { recorded: true, cancelled, disabled: true };
     });
   } catch (err) {
-    if (err instanceof NotRecorded) return { recorded: false, cancelled: [], disabled: false };
-    throw err;
+    if (!(err instanceof NotRecorded)) throw err;
+    // The delivery moved on (cancelled, resent) while the attempt ran: its claim ends all the same.
+    if (r.sendingToken)
+      await attemptsIn(new Data(db.manager, undefined)).release(r.deliveryId, r.sendingToken);
+    return { recorded: false, cancelled: [], disabled: false };
   }
 }
 

@@ -66,6 +66,10 @@ export async function startReceiver(answer: (r: Received) => Answer = () => ({ s
     },
     /** Requests still held open: a sender that gives up closes its connection. */
     hangingNow: () => hanging.size,
+    /** Answers every request held open (`hang`) with `status`, as a slow receiver finally does. */
+    answerHanging: (status: number) => {
+      for (const res of hanging) res.writeHead(status).end();
+    },
     ofType: (type: string) => received.filter((r) => r.headers['service-event-type'] === type),
     /** The first event of a type whose data passes `ok`, as it arrives (polled up to 30 s). */
     eventOf: (type: string, ok: (data: Record<string, unknown>) => boolean) =>

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createDeliveryActivities, type AttemptInput } from '../../activities/deliver';
+import { hostname } from 'node:os';
+import { NO_METRICS } from '../../activities/activity-metrics';
+import { createDeliveryActivities, type AttemptInput, type AttemptOutcome } from '../../activities/deliver';
 import { httpPost } from '../../activities/http-post';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { noCanceller } from '../../tooling/services';
@@ -150,12 +152,10 @@ describe('the attempt activity', () => {
     const underTemporal = (deliveryId: string) => {
       const env = new MockActivityEnvironment();
       const activities = withDeadline(60_000);
-      const running = env.run((i: AttemptInput) => activities.attemptDelivery(i), {
-        deliveryId,
-        generation: 0,
-        attempt: 1,
-        nextDelayMs: 1,
-      });
+      const running = env.run<[AttemptInput], AttemptOutcome, (i: AttemptInput) => Promise<AttemptOutcome>>(
+        (i) => activities.attemptDelivery(i),
+        { deliveryId, generation: 0, attempt: 1, nextDelayMs: 1 },
+      );
       return { env, running };
     };
 
@@ -201,22 +201,153 @@ describe('the attempt activity', () => {
       assert.equal((await attemptOf(deliveryId)).error_class, 'dns');
     });
 
-    it('stops its request when Temporal cancels the attempt', async () => {
+    it('lets a request that has left run to its answer when Temporal cancels the attempt, and records that answer', async () => {
       await pointAt('127.0.0.1');
       status = 'hang';
       const deliveryId = await newDelivery();
       const { env, running } = underTemporal(deliveryId);
       await waitFor('the receiver to hold the request', async () => rx.hangingNow() === 1, 5_000, 20);
       env.cancel();
-      await waitFor('the sender to close the request', async () => rx.hangingNow() === 0, 5_000, 20);
-      await running.catch(() => undefined);
+      // The receiver may have it: cutting it now would leave its answer unknown (issue 57).
+      rx.answerHanging(503);
+      assert.deepEqual(await running, { outcome: 'retry', status: 503, errorClass: undefined });
       status = { status: 204 };
-      // It may have reached the receiver, so it is recorded, as Temporal's doing rather than a timeout.
-      const [a] = await t.db.query<{ error_class: string }[]>(
-        'SELECT error_class FROM webhook_attempts WHERE delivery_id = $1',
+      const [a] = await t.db.query<{ error_class: string; response_status: number }[]>(
+        'SELECT error_class, response_status FROM webhook_attempts WHERE delivery_id = $1',
         [deliveryId],
       );
-      assert.equal(a?.error_class, 'interrupted');
+      assert.deepEqual(a, { error_class: 'http_503', response_status: 503 }, "the receiver's answer");
+    });
+
+    it('sends nothing from a re-run of an attempt whose first run is still sending; the re-run then answers from its record (issue 57)', async () => {
+      await pointAt('127.0.0.1');
+      status = 'hang';
+      const deliveryId = await newDelivery();
+      const reruns: string[] = [];
+      const counting = createDeliveryActivities({
+        db: t.db,
+        http: httpPost,
+        clock: () => new Date(),
+        secretsKey,
+        allowPrivateTargets: true,
+        cancelWorkflows: noCanceller,
+        metrics: { ...NO_METRICS, attemptRerun: (found) => reruns.push(found) },
+      });
+      const input = { deliveryId, generation: 0, attempt: 1, nextDelayMs: 30_000 };
+      const [{ event_id: eventId }] = await t.db.query<[{ event_id: string }]>(
+        'SELECT event_id FROM webhook_deliveries WHERE id = $1',
+        [deliveryId],
+      );
+      const sent = () => rx.received.filter((r) => r.headers['service-event-id'] === eventId).length;
+      // The first run's request is with a slow receiver when Temporal cancels the attempt: its workflow
+      // task was lost (timed out while the engine was slow), and the workflow, replayed, runs it again.
+      const first = underTemporal(deliveryId);
+      await waitFor('the receiver to hold the request', async () => rx.hangingNow() === 1, 5_000, 20);
+      first.env.cancel();
+      assert.deepEqual(await counting.attemptDelivery(input), { outcome: 'busy' }, 'the re-run waits');
+      assert.equal(sent(), 1, 'the re-run sent nothing');
+      assert.deepEqual(reruns, ['in_flight']);
+      const [holding] = await t.db.query<{ sending_attempt: number; sending_by: string }[]>(
+        'SELECT sending_attempt, sending_by FROM webhook_deliveries WHERE id = $1',
+        [deliveryId],
+      );
+      assert.deepEqual(holding, { sending_attempt: 1, sending_by: `${process.pid}@${hostname()}` });
+
+      rx.answerHanging(204);
+      assert.equal((await first.running).outcome, 'succeeded', 'the first run recorded the answer');
+      status = { status: 204 };
+      // The workflow asks again after its wait: the record answers, and nothing is sent.
+      assert.deepEqual(await counting.attemptDelivery(input), { outcome: 'succeeded' });
+      assert.equal(sent(), 1, 'the receiver got one POST');
+      const [d] = await t.db.query<{ status: string; attempts: number; sending_token: string | null }[]>(
+        'SELECT status, attempts, sending_token FROM webhook_deliveries WHERE id = $1',
+        [deliveryId],
+      );
+      assert.deepEqual(d, { status: 'SUCCEEDED', attempts: 1, sending_token: null });
+    });
+
+    it('keeps trying to record while it holds the claim when the database fails, and never sends again', async () => {
+      await pointAt('127.0.0.1');
+      status = { status: 204 };
+      /** The pool, with its next transactions failing: refused, or committed and the answer lost. */
+      const failing = (kinds: ('refused' | 'lost')[]) =>
+        new Proxy(t.db, {
+          get(target, prop) {
+            const value: unknown = Reflect.get(target, prop, target);
+            if (prop !== 'transaction' || kinds.length === 0) {
+              return typeof value === 'function'
+                ? (value as (...a: unknown[]) => unknown).bind(target)
+                : value;
+            }
+            const kind = kinds.shift();
+            return async (...args: Parameters<typeof target.transaction>) => {
+              if (kind === 'refused') throw new Error('sorry, too many clients already');
+              await (target.transaction as (...a: unknown[]) => Promise<unknown>)(...args);
+              throw new Error('Connection terminated unexpectedly');
+            };
+          },
+        });
+      const attemptWith = (db: typeof t.db) =>
+        createDeliveryActivities({
+          db,
+          http: httpPost,
+          clock: () => new Date(),
+          secretsKey,
+          allowPrivateTargets: true,
+          cancelWorkflows: noCanceller,
+        });
+      for (const kinds of [['refused', 'refused'], ['lost']] as const) {
+        const deliveryId = await newDelivery();
+        const before = rx.received.length;
+        const out = await attemptWith(failing([...kinds])).attemptDelivery({
+          deliveryId,
+          generation: 0,
+          attempt: 1,
+          nextDelayMs: 30_000,
+        });
+        assert.equal(out.outcome, 'succeeded', kinds.join(', '));
+        assert.equal(rx.received.length, before + 1, 'sent once');
+        const [d] = await t.db.query<{ status: string; sending_token: string | null }[]>(
+          'SELECT status, sending_token FROM webhook_deliveries WHERE id = $1',
+          [deliveryId],
+        );
+        assert.deepEqual(d, { status: 'SUCCEEDED', sending_token: null });
+      }
+    });
+
+    it("takes over a claim whose holder's time ran out with no record (its worker died): the attempt is made again under its own number", async () => {
+      await pointAt('127.0.0.1');
+      status = { status: 204 };
+      const reruns: string[] = [];
+      const counting = createDeliveryActivities({
+        db: t.db,
+        http: httpPost,
+        clock: () => new Date(),
+        secretsKey,
+        allowPrivateTargets: true,
+        cancelWorkflows: noCanceller,
+        metrics: { ...NO_METRICS, attemptRerun: (found) => reruns.push(found) },
+      });
+      const claimedBy = async (deliveryId: string, until: string) => {
+        await t.db.query(
+          `UPDATE webhook_deliveries SET sending_token = gen_random_uuid(), sending_attempt = 1,
+                  sending_by = '4242@gone', sending_until = clock_timestamp() + $2::interval WHERE id = $1`,
+          [deliveryId, until],
+        );
+      };
+      const live = await newDelivery();
+      await claimedBy(live, '1 minute');
+      const before = rx.received.length;
+      const input = { generation: 0, attempt: 1, nextDelayMs: 30_000 };
+      assert.deepEqual(await counting.attemptDelivery({ ...input, deliveryId: live }), { outcome: 'busy' });
+      assert.equal(rx.received.length, before, 'nothing sent while its holder may still be sending');
+
+      const dead = await newDelivery();
+      await claimedBy(dead, '-1 second');
+      assert.equal((await counting.attemptDelivery({ ...input, deliveryId: dead })).outcome, 'succeeded');
+      assert.equal(rx.received.length, before + 1);
+      assert.equal(rx.received.at(-1)!.headers['service-delivery-attempt'], '1');
+      assert.deepEqual(reruns, ['in_flight', 'expired']);
     });
 
     it('records nothing when Temporal cancels the attempt before its request left, so its re-run makes it', async () => {
@@ -236,6 +367,11 @@ describe('the attempt activity', () => {
         [deliveryId],
       );
       assert.equal(d?.status, 'PENDING');
+      const [claim] = await t.db.query<{ sending_token: string | null }[]>(
+        'SELECT sending_token FROM webhook_deliveries WHERE id = $1',
+        [deliveryId],
+      );
+      assert.equal(claim?.sending_token, null, 'its claim let go: the re-run need not wait');
     });
   });
 });

@@ -62,6 +62,7 @@ describe('deliveries giving up together on one endpoint', () => {
             errorClass: 'http_500',
             outcome: 'exhausted',
             nextAttemptAt: null,
+            sendingToken: null,
           }),
         ),
       );

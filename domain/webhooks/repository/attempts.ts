@@ -25,7 +25,23 @@ export type AttemptTarget = Pick<
     wanted: boolean;
     /** This attempt is already recorded: a re-run after the worker died before Temporal heard. */
     already_made: boolean;
+    /** An attempt of this delivery is being sent (its holder's time is not up): nothing may go now. */
+    sending: boolean;
   };
+
+/** One run's hold on an attempt while it is sent (`claim`): its token, the worker and its time. */
+export type AttemptClaim = {
+  deliveryId: string;
+  generation: number;
+  attempt: number;
+  token: string;
+  by: string;
+  /** How long the holder may take to send and record it; past that it is taken for dead. */
+  forMs: number;
+};
+
+/** A claim taken: from nobody, or over a holder whose time was up (its worker died mid-attempt). */
+export type Claimed = { took_over_from: string | null; took_over_attempt: number | null };
 
 export type AttemptRecord = {
   deliveryId: string;
@@ -39,6 +55,8 @@ export type AttemptRecord = {
   /** The delivery's state after this attempt. */
   outcome: 'succeeded' | 'retry' | 'exhausted';
   nextAttemptAt: Date | null;
+  /** The claim the attempt was sent under (`claim`); null for none. Only its holder records it. */
+  sendingToken: string | null;
 };
 
 /** The endpoint as a failure in a row leaves it. */
@@ -54,7 +72,8 @@ export type FailureCount = Pick<
 const TARGET = `SELECT d.status, d.endpoint_id, d.generation, d.event_id, d.event_type, ev.envelope, e.url,
                 ${subscribed('e', 'd.event_type')} OR (e.status = 'ACTIVE' AND d.event_type = $3) AS wanted,
                 e.secret_ciphertext, e.signing_scheme, e.previous_secret_ciphertext,
-                e.previous_secret_expires_at, a.number IS NOT NULL AS already_made
+                e.previous_secret_expires_at, a.number IS NOT NULL AS already_made,
+                coalesce(d.sending_until > clock_timestamp(), false) AS sending
            FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
            LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = $2
           WHERE d.id = $1`;
@@ -71,14 +90,52 @@ export const attemptsIn = (data: Data) => ({
   target: async (deliveryId: string, attempt: number): Promise<AttemptTarget | undefined> =>
     (await data.sql<AttemptTarget[]>(TARGET, [deliveryId, attempt, TEST_EVENT_TYPE]))[0],
 
-  /** The delivery's new state, if this generation still waits; answers whether it did. */
+  /**
+   * Claims the attempt for one run before its request leaves: only while this generation still waits,
+   * the attempt is not recorded, and no other run holds the delivery (or its holder's time is up). One
+   * statement, committed on its own; it answers nothing when another run holds it or the attempt is
+   * done. SQL: the row is locked first so the holder it replaces (if any) can be answered.
+   */
+  claim: async (c: AttemptClaim): Promise<Claimed | undefined> =>
+    (
+      await data.sql<Claimed[]>(
+        `WITH prior AS (
+           SELECT id, sending_by, sending_attempt FROM webhook_deliveries WHERE id = $1 FOR UPDATE),
+         claimed AS (
+           UPDATE webhook_deliveries d SET sending_token = $4, sending_attempt = $3, sending_by = $5,
+                  sending_until = clock_timestamp() + make_interval(secs => $6 / 1000.0)
+             FROM prior p
+            WHERE d.id = p.id AND d.generation = $2 AND d.status IN ('PENDING', 'FAILED')
+              AND (d.sending_until IS NULL OR d.sending_until <= clock_timestamp())
+              AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.number = $3)
+           RETURNING p.sending_by AS took_over_from, p.sending_attempt AS took_over_attempt)
+         SELECT * FROM claimed`,
+        [c.deliveryId, c.generation, c.attempt, c.token, c.by, c.forMs],
+      )
+    )[0],
+
+  /** Lets a claim go (nothing was sent under it, or its record found the delivery gone). */
+  release: async (deliveryId: string, token: string): Promise<void> => {
+    await data.sql(
+      `UPDATE webhook_deliveries SET sending_token = NULL, sending_attempt = NULL, sending_by = NULL, sending_until = NULL
+        WHERE id = $1 AND sending_token = $2`,
+      [deliveryId, token],
+    );
+  },
+
+  /**
+   * The delivery's new state, if this generation still waits and the record's run still holds the
+   * attempt (its claim was not taken over); the claim ends with it. Answers whether it did.
+   */
   settle: async (r: AttemptRecord, status: DeliveryStatus): Promise<boolean> => {
     const settled = await data.sql<{ id: string }[]>(
       `WITH settled AS (
          UPDATE webhook_deliveries SET status = $3, attempts = $4, response_status = $5, next_attempt_at = $6,
                 workflow_started_at = coalesce(workflow_started_at, $7),
-                delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $7::timestamptz + make_interval(secs => $8 / 1000.0) END
+                delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $7::timestamptz + make_interval(secs => $8 / 1000.0) END,
+                sending_token = NULL, sending_attempt = NULL, sending_by = NULL, sending_until = NULL
           WHERE id = $1 AND generation = $2 AND status IN ('PENDING', 'FAILED')
+            AND sending_token IS NOT DISTINCT FROM $9
           RETURNING id)
        SELECT id FROM settled`,
       [
@@ -90,6 +147,7 @@ export const attemptsIn = (data: Data) => ({
         r.nextAttemptAt,
         r.startedAt,
         r.durationMs,
+        r.sendingToken,
       ],
     );
     return settled.length > 0;
