@@ -17,7 +17,7 @@ import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startStallingProxy } from '../helpers/stalling-proxy';
 import { temporalAddress } from '../helpers/webhook-stack';
-import { workflowCode } from '../helpers/workflow-code';
+import { servingAsCurrent, versioned, workflowCode } from '../helpers/workflow-code';
 
 /**
  * Issue 57 with the real SDK on the dev server: the engine goes slow (here the worker's connection to it
@@ -71,6 +71,7 @@ describe('an attempt whose workflow task times out while its request is out', ()
       connection: nativeConnection,
       taskQueue,
       ...workflowCode(),
+      ...versioned(taskQueue),
       activities: createDeliveryActivities({
         db: t.db,
         http: httpPost,
@@ -87,15 +88,17 @@ describe('an attempt whose workflow task times out while its request is out', ()
       [deliveryId],
     );
     const sent = () => rx.received.filter((r) => r.headers['service-event-id'] === eventId).length;
-    const handle = await new Client({ connection }).workflow.start(deliverWebhookWorkflow, {
-      taskQueue,
-      workflowId: `webhook-delivery:${deliveryId}`,
-      args: [{ deliveryId, generation: 0, firstAttempt: 1 }],
-      // The task times out 2 s into the stall rather than 10.
-      workflowTaskTimeout: '2 seconds',
-    });
-
     await worker.runUntil(async () => {
+      const client = new Client({ connection });
+      await servingAsCurrent(client, taskQueue);
+      const handle = await client.workflow.start(deliverWebhookWorkflow, {
+        taskQueue,
+        workflowId: `webhook-delivery:${deliveryId}`,
+        args: [{ deliveryId, generation: 0, firstAttempt: 1 }],
+        // The task times out 2 s into the stall rather than 10.
+        workflowTaskTimeout: '2 seconds',
+      });
+
       await waitFor('the POST to be held', async () => rx.hangingNow() === 1, 10_000, 20);
       proxy.stall();
       await waitFor(
