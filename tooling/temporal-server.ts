@@ -6,7 +6,14 @@ import { freePort, spawnServer, stopChild, waitFor } from './processes';
 import { SEARCH_ATTRIBUTE_PAIRS } from '../domain/kernel/search-attributes';
 import { ensureTemporalBinaries } from './temporal-bin';
 
-export type TemporalDevServer = { address: string; uiUrl?: string; pid: number; stop: () => Promise<void> };
+export type TemporalDevServer = {
+  address: string;
+  uiUrl?: string;
+  /** Its Prometheus page, when asked for with `metricsPort`. */
+  metricsUrl?: string;
+  pid: number;
+  stop: () => Promise<void>;
+};
 
 export type TemporalDevServerOptions = {
   log: Logger;
@@ -18,6 +25,11 @@ export type TemporalDevServerOptions = {
   headless?: boolean;
   /** Without the service's search attributes, as a fresh production namespace is (the engine-check test). */
   bare?: boolean;
+  /**
+   * The port of its Prometheus page (`/metrics`), returned as `metricsUrl`: the same series as the real
+   * server's (`service_requests` by operation, say). Without it the page is on a port of its choosing.
+   */
+  metricsPort?: number;
 };
 
 /**
@@ -44,6 +56,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     '--dynamic-config-value',
     'matching.maxDeployments=10000',
   );
+  if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
   if (!opts.bare) for (const sa of SEARCH_ATTRIBUTE_PAIRS) args.push('--search-attribute', sa);
   if (opts.dbFile) {
     mkdirSync(path.dirname(opts.dbFile), { recursive: true });
@@ -67,6 +80,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   return {
     address,
     uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : undefined,
+    metricsUrl: opts.metricsPort !== undefined ? `http://127.0.0.1:${opts.metricsPort}/metrics` : undefined,
     pid: child.pid!,
     stop: () => stopChild(child, 'SIGTERM'),
   };
