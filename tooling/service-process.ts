@@ -35,9 +35,14 @@ const READY: Record<Script, string | undefined> = {
 
 /**
  * The package.json script's command line, run without npm in between so that a signal reaches the
- * process itself: leading `NAME=value` words go into the environment, `node` is this Node.
+ * process itself: leading `NAME=value` words go into the environment, `node` is this Node. `fromSource`
+ * runs the TypeScript the build compiles (`dist/worker/main.js` → `--import tsx worker/main.ts`) with
+ * the script's Node flags and environment: a test then needs no build of the checkout.
  */
-export function scriptCommand(script: Script): { env: Record<string, string>; args: string[] } {
+export function scriptCommand(
+  script: Script,
+  fromSource = false,
+): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
@@ -48,20 +53,31 @@ export function scriptCommand(script: Script): { env: Record<string, string>; ar
     env[name!] = value.join('=');
   }
   if (words.shift() !== 'node') throw new Error(`npm run ${script} does not start with node`);
-  return { env, args: words };
+  if (!fromSource) return { env, args: words };
+  const entry = /^dist\/(.+)\.js$/.exec(words.at(-1) ?? '')?.[1];
+  if (!entry) throw new Error(`npm run ${script} does not run a file of dist/`);
+  return { env, args: [...words.slice(0, -1), '--import', 'tsx', `${entry}.ts`] };
 }
 
 /**
  * Starts `npm start`, `npm run worker` or `npm run migrate`'s command with `env`, its output appended
  * to `<logDir>/<name>.log`. An exit nobody asked for is logged with the last lines it wrote. `cwd` is a
  * folder holding another build (`<cwd>/dist`) than the checkout's; its modules come from the checkout's.
+ * `fromSource` runs the checkout's TypeScript through tsx instead of its build (`scriptCommand`).
  */
 export async function startServiceProcess(
   script: Script,
-  opts: { env: NodeJS.ProcessEnv; logDir: string; log: Logger; name?: string; cwd?: string },
+  opts: {
+    env: NodeJS.ProcessEnv;
+    logDir: string;
+    log: Logger;
+    name?: string;
+    cwd?: string;
+    fromSource?: boolean;
+  },
 ): Promise<ServiceProcess> {
   const name = opts.name ?? script;
-  const { env: scriptEnv, args } = scriptCommand(script);
+  const { env: scriptEnv, args } = scriptCommand(script, opts.fromSource);
   mkdirSync(opts.logDir, { recursive: true });
   const logFile = path.join(opts.logDir, `${name}.log`);
   const out = createWriteStream(logFile, { flags: 'a' });

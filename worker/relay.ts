@@ -147,7 +147,11 @@ function startInTrace(s: OutboxSource, row: unknown): Promise<void> {
 /** A row the relay started: when, and (fair outboxes) its group and workspace. */
 type Started = { at: number; group: string; workspace: string };
 
-const START_CONCURRENCY = 32;
+/**
+ * Starts one relay has under way at once. A worker killed mid-pass leaves at most this many calls cut
+ * off, which the server counts.
+ */
+export const START_CONCURRENCY = 32;
 const IN_FLIGHT_PER_GROUP = 25;
 const IN_FLIGHT_WHEN_SHARED = 1;
 /**
@@ -393,6 +397,29 @@ const SLOTS = 0x52454c53;
  * share: before its full passes (every `pollMs`, a second by default).
  */
 const BALANCE_MS = 1_000;
+
+/**
+ * How the relays running on the database `client` is connected to divide the slots: how many are
+ * present, and the slots each session holds. Read from `pg_locks`, as the relays leave them, by whoever
+ * checks the division from outside (the tests that run several worker processes).
+ */
+export async function relaySlotHolders(
+  client: pg.ClientBase | pg.Pool,
+): Promise<{ relays: number; slots: number[][] }> {
+  const { rows } = await client.query<{ pid: number; members: number; slots: number[] }>(
+    `SELECT pid, count(*) FILTER (WHERE classid::bigint = $1)::int AS members,
+            coalesce(array_agg(objid::int ORDER BY objid) FILTER (WHERE classid::bigint = $2), '{}') AS slots
+       FROM pg_locks
+      WHERE locktype = 'advisory' AND granted AND objsubid = 2
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      GROUP BY pid`,
+    [MEMBERS, SLOTS],
+  );
+  return {
+    relays: rows.reduce((n, r) => n + r.members, 0),
+    slots: rows.filter((r) => r.slots.length > 0).map((r) => r.slots),
+  };
+}
 
 /**
  * The slots of the outbox rows this relay starts (`RELAY_SLOTS`, by workspace), held as session-level
