@@ -10,7 +10,13 @@ import { onShutdown } from '../infra/shutdown';
 import { createStops, labelled } from '../tooling/cleanup';
 import { takeDataDir } from '../tooling/dev-lock';
 import { writeDevStack, type DevStack } from '../tooling/dev-stack';
-import { requestRoll, rollWorkers, serveClusterControl, type WorkerSet } from '../tooling/cluster-roll';
+import {
+  addClusterWorker,
+  requestRoll,
+  rollWorkers,
+  serveClusterControl,
+  type WorkerSet,
+} from '../tooling/cluster-roll';
 import { mailOfStack, stackBanner, startLocalChannels } from '../tooling/local-channels';
 import { dataDir, repoRoot, stackFile } from '../tooling/paths';
 import { ensureOwnedDatabases, startEmbeddedPostgres } from '../tooling/postgres';
@@ -28,7 +34,8 @@ import { seedDemo } from './seed-demo';
  * production build; MailDev, the local SMS provider and the Temporal Web UI. Data under
  * .data/cluster (DEV_DATA_DIR moves .data); the same lock as `npm run dev`, so one stack per folder.
  * `npm run cluster -- roll` rolls the running cluster's workers to the checkout's code as a new version
- * (tooling/cluster-roll.ts), the old ones stopping once drained.
+ * (tooling/cluster-roll.ts), the old ones stopping once drained; `-- add-worker` starts one more worker
+ * of the running version (the relays then divide the outbox among three).
  */
 const log = createLogger('cluster', 'info');
 const dir = dataDir(process.env);
@@ -39,8 +46,14 @@ const PROCESSES = 2;
 async function main() {
   if (process.argv[2] === 'roll')
     process.exit(await requestRoll(readStack(), process.env.WORKER_BUILD_ID || undefined));
+  if (process.argv[2] === 'add-worker') {
+    console.log(JSON.stringify(await addClusterWorker(readStack())));
+    process.exit(0);
+  }
   if (process.argv[2])
-    throw new ConfigError([`npm run cluster takes no argument but roll (got ${process.argv[2]})`]);
+    throw new ConfigError([
+      `npm run cluster takes no argument but roll or add-worker (got ${process.argv[2]})`,
+    ]);
   mkdirSync(clusterDir, { recursive: true, mode: 0o755 });
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'development',
@@ -91,23 +104,29 @@ async function main() {
   const migrate = await startServiceProcess('migrate', { env, logDir: logs, log });
   if ((await migrate.exited) !== 0) throw new Error(`migrations failed: see ${migrate.logFile}`);
 
-  /** One worker process per slot, of one build: the checkout's, or a rollout's (`cwd`). */
-  const startWorkers = async (name: string, more: NodeJS.ProcessEnv, cwd?: string) => {
+  /** How a version's workers start: their names, their settings over `env`, their build. */
+  type Launch = { name: string; more: NodeJS.ProcessEnv; cwd?: string };
+  /** Worker process `i` of a build: the checkout's, or a rollout's (`cwd`). */
+  const startWorker = async ({ name, more, cwd }: Launch, i: number) => {
+    const worker = await startServiceProcess('worker', {
+      env: { ...env, ...more, WORKER_METRICS_PORT: String(await freePort(cwd ? 0 : 9463 + 2 * i)) },
+      logDir: logs,
+      log,
+      name: `${name}${i}`,
+      cwd,
+    });
+    stops.push(labelled(`worker ${name}${i}`, worker.stop));
+    return worker;
+  };
+  /** One worker process per slot, of one build. */
+  const startWorkers = async (launch: Launch) => {
     const started: ServiceProcess[] = [];
-    for (let i = 1; i <= PROCESSES; i++) {
-      const worker = await startServiceProcess('worker', {
-        env: { ...env, ...more, WORKER_METRICS_PORT: String(await freePort(cwd ? 0 : 9463 + 2 * i)) },
-        logDir: logs,
-        log,
-        name: `${name}${i}`,
-        cwd,
-      });
-      stops.push(labelled(`worker ${name}${i}`, worker.stop));
-      started.push(worker);
-    }
+    for (let i = 1; i <= PROCESSES; i++) started.push(await startWorker(launch, i));
     return started;
   };
-  const workers = await startWorkers('worker-', {});
+  // The running version's; a rollout replaces it.
+  let launched: Launch = { name: 'worker-', more: {} };
+  const workers = await startWorkers(launched);
   const apis: ServiceProcess[] = [];
   for (let i = 1; i <= PROCESSES; i++) {
     const api = await startServiceProcess('start', {
@@ -138,27 +157,47 @@ async function main() {
   });
   stops.push(labelled('the rollout client', () => temporalClient.connection.close()));
   let rollouts = 0;
-  const control = await serveClusterControl(async (buildId, say) => {
-    const tell = (line: string) => {
-      log.info(line);
-      say(line);
-    };
-    const n = ++rollouts;
-    running = await rollWorkers({
-      client: temporalClient,
-      from: running,
-      dir: path.join(clusterDir, 'builds', String(n)),
-      buildId,
-      startWorkers: (build) =>
-        startWorkers(
-          `worker-r${n}-`,
-          { WORKFLOW_BUNDLE: build.bundle, WORKER_BUILD_ID: build.buildId, WORKER_SET_CURRENT: 'by-rollout' },
-          build.cwd,
-        ),
-      say: tell,
-    });
-    publish();
-    return versionName(running.version);
+  const control = await serveClusterControl({
+    roll: async (buildId, say) => {
+      const tell = (line: string) => {
+        log.info(line);
+        say(line);
+      };
+      const n = ++rollouts;
+      let next: Launch | undefined;
+      running = await rollWorkers({
+        client: temporalClient,
+        from: running,
+        dir: path.join(clusterDir, 'builds', String(n)),
+        buildId,
+        startWorkers: (made) => {
+          next = {
+            name: `worker-r${n}-`,
+            more: {
+              WORKFLOW_BUNDLE: made.bundle,
+              WORKER_BUILD_ID: made.buildId,
+              WORKER_SET_CURRENT: 'by-rollout',
+            },
+            cwd: made.cwd,
+          };
+          return startWorkers(next);
+        },
+        say: tell,
+      });
+      // The rolled version's, for a worker added from now on.
+      launched = next!;
+      publish();
+      return versionName(running.version);
+    },
+    // One more of the running version's workers, as they were started (its bundle, build id and build).
+    addWorker: async () => {
+      const worker = await startWorker(launched, running.workers.length + 1);
+      await worker.ready;
+      running.workers.push(worker);
+      publish();
+      log.info('added a worker', { pid: worker.pid, version: versionName(running.version) });
+      return { pid: worker.pid, metricsUrl: worker.metricsUrl!, version: versionName(running.version) };
+    },
   });
   stops.push(labelled('the cluster control', control.close));
 

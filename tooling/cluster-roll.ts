@@ -100,32 +100,49 @@ async function drained(client: Client, version: WorkerDeploymentVersion, say: (l
 
 export type ClusterControl = { url: string; token: string; close: () => Promise<void> };
 
+/** A worker process the cluster added to those it runs (`npm run cluster -- add-worker`). */
+export type AddedWorker = { pid: number; metricsUrl: string; version: string };
+
 /**
- * The running cluster's door for `npm run cluster -- roll`, on loopback with a token kept in the stack
- * file (readable by its owner only): the cluster process owns every worker it runs, so the rollout
- * happens there, and its lines are streamed back. One rollout at a time.
+ * The running cluster's door for `npm run cluster -- roll` and `-- add-worker`, on loopback with a
+ * token kept in the stack file (readable by its owner only): the cluster process owns every worker it
+ * runs, so the rollout happens there, and its lines are streamed back; a worker added there runs the
+ * version its workers run, with their settings, and stops with them. One change at a time.
  */
-export async function serveClusterControl(
-  roll: (buildId: string | undefined, say: (line: string) => void) => Promise<string>,
-): Promise<ClusterControl> {
+export async function serveClusterControl(doors: {
+  roll: (buildId: string | undefined, say: (line: string) => void) => Promise<string>;
+  addWorker: () => Promise<AddedWorker>;
+}): Promise<ClusterControl> {
   const token = randomBytes(24).toString('base64url');
-  let rolling = false;
+  let busy = false;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/roll') return void res.writeHead(404).end();
+      const route = req.method === 'POST' ? req.url : undefined;
+      if (route !== '/roll' && route !== '/workers') return void res.writeHead(404).end();
       if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
-      if (rolling) return void res.writeHead(409).end('a rollout is under way\n');
-      rolling = true;
+      if (busy) return void res.writeHead(409).end('a rollout or another worker is under way\n');
+      busy = true;
+      if (route === '/workers') {
+        doors
+          .addWorker()
+          .then(
+            (added) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(added)),
+            (err: unknown) => res.writeHead(500).end(err instanceof Error ? err.message : String(err)),
+          )
+          .finally(() => (busy = false));
+        return;
+      }
       const { buildId } = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { buildId?: string };
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      roll(buildId, (line) => res.write(`${line}\n`))
+      doors
+        .roll(buildId, (line) => res.write(`${line}\n`))
         .then(
           (version) => res.end(`rolled to ${version}\n`),
           (err: unknown) => res.end(`failed: ${err instanceof Error ? err.message : String(err)}\n`),
         )
-        .finally(() => (rolling = false));
+        .finally(() => (busy = false));
     });
   });
   // A rollout takes minutes: no request timeout.
@@ -137,6 +154,23 @@ export async function serveClusterControl(
     token,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * `npm run cluster -- add-worker`: asks the cluster running on this data folder for one more worker
+ * process of the version it runs; resolves once that worker polls and its relay has joined the others
+ * (it takes its share of the slots at its next balance, within a second or two).
+ */
+export async function addClusterWorker(stack: DevStack | undefined): Promise<AddedWorker> {
+  const control = stack?.engine === 'cluster' ? stack.control : undefined;
+  if (!control)
+    throw new Error('No `npm run cluster` runs on this data folder (DEV_DATA_DIR): start it first.');
+  const res = await fetch(`${control.url}/workers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${control.token}` },
+  });
+  if (!res.ok) throw new Error(`the cluster did not add a worker (${res.status}): ${await res.text()}`);
+  return (await res.json()) as AddedWorker;
 }
 
 /** `npm run cluster -- roll`: asks the cluster running on this data folder to roll; 0 once it has. */

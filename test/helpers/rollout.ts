@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import type { AddedWorker } from '../../tooling/cluster-roll';
 import { repoRoot } from '../../tooling/paths';
 import { startReceiver, type Receiver } from './receiver';
 
@@ -63,6 +64,25 @@ export function rollCluster(dataDir: string, onLine: (line: string) => void) {
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   return new Promise<number | null>((resolve) => child.once('exit', resolve));
+}
+
+/** `npm run cluster -- add-worker` on the cluster of `dataDir`: the worker it added, once it runs. */
+export function addClusterWorkerByCli(dataDir: string): Promise<AddedWorker> {
+  const child = spawn('npm', ['run', '-s', 'cluster', '--', 'add-worker'], {
+    cwd: repoRoot(),
+    env: { ...process.env, DEV_DATA_DIR: dataDir },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => {
+      // It prints the worker as one line of JSON, last.
+      if (code === 0) resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as AddedWorker);
+      else reject(new Error(`npm run cluster -- add-worker exited (${code}):\n${stdout}${stderr}`));
+    }),
+  );
 }
 
 /** What one run's history says about how it ran: which versions completed its tasks, and what failed. */
