@@ -10,19 +10,35 @@ import type { DevStack } from '../../tooling/dev-stack';
 import { bundleWorkflowsOutOfProcess } from '../../worker/worker';
 import { repoRoot } from '../../tooling/paths';
 import { freePort, isAlive, waitFor } from '../../tooling/processes';
-import { runAdmin } from '../helpers/admin';
+import { runAdmin, runAdminAsync } from '../helpers/admin';
 import { intakeBody } from '../helpers/leads';
 import { mcpClient, structured } from '../helpers/mcp';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { commitEvent } from '../../bench/lib/outbox-load';
-import { readTemporalMetrics, temporalCosts } from '../../bench/lib/temporal-metrics';
+import { readTemporalMetrics, startCalls } from '../../bench/lib/temporal-metrics';
 import { openDatabase } from '../../domain/data-source';
-import { outageReceiver, postOnce, rollCluster, runRecord } from '../helpers/rollout';
+import { WORKFLOW_TASK_SLOTS } from '../../infra/config';
+import type { AddedWorker } from '../../tooling/cluster-roll';
+import { START_CONCURRENCY } from '../../worker/relay';
+import {
+  arrivalsOf,
+  commitInTurn,
+  delivered,
+  relayStarts,
+  sharesOf,
+  slotsDividedAmong,
+} from '../helpers/relay-division';
+import { addClusterWorkerByCli, outageReceiver, postOnce, rollCluster, runRecord } from '../helpers/rollout';
 
 /** Deliveries parked on the first version when the second is deployed. */
 const LADDERS = 200;
 /** How long the receiver, down, asks them to wait: the rollout makes the next version current sooner. */
 const RETRY_AFTER_S = 120;
+/**
+ * Events per run of the relays' test, and the workspaces they take turns in: the slots are by workspace,
+ * and with 32 each of three relays holds some of them but about once in 10,000 runs.
+ */
+const RELAY_EVENTS = 1_000;
+const RELAY_WORKSPACES = 32;
 
 type Run = { child: ChildProcessWithoutNullStreams; output: () => string; exit: Promise<number | null> };
 
@@ -347,56 +363,155 @@ describe('npm run cluster, the production engine on one machine', () => {
     }
   });
 
-  it("divides the outbox among the workers' relays: each delivery started once; a killed worker's share is taken over", async (t) => {
+  it("divides the outbox among two workers' relays, then three: each delivery started once; a killed worker's share is taken over", async (t) => {
     // The workers running now: the rollout above replaced the first ones.
     stack = JSON.parse(readFileSync(path.join(dataDir, 'dev-stack.json'), 'utf8')) as DevStack;
     const metricsUrl = /Temporal metrics:\s+(\S+)/.exec(run.output())?.[1];
     assert.ok(metricsUrl, run.output());
-    const createdIds = () =>
-      new Set(receiver.ofType('lead.created').map((r) => (JSON.parse(r.body) as { id: string }).id));
-    const already = createdIds().size;
-    // Events committed as operations commit them (the outbox fan-out in their transaction), straight
-    // into the cluster's database: 1,000 through REST would wait on the key's rate limit.
-    const db = await openDatabase(stack.databaseUrl, { poolSize: 10 });
-    try {
-      const commit = async (n: number) => {
-        for (let i = 0; i < n; i += 20)
-          await Promise.all(Array.from({ length: Math.min(20, n - i) }, () => commitEvent(db, workspaceId)));
-      };
-      // Both workers live: 600 deliveries, started once each (the server's count of start requests).
-      const before = await readTemporalMetrics(metricsUrl);
-      await commit(600);
-      await waitFor(
-        '600 deliveries',
-        async () => createdIds().size >= already + 600 || undefined,
-        300_000,
-        250,
+    // Workspaces of their own, each with an endpoint at the receiver: the slots are by workspace, so
+    // the relays divide the rows only when there are a good few.
+    const workspaces: string[] = [];
+    const admin = async (...args: string[]) => {
+      const r = await runAdminAsync(env(), args);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as { id: string };
+    };
+    for (let i = 0; i < RELAY_WORKSPACES; i += 4)
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, j) => {
+          const ws = await admin('workspace', 'create', '--name', `Relays ${i + j + 1}`);
+          const at = ['--url', receiver.url, '--events', 'lead.created'];
+          await admin('endpoint', 'create', '--workspace', ws.id, ...at);
+          workspaces.push(ws.id);
+        }),
       );
-      const after = await readTemporalMetrics(metricsUrl);
-      const starts = temporalCosts(before, after, 600).start_requests;
-      t.diagnostic(`StartWorkflowExecution calls per delivery, two workers: ${starts}`);
-      // At most 1.02: no relay starts what another did. (The window closes on arrivals, which an
-      // earlier test's events can join, so a figure just under 1 says nothing more.)
-      assert.ok(starts >= 0.95 && starts <= 1.02, `StartWorkflowExecution calls per delivery: ${starts}`);
-      // One worker killed while 400 more are committed: nothing lost, every delivery made.
-      const victim = stack.children.workers![1]!;
-      const rest400 = commit(400);
+    // Events committed as operations commit them (the outbox fan-out in their transaction), straight
+    // into the cluster's database: 3,000 through REST would wait on the key's rate limit.
+    const db = await openDatabase(stack.databaseUrl, { poolSize: 10 });
+    const sql = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+    try {
+      /** With `n` workers, RELAY_EVENTS events: each started once (the server's count), delivered once. */
+      const divided = async (n: number, added?: AddedWorker) => {
+        const shares = await sharesOf(sql, await slotsDividedAmong(sql, n), workspaces, RELAY_EVENTS);
+        assert.ok(
+          shares.every((x) => x > 0),
+          `each relay holds some of the workspaces: ${shares.join(', ')}`,
+        );
+        const before = await readTemporalMetrics(metricsUrl);
+        const addedBefore = added && (await relayStarts(added.metricsUrl));
+        const events = await commitInTurn(db, workspaces, RELAY_EVENTS);
+        const rows = await delivered(sql, receiver, `${RELAY_EVENTS} deliveries`, events, 300_000);
+        const { calls, refused, failed } = startCalls(before, await readTemporalMetrics(metricsUrl));
+        const own = added && (await relayStarts(added.metricsUrl)) - addedBefore!;
+        t.diagnostic(
+          `${n} workers: StartWorkflowExecution calls ${calls} for ${RELAY_EVENTS} deliveries ` +
+            `(${(calls / RELAY_EVENTS).toFixed(3)} each, ${refused} refused, failed ${JSON.stringify(failed)}); ` +
+            `the relays' shares ${shares.join(', ')}${added ? `, the added worker's relay started ${own}` : ''}`,
+        );
+        // At least one call per delivery, each started in the window; a few more could be the
+        // maintenance schedules', none a second relay's.
+        assert.ok(
+          calls >= RELAY_EVENTS && calls <= RELAY_EVENTS * 1.02,
+          `StartWorkflowExecution calls: ${calls} for ${RELAY_EVENTS}`,
+        );
+        assert.equal(refused, 0, 'no start of a row another relay had started');
+        if (added)
+          assert.ok(shares.includes(own!), `the added worker's relay started its slots' rows: ${own}`);
+        for (const [event, attempts] of arrivalsOf(receiver, events))
+          assert.deepEqual(attempts, ['1'], event);
+        assert.ok(rows.every((d) => d.attempts === 1));
+      };
+
+      await divided(2);
+      // A third worker of the running version, started by the cluster as it starts its own.
+      const added = await addClusterWorkerByCli(dataDir);
+      stack = JSON.parse(readFileSync(path.join(dataDir, 'dev-stack.json'), 'utf8')) as DevStack;
+      assert.equal(added.version, stack.workerVersion, 'the version the others run');
+      assert.deepEqual(stack.children.workers?.at(-1), added.pid);
+      assert.equal(stack.children.workers?.length, 3);
+      await divided(3, added);
+
+      // One worker killed while events are committed: nothing lost, every row started once.
+      const victim = stack.children.workers[1]!;
+      const before = await readTemporalMetrics(metricsUrl);
+      const events: string[] = [];
+      await commitInTurn(db, workspaces, RELAY_EVENTS / 2, events);
       await waitFor(
-        'the first of the next deliveries',
-        async () => createdIds().size > already + 600 || undefined,
+        'the first deliveries of the run',
+        async () => arrivalsOf(receiver, events).size >= 100 || undefined,
         60_000,
-        100,
+        50,
+      );
+      const rest = commitInTurn(db, workspaces, RELAY_EVENTS / 2, events);
+      // Awaited once the worker is killed; a failure before then fails the test there.
+      rest.catch(() => undefined);
+      await waitFor(
+        'the next commits',
+        async () => events.length >= RELAY_EVENTS / 2 + 60 || undefined,
+        30_000,
+        5,
+      );
+      // The rows not yet under way: only those can be offered again after the kill.
+      const { rows: waiting } = await sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_deliveries
+          WHERE event_id = ANY($1::text[]) AND workflow_started_at IS NULL`,
+        [events],
       );
       process.kill(victim, 'SIGKILL');
-      await rest400;
-      await waitFor(
-        "1,000 deliveries, the killed worker's share taken over",
-        async () => createdIds().size >= already + 1_000 || undefined,
+      await waitFor('the killed worker gone', async () => !isAlive(victim) || undefined, 10_000, 50);
+      await rest;
+      await slotsDividedAmong(sql, 2);
+      await delivered(
+        sql,
+        receiver,
+        `${RELAY_EVENTS} deliveries, the killed worker's share taken over`,
+        events,
         300_000,
-        250,
       );
+      const { calls, refused, failed } = startCalls(before, await readTemporalMetrics(metricsUrl));
+      const doubles = [...arrivalsOf(receiver, events).values()].filter((a) => a.length > 1).length;
+      t.diagnostic(
+        `one of three killed: StartWorkflowExecution calls ${calls} for ${RELAY_EVENTS} deliveries ` +
+          `(${refused} refused, failed ${JSON.stringify(failed)}; ${waiting[0]!.n} rows not under way at ` +
+          `the kill); events that reached the receiver twice: ${doubles}`,
+      );
+      // The calls the killed worker had under way were cut off (the server counts them, failed: on the
+      // dev server, Canceled), at most its relay's start pool; the survivors then start those rows. Of
+      // the calls answered, one per delivery and a few more: a survivor offering a row the killed relay
+      // had started whose first attempt had not recorded (refused: the run exists).
+      const cutOff = Object.values(failed).reduce((sum, n) => sum + n, 0);
+      assert.ok(cutOff <= START_CONCURRENCY, `${cutOff} calls failed: ${JSON.stringify(failed)}`);
+      assert.ok(refused <= waiting[0]!.n, `${refused} refused starts`);
+      assert.ok(
+        calls >= RELAY_EVENTS && calls - cutOff <= RELAY_EVENTS * 1.02,
+        `StartWorkflowExecution calls answered: ${calls - cutOff} for ${RELAY_EVENTS}, ${refused} of them refused`,
+      );
+      // A killed worker's attempt under way may have reached the receiver, and is made again by another:
+      // at most the attempts one worker runs at once.
+      assert.ok(doubles <= WORKFLOW_TASK_SLOTS, `${doubles} events reached the receiver twice`);
+      // One workflow run per delivery of the three runs, as the server's visibility counts them.
+      const temporalClient = new Client({
+        connection: await Connection.connect({ address: stack.temporalAddress }),
+        namespace: stack.temporalNamespace,
+      });
+      try {
+        const query = `WorkflowType = "deliverWebhookWorkflow" AND WorkspaceId IN (${workspaces.map((w) => `"${w}"`).join(', ')})`;
+        const runs = await waitFor(
+          'visibility to count the runs',
+          async () => {
+            const { count } = await temporalClient.workflow.count(query);
+            return count >= 3 * RELAY_EVENTS ? count : undefined;
+          },
+          60_000,
+          1_000,
+        );
+        assert.equal(runs, 3 * RELAY_EVENTS, 'one run per delivery');
+      } finally {
+        await temporalClient.connection.close();
+      }
     } finally {
-      // Its sessions would hold the cluster's PostgreSQL open at Ctrl+C.
+      // Their sessions would hold the cluster's PostgreSQL open at Ctrl+C.
+      await sql.end();
       await db.destroy();
     }
   });
