@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 import * as yup from 'yup';
+import { DELIVERY_SEARCH_ATTRIBUTES, type DeliverySearchAttribute } from '../domain/kernel/search-attributes';
 import { envWithDevStack } from './stack-file';
 
 type AppEnv = 'development' | 'test' | 'production';
@@ -42,6 +43,8 @@ export type Config = {
   webhookEndpointConcurrency: number;
   /** Attempts (local activities) one worker process runs at once; at most the workflow cache size. */
   workerAttemptSlots: number;
+  /** The search attributes each delivery workflow starts with (WEBHOOK_SEARCH_ATTRIBUTES); empty for `none`. */
+  webhookSearchAttributes: readonly DeliverySearchAttribute[];
   /** A workflow bundle built ahead (the image builds one); without it the worker bundles at start. */
   workflowBundle?: string;
   /** The worker's Worker Deployment (docs/temporal.md, "Deploys"). */
@@ -128,6 +131,17 @@ const feedbackDomainList = (v: string) =>
     .split(',')
     .map((d) => d.trim().replace(/\.$/, ''))
     .filter(Boolean);
+
+const DELIVERY_ATTRIBUTE_NAMES: readonly string[] = DELIVERY_SEARCH_ATTRIBUTES.map((k) => k.name);
+
+/** WEBHOOK_SEARCH_ATTRIBUTES's names: `none` is none. */
+const deliveryAttributeNames = (v: string) =>
+  v.trim().toLowerCase() === 'none'
+    ? []
+    : v
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
 
 const booleanString = (name: string) =>
   yup.string().oneOf(['true', 'false'], `${name} must be "true" or "false"`).default('false');
@@ -261,6 +275,23 @@ export const configSchema = yup.object({
   WORKER_ATTEMPT_SLOTS: intSetting('WORKER_ATTEMPT_SLOTS', 1, WORKFLOW_TASK_SLOTS, 50).meta({
     description: 'Attempts one worker runs at once (at most its workflow task slots).',
   }),
+  WEBHOOK_SEARCH_ATTRIBUTES: yup
+    .string()
+    .default(DELIVERY_ATTRIBUTE_NAMES.join(','))
+    .test('attributes', (v, ctx) => {
+      const names = deliveryAttributeNames(v);
+      const unknown = names.filter((n) => !DELIVERY_ATTRIBUTE_NAMES.includes(n));
+      if (unknown.length === 0 && (names.length > 0 || v.trim().toLowerCase() === 'none')) return true;
+      return ctx.createError({
+        message:
+          `WEBHOOK_SEARCH_ATTRIBUTES must be none or a comma-separated list of ${DELIVERY_ATTRIBUTE_NAMES.join(', ')}` +
+          (unknown.length > 0 ? ` (not one of them: ${unknown.join(', ')})` : ''),
+      });
+    })
+    .meta({
+      description:
+        "Search attributes each webhook delivery workflow carries, to filter in Temporal's Web UI: comma-separated `WebhookEventType`, `WebhookEndpointId`, `WorkspaceId`, or `none`. Each is written on every visibility write; no code queries them (docs/temporal.md).",
+    }),
   WORKER_DEPLOYMENT_NAME: yup
     .string()
     .optional()
@@ -725,6 +756,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     webhookEndpointConcurrency: parsed.WEBHOOK_ENDPOINT_CONCURRENCY,
     workerAttemptSlots: parsed.WORKER_ATTEMPT_SLOTS,
+    // In their declared order, each once, however the variable lists them.
+    webhookSearchAttributes: DELIVERY_SEARCH_ATTRIBUTES.filter((k) =>
+      deliveryAttributeNames(parsed.WEBHOOK_SEARCH_ATTRIBUTES).includes(k.name),
+    ),
     workflowBundle: parsed.WORKFLOW_BUNDLE,
     workerDeployment: {
       deploymentName,

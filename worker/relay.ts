@@ -9,6 +9,7 @@ import { allOutboxes } from '../domain/registry';
 import type { Logger } from '../infra/logger';
 import type { AgentScheduler } from '../infra/temporal/agents';
 import { outboxStarters, type OutboxStarter } from '../infra/temporal/outbox-starters';
+import type { DeliveryStarts } from '../infra/temporal/webhooks';
 
 /** Rows written with a change (an outbox) that each need a workflow started once they commit. */
 export type OutboxSource = {
@@ -45,12 +46,12 @@ export function outboxSources(
   client: Client,
   taskQueue: string,
   agents: AgentScheduler,
-  eagerStart: () => boolean,
+  deliveries: DeliveryStarts,
 ): OutboxSource[] {
   // Every workspace's rows.
   return sourcesOf(
     allOutboxes(),
-    outboxStarters(client, taskQueue, agents, eagerStart),
+    outboxStarters(client, taskQueue, agents, deliveries),
     new Data(db.manager, undefined),
   );
 }

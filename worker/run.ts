@@ -12,7 +12,7 @@ import { bookingDesk } from '../infra/temporal/appointments';
 import { approvalStarter } from '../infra/temporal/approvals';
 import { workflowStatus } from '../infra/temporal-client';
 import { checkTemporalEngine } from '../infra/temporal-engine';
-import { SEARCH_ATTRIBUTES } from '../domain/kernel/search-attributes';
+import { workerSearchAttributes } from '../domain/kernel/search-attributes';
 import { ensureSchedules } from '../infra/temporal/schedules';
 import { deliveryStarter } from '../infra/temporal/webhooks';
 import { outboxSources, startRelay } from './relay';
@@ -56,7 +56,7 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     who: 'worker',
-    attributes: SEARCH_ATTRIBUTES,
+    attributes: workerSearchAttributes(config.webhookSearchAttributes),
   }).catch(async (err: unknown) => {
     await Promise.all([connection.close(), served.close()]);
     throw err;
@@ -81,7 +81,7 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
     client,
     config.temporalTaskQueue,
     agentScheduler(() => Promise.resolve(client), config.temporalTaskQueue),
-    () => versionIsCurrent(),
+    { eager: () => versionIsCurrent(), searchAttributes: config.webhookSearchAttributes },
   );
   // One SMTP connection pool for messages to leads and mail to members, counted apart.
   const smtp = config.smtp && smtpProvider({ ...config.smtp, secretsKey: config.secretsKey });
@@ -105,7 +105,10 @@ export async function runWorker(config: Config, db: DataSource, log: Logger): Pr
       },
       maintenance: {
         // The reconciler restarts deliveries, and a restart is never eager.
-        startDelivery: deliveryStarter(client, config.temporalTaskQueue, () => false),
+        startDelivery: deliveryStarter(client, config.temporalTaskQueue, {
+          eager: () => false,
+          searchAttributes: config.webhookSearchAttributes,
+        }),
         startApproval: approvalStarter(client, config.temporalTaskQueue),
         startAppointment: bookingDesk(db, () => Promise.resolve(client), config.temporalTaskQueue).start,
         workflowStatus: workflowStatus(client),

@@ -29,13 +29,16 @@ export type EngineFigures = {
   three_workers: PathThroughput | null;
   /** The throughput phase with one worker again, tracing on (exported to a collector on loopback; cluster only). */
   traced: { path: PathThroughput; exports: number; export_bytes_per_delivery: number } | null;
+  /** The throughput phase with one worker again, deliveries started without search attributes (cluster only). */
+  no_search_attributes: PathThroughput | null;
 };
 
 /**
- * The cluster's phases, as the dev server's run: warm-up, throughput, latency at 10/s and the
- * Temporal floor with one worker; then a second worker process joins, and after its own warm-up the
- * throughput phase runs again; then a third. On two cores more workers show what a worker costs (the
- * relays divide the rows: no start is made twice), not a doubling.
+ * The cluster's phases, as the dev server's run: warm-up, throughput, latency at 10/s with one worker;
+ * the throughput phase again with the deliveries' search attributes off; the Temporal floor; tracing's
+ * phase; then a second worker process joins, and after its own warm-up the throughput phase runs again;
+ * then a third. On two cores more workers show what a worker costs (the relays divide the rows: no
+ * start is made twice), not a doubling.
  */
 export async function clusterPhases(
   s: WebhookStack,
@@ -45,6 +48,7 @@ export async function clusterPhases(
   await warmUp(s, log);
   const throughput = await pathThroughput(s, flags.events, log);
   const latency = await pathLatency(s, flags['latency-seconds'], log);
+  const noSearchAttributes = await noSearchAttributesPhase(s, flags.events, log);
   const floor = await temporalFloor(
     s.temporal.address,
     flags.events,
@@ -68,12 +72,27 @@ export async function clusterPhases(
     two_workers: twoWorkers.result,
     three_workers: threeWorkers.result,
     traced,
+    no_search_attributes: noSearchAttributes,
   };
 }
 
 /**
+ * What the delivery workflow's search attributes cost: the one worker replaced by one that starts
+ * deliveries with `WEBHOOK_SEARCH_ATTRIBUTES=none`, and the throughput phase again. It runs next to the
+ * path's own, so Temporal's visibility table has grown only by the latency phase's rows between the
+ * two. Its worker stays through the floor, which does not use it; the traced phase then replaces it with
+ * one of the usual settings, as it replaces whichever it finds.
+ */
+async function noSearchAttributesPhase(s: WebhookStack, events: number, log: Logger) {
+  await s.removeWorker(s.workers[0]!);
+  await s.addWorker({ WEBHOOK_SEARCH_ATTRIBUTES: 'none' });
+  await warmUp(s, log);
+  return (await pathThroughput(s, events, log)).result;
+}
+
+/**
  * What tracing costs: the one worker replaced by one exporting every span (OTLP/HTTP to a collector on
- * loopback that drops them), the throughput phase again, then the untraced worker back. The bench
+ * loopback that drops them), the throughput phase again, then a worker of the usual settings. The bench
  * process, which commits the events, is not traced: this prices the worker's spans and their export.
  */
 async function tracedPhase(s: WebhookStack, events: number, log: Logger) {

@@ -3,7 +3,10 @@ import type { PathLatency, PathThroughput } from './path-phases';
 import type { CpuCosts } from './process-meter';
 import { formatTable } from './report';
 
-/** The columns: the dev server, the cluster with one worker, the cluster with two (no latency phase). */
+/**
+ * The columns: the dev server, the cluster with one worker, with two and three (no latency phase), and
+ * with one whose deliveries carry no search attributes (throughput only).
+ */
 type Column = { t: PathThroughput; l?: PathLatency } | undefined;
 type Values = (number | undefined)[];
 type Row = { label: string; cells: string[]; values?: Values };
@@ -13,7 +16,9 @@ const fixed = (x: number | undefined, digits = 1) =>
 const ratio = (a?: number, b?: number) =>
   a === undefined || b === undefined || !(b > 0) ? '-' : `${(a / b).toFixed(2)}x`;
 const union = (lists: (string[] | undefined)[]) => [...new Set(lists.flatMap((l) => l ?? []))];
-const heading = (label: string): Row => ({ label, cells: ['', '', '', ''] });
+const heading = (label: string): Row => ({ label, cells: ['', '', '', '', ''] });
+// Temporal's visibility store, as docker-compose and tooling/temporal-cluster.ts name it.
+const VISIBILITY_DATABASE = 'temporal_visibility';
 
 /** A row of one figure per column, `-` where a column has none. */
 function row(
@@ -129,8 +134,9 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     cluster ? { t: cluster.throughput, l: cluster.latency } : undefined,
     cluster?.two_workers ? { t: cluster.two_workers } : undefined,
     cluster?.three_workers ? { t: cluster.three_workers } : undefined,
+    cluster?.no_search_attributes ? { t: cluster.no_search_attributes } : undefined,
   ];
-  const engines = [dev, cluster ?? undefined, undefined, undefined];
+  const engines = [dev, cluster ?? undefined, undefined, undefined, undefined];
   const engineRow = (label: string, pick: (e: EngineFigures) => number): Row => {
     const values = engines.map((e) => e && pick(e));
     return { label, cells: values.map((v) => fixed(v, 2)), values };
@@ -161,6 +167,7 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     ratio(r.values?.[1], r.values?.[0]),
     ratio(r.values?.[2], r.values?.[1]),
     ratio(r.values?.[3], r.values?.[1]),
+    ratio(r.values?.[4], r.values?.[1]),
   ]);
   // Without the cluster only the dev server's column says anything.
   const header = [
@@ -169,16 +176,27 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
     'cluster, 1 worker',
     'cluster, 2 workers',
     'cluster, 3 workers',
+    'cluster, no search attributes',
     'cluster/dev',
     '2 vs 1 worker',
     '3 vs 1 worker',
+    'without vs with search attributes',
   ];
-  const keep = cluster ? [0, 1, 2, 3, 4, 5, 6, 7] : [0, 1];
+  const keep = cluster ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] : [0, 1];
   const table = formatTable(
     keep.map((i) => header[i]!),
     body.map((cells) => keep.map((i) => cells[i]!)),
   );
   const r2 = (x: number) => Math.round(x * 100) / 100;
+  const bare = cluster?.no_search_attributes;
+  const visibilityWal = (p: PathThroughput, fpi: 'with' | 'without') =>
+    (p.costs.databases.wal_bytes[VISIBILITY_DATABASE] ?? 0) -
+    (fpi === 'with' ? 0 : (p.costs.databases.wal_fpi_bytes[VISIBILITY_DATABASE] ?? 0));
+  // Three digits: what a few search attributes change is a few per cent at most.
+  const withoutVsWith = (pick: (p: PathThroughput) => number) =>
+    cluster && bare && pick(cluster.throughput) > 0
+      ? Math.round((pick(bare) / pick(cluster.throughput)) * 1000) / 1000
+      : null;
   const ratios = cluster && {
     throughput: r2(cluster.throughput.per_second / dev.throughput.per_second),
     p50: r2(cluster.latency.p50_ms / dev.latency.p50_ms),
@@ -198,6 +216,16 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
       cluster.traced && r2(runMs(cluster.traced.path.costs.cpu) / runMs(cluster.throughput.costs.cpu)),
     tracing_throughput_vs_untraced:
       cluster.traced && r2(cluster.traced.path.per_second / cluster.throughput.per_second),
+    throughput_without_attributes_vs_with: withoutVsWith((p) => p.per_second),
+    machine_cpu_without_attributes_vs_with: withoutVsWith((p) => p.costs.cpu.machine.ms_per_delivery),
+    run_cpu_without_attributes_vs_with: withoutVsWith((p) => runMs(p.costs.cpu)),
+    visibility_wal_without_attributes_vs_with: withoutVsWith((p) => visibilityWal(p, 'with')),
+    // Full-page images follow checkpoints, which fall where they fall: the records alone compare the writes.
+    visibility_wal_less_fpi_without_attributes_vs_with: withoutVsWith((p) => visibilityWal(p, 'without')),
+    wal_total_without_attributes_vs_with: withoutVsWith((p) => p.costs.databases.wal_bytes_total),
+    visibility_pg_cpu_without_attributes_vs_with: withoutVsWith(
+      (p) => p.costs.cpu.postgres_by_database[VISIBILITY_DATABASE] ?? 0,
+    ),
   };
   const saturated = [
     `saturated, dev server: ${saturation(dev.throughput)}`,
@@ -217,6 +245,17 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
                   `(untraced ${runMs(cluster.throughput.costs.cpu).toFixed(2)}), worker ` +
                   `${cluster.traced.path.costs.cpu.processes['worker 1']?.ms_per_delivery ?? '-'} ms, ` +
                   `${cluster.traced.exports} exports, ${cluster.traced.export_bytes_per_delivery} bytes per delivery`,
+              ]
+            : []),
+          ...(bare
+            ? [
+                `saturated, cluster without search attributes: ${saturation(bare)}`,
+                `without search attributes (1 worker, WEBHOOK_SEARCH_ATTRIBUTES=none): ${bare.per_second.toFixed(1)} deliveries/s ` +
+                  `(with ${cluster.throughput.per_second.toFixed(1)}), visibility WAL ${visibilityWal(bare, 'with')} bytes per delivery ` +
+                  `(with ${visibilityWal(cluster.throughput, 'with')}; less full-page images ${visibilityWal(bare, 'without')} ` +
+                  `against ${visibilityWal(cluster.throughput, 'without')}), whole machine ` +
+                  `${bare.costs.cpu.machine.ms_per_delivery.toFixed(2)} ms CPU per delivery ` +
+                  `(with ${cluster.throughput.costs.cpu.machine.ms_per_delivery.toFixed(2)})`,
               ]
             : []),
         ]
@@ -282,6 +321,7 @@ export function engineFaults(e: EngineFigures): { lost: number; doubled: number 
     ...(e.two_workers ? [e.two_workers] : []),
     ...(e.three_workers ? [e.three_workers] : []),
     ...(e.traced ? [e.traced.path] : []),
+    ...(e.no_search_attributes ? [e.no_search_attributes] : []),
   ];
   return {
     lost: phases.reduce((n, f) => n + f.lost, 0) + e.floor.throughput.lost + e.floor.latency.lost,

@@ -171,6 +171,7 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
     two_workers: null,
     three_workers: null,
     traced: null,
+    no_search_attributes: null,
   };
   const engines = engineComparison(dev, r.cluster);
   console.log(

@@ -7,7 +7,7 @@ export type SearchAttributeKind =
  * `defineSearchAttributeKey` returns), kept as plain data so the domain needs no Temporal import;
  * infra/temporal/ and the workflows pass these as typed keys.
  */
-const key = <K extends SearchAttributeKind>(name: string, type: K) => ({ name, type }) as const;
+const key = <N extends string, K extends SearchAttributeKind>(name: N, type: K) => ({ name, type }) as const;
 
 /**
  * Custom search attributes (pure data: workflows import them too), so an operator can filter workflows in the Temporal Web UI
@@ -15,8 +15,8 @@ const key = <K extends SearchAttributeKind>(name: string, type: K) => ({ name, t
  * server's flags are made from this list, deploy/temporal/create-namespace.sh is tested against it, and
  * the worker and the API check at start that the namespace has every one with its type.
  */
-export const WEBHOOK_EVENT_TYPE = key('WebhookEventType', 'KEYWORD');
-export const WEBHOOK_ENDPOINT_ID = key('WebhookEndpointId', 'KEYWORD');
+const WEBHOOK_EVENT_TYPE = key('WebhookEventType', 'KEYWORD');
+const WEBHOOK_ENDPOINT_ID = key('WebhookEndpointId', 'KEYWORD');
 export const WORKSPACE_ID = key('WorkspaceId', 'KEYWORD');
 export const APPROVAL_OPERATION = key('ApprovalOperation', 'KEYWORD');
 export const APPROVAL_STATUS = key('ApprovalStatus', 'KEYWORD');
@@ -28,6 +28,23 @@ export const SEARCH_ATTRIBUTES = [
   APPROVAL_OPERATION,
   APPROVAL_STATUS,
 ] as const;
+
+/**
+ * What a delivery workflow may carry, as an operator chooses (WEBHOOK_SEARCH_ATTRIBUTES): each is
+ * stored on every visibility write of every delivery, and nothing of ours queries them.
+ */
+export const DELIVERY_SEARCH_ATTRIBUTES = [WEBHOOK_EVENT_TYPE, WEBHOOK_ENDPOINT_ID, WORKSPACE_ID] as const;
+export type DeliverySearchAttribute = (typeof DELIVERY_SEARCH_ATTRIBUTES)[number];
+
+/**
+ * The attributes the worker sets, given the delivery's: every one but those only deliveries carry and
+ * the operator left off (`WorkspaceId` stays: the worker's other workflows carry it).
+ */
+export const workerSearchAttributes = (delivery: readonly DeliverySearchAttribute[]) =>
+  SEARCH_ATTRIBUTES.filter(
+    (k) =>
+      k === WORKSPACE_ID || !DELIVERY_SEARCH_ATTRIBUTES.some((d) => d === k) || delivery.some((d) => d === k),
+  );
 
 /** The attributes the API itself sets (on the approval and booking workflows it starts). */
 export const API_SEARCH_ATTRIBUTES = [WORKSPACE_ID, APPROVAL_OPERATION, APPROVAL_STATUS] as const;

@@ -13,7 +13,7 @@ import { messageStarter } from './conversations';
 import { memberMailStarter } from './member-mail';
 import { sourcingStarter } from './prospects';
 import { invoiceTimerStarter, quoteTimerStarter } from './sales';
-import { deliveryStarter } from './webhooks';
+import { deliveryStarter, type DeliveryStarts } from './webhooks';
 
 /** How one outbox's row gets its durable job, by the outbox's name (what its NOTIFY names). */
 export type OutboxStarter = { outbox: string; start: (row: unknown) => Promise<void> };
@@ -27,17 +27,17 @@ const starting = <Row>(outbox: OutboxDeclaration<Row>, start: (row: NoInfer<Row>
 /**
  * One starter per outbox the areas declare: each starts a row's workflow (or brings an agent's schedule
  * in step) under its deterministic id. The relay (worker/relay.ts) pairs them with the registered
- * outboxes by name, and refuses to start when one lacks the other. `eagerStart` says whether a start may
- * run its first task on the relay's own worker (deliveryStarter).
+ * outboxes by name, and refuses to start when one lacks the other. `deliveries` says whether a delivery's
+ * start may run its first task on the relay's own worker, and what it carries (deliveryStarter).
  */
 export function outboxStarters(
   client: Client,
   taskQueue: string,
   scheduler: AgentScheduler,
-  eagerStart: () => boolean,
+  deliveries: DeliveryStarts,
 ): OutboxStarter[] {
   return [
-    starting(webhooks.deliveries, deliveryStarter(client, taskQueue, eagerStart)),
+    starting(webhooks.deliveries, deliveryStarter(client, taskQueue, deliveries)),
     starting(conversations.messages, messageStarter(client, taskQueue)),
     starting(campaigns.campaigns, campaignStarter(client, taskQueue)),
     starting(prospects.sourcingRuns, sourcingStarter(client, taskQueue)),

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Ports } from '../../domain/kernel/operation';
-import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_TYPE, WORKSPACE_ID } from '../../domain/kernel/search-attributes';
+import type { DeliverySearchAttribute } from '../../domain/kernel/search-attributes';
 import type { StartDelivery } from '../../domain/webhooks';
 import { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
 import { workflowCanceller } from '../temporal-client';
@@ -17,15 +17,29 @@ function endpointHost(url: string): string {
   }
 }
 
+/** How deliveries' workflows start: whether a first start may be eager, and the search attributes they carry. */
+export type DeliveryStarts = {
+  eager: () => boolean;
+  /** WEBHOOK_SEARCH_ATTRIBUTES: none leaves the start without any. */
+  searchAttributes: readonly DeliverySearchAttribute[];
+};
+
 /**
- * Starts a delivery's workflow under its deterministic id, with a memo and search attributes that
- * say in the Web UI what it delivers. A first start refuses a duplicate (the relay may offer the same
- * delivery twice); a restart is allowed only over a run that has closed. A first start asks to run on
- * the starting worker when `eager()` allows it (the relay's worker is the current version: worker/versioning.ts).
+ * Starts a delivery's workflow under its deterministic id, with a memo and the search attributes the
+ * operator chose, which say in the Web UI what it delivers. A first start refuses a duplicate (the relay
+ * may offer the same delivery twice); a restart is allowed only over a run that has closed. A first start
+ * asks to run on the starting worker when `eager()` allows it (the relay's worker is the current version:
+ * worker/versioning.ts).
  */
 export const deliveryStarter =
-  (client: Client, taskQueue: string, eager: () => boolean): StartDelivery =>
+  (client: Client, taskQueue: string, { eager, searchAttributes }: DeliveryStarts): StartDelivery =>
   async (d, restart) => {
+    const valueOf: Record<DeliverySearchAttribute['name'], string> = {
+      WebhookEventType: d.event_type,
+      WebhookEndpointId: d.endpoint_id,
+      WorkspaceId: d.workspace_id,
+    };
+    const typedSearchAttributes = searchAttributes.map((key) => ({ key, value: valueOf[key.name] }));
     await startOnce(client, deliverWebhookWorkflow, {
       taskQueue,
       workflowId: deliveryWorkflowId(d.id, d.generation),
@@ -55,11 +69,7 @@ export const deliveryStarter =
       // One workspace's burst waits behind its own tasks, not everyone's: Temporal's task-queue
       // fairness serves the keys in turn (matching.enableFairness; docs/temporal.md).
       priority: { fairnessKey: d.workspace_id },
-      typedSearchAttributes: [
-        { key: WEBHOOK_EVENT_TYPE, value: d.event_type },
-        { key: WEBHOOK_ENDPOINT_ID, value: d.endpoint_id },
-        { key: WORKSPACE_ID, value: d.workspace_id },
-      ],
+      ...(typedSearchAttributes.length > 0 && { typedSearchAttributes }),
     });
   };
 

@@ -118,7 +118,9 @@ describe('an AI agent run under time-skipping: cadence, limits, review level, su
     relay = startRelay({
       databaseUrl: t.url,
       log: createLogger('relay', 'warn'),
-      sources: outboxSources(t.db, dev, queue, unused, () => true).filter((s) => s.name === 'message'),
+      sources: outboxSources(t.db, dev, queue, unused, { eager: () => true, searchAttributes: [] }).filter(
+        (s) => s.name === 'message',
+      ),
     });
     await relay.ready;
   });

@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { SEARCH_ATTRIBUTES, workerSearchAttributes } from '../../domain/kernel/search-attributes';
 import { ConfigError, loadConfig, warnOfForcedSettings } from '../../infra/config';
 import { repoRoot } from '../../tooling/paths';
 
@@ -70,6 +71,47 @@ describe('configuration', () => {
     assert.equal(c.temporalTaskQueue, 'lead-service');
     assert.equal(c.trustProxy, false);
     assert.equal(c.webhookAllowPrivateTargets, false);
+  });
+  it('starts deliveries with the search attributes WEBHOOK_SEARCH_ATTRIBUTES names, all three unless told', () => {
+    const names = (value?: string) =>
+      loadConfig({
+        ...base,
+        NODE_ENV: 'test',
+        ...(value !== undefined && { WEBHOOK_SEARCH_ATTRIBUTES: value }),
+      }).webhookSearchAttributes.map((k) => k.name);
+    assert.deepEqual(names(), ['WebhookEventType', 'WebhookEndpointId', 'WorkspaceId']);
+    assert.deepEqual(names('none'), []);
+    assert.deepEqual(names(' WorkspaceId , WebhookEventType,WorkspaceId '), [
+      'WebhookEventType',
+      'WorkspaceId',
+    ]);
+    for (const [value, said] of [
+      [
+        'WebhookEventType,Endpoint',
+        /WEBHOOK_SEARCH_ATTRIBUTES must be none or a comma-separated list of .* \(not one of them: Endpoint\)/,
+      ],
+      ['none,WorkspaceId', /WEBHOOK_SEARCH_ATTRIBUTES .* \(not one of them: none\)/],
+      [',', /WEBHOOK_SEARCH_ATTRIBUTES must be none or a comma-separated list/],
+    ] as const)
+      assert.throws(() => names(value), said);
+  });
+  it('has the worker check only the search attributes it sets', () => {
+    const check = (value: string) =>
+      workerSearchAttributes(
+        loadConfig({ ...base, NODE_ENV: 'test', WEBHOOK_SEARCH_ATTRIBUTES: value }).webhookSearchAttributes,
+      ).map((k) => k.name);
+    assert.deepEqual(
+      check('WebhookEventType,WebhookEndpointId,WorkspaceId'),
+      SEARCH_ATTRIBUTES.map((k) => k.name),
+    );
+    // The worker's other workflows carry WorkspaceId whatever the deliveries carry.
+    assert.deepEqual(check('none'), ['WorkspaceId', 'ApprovalOperation', 'ApprovalStatus']);
+    assert.deepEqual(check('WebhookEndpointId'), [
+      'WebhookEndpointId',
+      'WorkspaceId',
+      'ApprovalOperation',
+      'ApprovalStatus',
+    ]);
   });
   it('serves metrics on 9464 (API) and 9465 (worker), on free ports in tests, or where told', () => {
     const dev = loadConfig({ ...base, NODE_ENV: 'development' });

@@ -55,7 +55,7 @@ describe('the outboxes: declared by their areas, started by infra/temporal/', ()
   it('gives every registered outbox its starter, in the order the relay reads them', () => {
     const sources = sourcesOf(
       allOutboxes(),
-      outboxStarters(unused, 'q', scheduler, () => true),
+      outboxStarters(unused, 'q', scheduler, { eager: () => true, searchAttributes: [] }),
       data,
     );
     assert.deepEqual(
