@@ -14,7 +14,7 @@ import { runAdmin, runAdminAsync } from '../helpers/admin';
 import { intakeBody } from '../helpers/leads';
 import { mcpClient, structured } from '../helpers/mcp';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { readTemporalMetrics, startCalls } from '../../bench/lib/temporal-metrics';
+import { readTemporalMetrics } from '../../bench/lib/temporal-metrics';
 import { openDatabase } from '../../domain/data-source';
 import { WORKFLOW_TASK_SLOTS } from '../../infra/config';
 import type { AddedWorker } from '../../tooling/cluster-roll';
@@ -26,6 +26,7 @@ import {
   relayStarts,
   sharesOf,
   slotsDividedAmong,
+  startCallsSince,
 } from '../helpers/relay-division';
 import { addClusterWorkerByCli, outageReceiver, postOnce, rollCluster, runRecord } from '../helpers/rollout';
 
@@ -401,7 +402,7 @@ describe('npm run cluster, the production engine on one machine', () => {
         const addedBefore = added && (await relayStarts(added.metricsUrl));
         const events = await commitInTurn(db, workspaces, RELAY_EVENTS);
         const rows = await delivered(sql, receiver, `${RELAY_EVENTS} deliveries`, events, 300_000);
-        const { calls, refused, failed } = startCalls(before, await readTemporalMetrics(metricsUrl));
+        const { calls, refused, failed } = await startCallsSince(metricsUrl, before, RELAY_EVENTS);
         const own = added && (await relayStarts(added.metricsUrl)) - addedBefore!;
         t.diagnostic(
           `${n} workers: StartWorkflowExecution calls ${calls} for ${RELAY_EVENTS} deliveries ` +
@@ -468,7 +469,7 @@ describe('npm run cluster, the production engine on one machine', () => {
         events,
         300_000,
       );
-      const { calls, refused, failed } = startCalls(before, await readTemporalMetrics(metricsUrl));
+      const { calls, refused, failed } = await startCallsSince(metricsUrl, before, RELAY_EVENTS);
       const doubles = [...arrivalsOf(receiver, events).values()].filter((a) => a.length > 1).length;
       t.diagnostic(
         `one of three killed: StartWorkflowExecution calls ${calls} for ${RELAY_EVENTS} deliveries ` +

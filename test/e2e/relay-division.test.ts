@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
-import { readTemporalMetrics, startCalls } from '../../bench/lib/temporal-metrics';
+import { readTemporalMetrics } from '../../bench/lib/temporal-metrics';
 import { createWorkspace } from '../../domain/identity/operations/workspace-create';
 import { createEndpoint } from '../../domain/webhooks/operations/endpoint-create';
 import { createLogger } from '../../infra/logger';
@@ -20,6 +20,7 @@ import {
   relayStarts,
   sharesOf,
   slotsDividedAmong,
+  startCallsSince,
 } from '../helpers/relay-division';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
@@ -124,11 +125,10 @@ describe('the relays of several worker processes divide the outbox', () => {
     const events = await commitInTurn(s.db, workspaces, EVENTS);
     const rows = await delivered(sql, receiver, `${EVENTS} deliveries`, events, 180_000);
     const seconds = (Date.now() - t0) / 1000;
-    const after = await readTemporalMetrics(temporal.metricsUrl!);
+    const { calls, refused, failed } = await startCallsSince(temporal.metricsUrl!, before, EVENTS);
     const started = (await Promise.all(workers.map((w) => relayStarts(w.metricsUrl!)))).map(
       (x, i) => x - startedBefore[i]!,
     );
-    const { calls, refused, failed } = startCalls(before, after);
     t.diagnostic(
       `${n} workers: ${EVENTS} deliveries in ${seconds.toFixed(1)} s; StartWorkflowExecution calls ` +
         `${calls} (${(calls / EVENTS).toFixed(3)} per delivery, ${refused} refused, failed ${JSON.stringify(failed)}); ` +
@@ -195,8 +195,7 @@ describe('the relays of several worker processes divide the outbox', () => {
       240_000,
     );
     const seconds = (Date.now() - t0) / 1000;
-    const after = await readTemporalMetrics(temporal.metricsUrl!);
-    const { calls, refused, failed } = startCalls(before, after);
+    const { calls, refused, failed } = await startCallsSince(temporal.metricsUrl!, before, EVENTS);
     const doubles = [...arrivalsOf(receiver, events).values()].filter((a) => a.length > 1).length;
     t.diagnostic(
       `killed after ${committedAtKill} of ${EVENTS} events were committed, ${waiting[0]!.n} not under way; ` +

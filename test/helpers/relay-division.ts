@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { commitEvent } from '../../bench/lib/outbox-load';
+import { readTemporalMetrics, startCalls, type TemporalReading } from '../../bench/lib/temporal-metrics';
 import { RELAY_SLOTS, inSlots, slotsParam } from '../../domain/kernel/outbox';
 import { waitFor } from '../../tooling/processes';
 import { relaySlotHolders } from '../../worker/relay';
@@ -121,3 +122,19 @@ export async function relayStarts(metricsUrl: string): Promise<number> {
     .find((l) => /^leads_relay_starts_total\{.*outbox="webhook_delivery".*outcome="started"/.test(l));
   return Number(line?.split(' ').at(-1) ?? 0);
 }
+
+/**
+ * The server's StartWorkflowExecution calls since `before`, once it counts at least `rows` of them that
+ * were not refused: its counters reach the metrics page a moment after the calls (the reporter flushes
+ * on an interval), so a reading taken as the last delivery arrives can miss the last calls.
+ */
+export const startCallsSince = (metricsUrl: string, before: TemporalReading, rows: number) =>
+  waitFor(
+    'the server to count the start calls',
+    async () => {
+      const counted = startCalls(before, await readTemporalMetrics(metricsUrl));
+      return counted.calls - counted.refused >= rows ? counted : undefined;
+    },
+    15_000,
+    250,
+  );
