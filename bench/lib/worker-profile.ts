@@ -33,7 +33,11 @@ export type WorkerCpuByPart = {
   /** The throughput phase again, on a stack of its own, with its worker under `--cpu-prof`. */
   run: Pick<DeliveryFigures, 'events' | 'received' | 'lost' | 'duplicates' | 'seconds' | 'per_second'>;
   profiled: WorkerThreadsCpu;
-  /** The same readings around the (unprofiled) throughput phase of the run. */
+  /**
+   * The same readings around the run's (unprofiled) throughput phase. Both windows are the whole
+   * `pathThroughput` call, its 11 s idle reading before the commits included, so the total is a little
+   * more than that phase's own `worker 1` figure (the worker's pollers and relay, idle).
+   */
   unprofiled: WorkerThreadsCpu;
   /** The profile's busy (not idle) time per delivery: wall time, so more than CPU on a busy machine. */
   sampled_ms_per_delivery: Record<WorkerThread, number>;
@@ -217,7 +221,7 @@ export function printWorkerCpuByPart(w: WorkerCpuByPart) {
   console.log(
     `\nthe worker's CPU per delivery by part: the throughput phase again on a fresh stack (${run.received} ` +
       `deliveries, ${run.per_second}/s), the worker under --cpu-prof. Profiling slows it: ${p.total} ms a ` +
-      `delivery against ${u.total} ms unprofiled in this run's throughput phase ` +
+      `delivery against ${u.total} ms unprofiled, read the same way around this run's throughput phase ` +
       `(${(p.total / u.total).toFixed(2)}x). CPU from /proc; a JavaScript thread's split in the proportions of ` +
       `its samples (sampled busy time: workflow ${w.sampled_ms_per_delivery.workflow}, main ` +
       `${w.sampled_ms_per_delivery.main} ms a delivery); profiles in ${w.profile_dir}\n`,
