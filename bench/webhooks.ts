@@ -12,10 +12,11 @@ import { procMemory } from './lib/proc-memory';
 import { temporalFloor } from './lib/temporal-floor';
 import { deployedHistoryShards, startWebhookStack, type Engine } from './lib/webhook-stack';
 import { printWebhooksReport } from './lib/webhooks-report';
+import { profiledWorker, workerThreadsMeter, type WorkerCpuByPart } from './lib/worker-profile';
 
 const USAGE =
   'npm run bench -- webhooks [--engine dev|cluster] [--events N] [--latency-seconds S] [--parked N (0 skips)] ' +
-  "[--history-shards N (docker-compose.yml's by default)] | webhooks --noisy [--events N (10000)] [--burst-writers N (1)]";
+  "[--history-shards N (docker-compose.yml's by default)] [--profile-worker] | webhooks --noisy [--events N (10000)] [--burst-writers N (1)]";
 
 /** `--engine dev|cluster` taken out of the arguments; the rest are integer flags. */
 function engineFlag(args: string[]): { engine: Engine; rest: string[] } {
@@ -33,10 +34,13 @@ function engineFlag(args: string[]): { engine: Engine; rest: string[] } {
  * server on PostgreSQL, with one worker and with two, beside the dev server's figures. Progress on
  * stderr; the tables, then one JSON line with every figure, on stdout. Exits 1 when any delivery (or
  * a floor workflow's activity) was lost, or a delivery arrived twice, on either engine.
+ * `--profile-worker` then runs the throughput phase once more with the worker under `--cpu-prof`, and
+ * splits its CPU per delivery by part (bench/lib/worker-profile.ts).
  */
 export async function main(args: string[]) {
   if (args.includes('--noisy')) return noisy(args.filter((a) => a !== '--noisy'));
-  const { engine, rest } = engineFlag(args);
+  const profileWorker = args.includes('--profile-worker');
+  const { engine, rest } = engineFlag(args.filter((a) => a !== '--profile-worker'));
   const flags = parseIntFlags(
     rest,
     { events: 3000, 'latency-seconds': 30, parked: 10_000, 'history-shards': deployedHistoryShards() },
@@ -53,7 +57,10 @@ export async function main(args: string[]) {
     const memory = () => ({ worker: procMemory(s.worker.pid), temporal: procMemory(s.temporal.pid) });
     const memoryAtStart = memory();
     await warmUp(s, log);
+    // By thread, for `--profile-worker` to set its profiled run beside.
+    const workerThreads = profileWorker ? workerThreadsMeter(s.worker.pid) : null;
     const throughput = await pathThroughput(s, flags.events, log);
+    const unprofiledWorker = workerThreads?.per(throughput.result.received);
     const latency = await pathLatency(s, flags['latency-seconds'], log);
     const memoryAfterLatency = memory();
     const baseline = await runBaseline(s, throughput.ids, latency.ids, log);
@@ -74,6 +81,11 @@ export async function main(args: string[]) {
       p,
       s.receiver.inbox(p).badSignatures,
     ]);
+    let workerCpuByPart: WorkerCpuByPart | null = null;
+    if (unprofiledWorker) {
+      await stops.stopAll();
+      workerCpuByPart = await profiledWorker(log, outer, flags.events, unprofiledWorker);
+    }
     let cluster: EngineFigures | null = null;
     if (engine === 'cluster') {
       await stops.stopAll();
@@ -99,6 +111,7 @@ export async function main(args: string[]) {
       load_average: { start: loadAtStart, end: Math.round(loadavg()[0]! * 100) / 100 },
       bad_signatures: Object.fromEntries(badSignatures),
       cluster,
+      worker_cpu_by_part: workerCpuByPart,
     });
     const doubled = throughput.result.duplicates + latency.result.duplicates;
     const clusterFaults = cluster ? engineFaults(cluster) : { lost: 0, doubled: 0 };
@@ -108,6 +121,11 @@ export async function main(args: string[]) {
       log.error(
         `${doubled} deliveries arrived twice on the dev server, ${clusterFaults.doubled} on the cluster`,
       );
+      process.exitCode = 1;
+    }
+    const profiledFaults = workerCpuByPart ? workerCpuByPart.run.lost + workerCpuByPart.run.duplicates : 0;
+    if (profiledFaults > 0) {
+      log.error(`${profiledFaults} deliveries of the profiled run were lost or arrived twice`);
       process.exitCode = 1;
     }
     if (parked && parked.sent_twice > 0) {

@@ -17,10 +17,10 @@ import { asBenchOperator, openBenchDatabase } from './bench-database';
 import { EVENT_TYPE } from './outbox-load';
 import { openDatabaseMeter, type DatabaseMeter } from './pg-databases';
 import { startReceiver, type Receiver, type ReceiverPath } from './webhook-receiver';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { startWorkerProcess, type WorkerProcess, type WorkerSettings } from './worker-process';
 import { testServices } from '../../tooling/services';
 
-const benchDir = () => path.join(repoRoot(), '.data', 'bench', 'webhooks');
+export const benchDir = () => path.join(repoRoot(), '.data', 'bench', 'webhooks');
 export const temporalDbFile = () => path.join(benchDir(), 'temporal', 'temporal.db');
 
 /** The history shards docker-compose.yml gives the Temporal server, read from it so the two cannot drift. */
@@ -77,13 +77,15 @@ const CLUSTER_MAX_CONNECTIONS = '300';
  * On `dev`, the Temporal dev server on a new SQLite file (as the dev stack runs it, so its memory and
  * file size are real). On `cluster`, a PostgreSQL of its own holding the service's database and
  * Temporal's two (as docker-compose deploys them), and the real Temporal server with
- * `historyShards`, its databases dropped and made again by `startTemporalCluster`.
+ * `historyShards`, its databases dropped and made again by `startTemporalCluster`. `firstWorker` adds
+ * settings and Node flags to the first worker process (the profiled one of `--profile-worker`).
  */
 export async function startWebhookStack(
   log: Logger,
   stops: Stops,
   engine: Engine = 'dev',
   historyShards = deployedHistoryShards(),
+  firstWorker: Pick<WorkerSettings, 'env' | 'nodeFlags'> = {},
 ): Promise<WebhookStack> {
   log.info(`starting PostgreSQL (fresh database) for the ${engine} engine`);
   const { pg, db } = await openBenchDatabase(log, stops, {
@@ -151,7 +153,7 @@ export async function startWebhookStack(
 
   const taskQueue = `bench-webhooks-${randomUUID().slice(0, 8)}`;
   const workers: WorkerProcess[] = [];
-  const addWorker = async (env?: Record<string, string>) => {
+  const addWorker = async (env?: Record<string, string>, nodeFlags?: string[]) => {
     log.info(`starting worker process ${workers.length + 1} (bundling workflows takes a while)`);
     const worker = await startWorkerProcess({
       databaseUrl: pg.url,
@@ -159,6 +161,7 @@ export async function startWebhookStack(
       taskQueue,
       secretsKey,
       ...(env && { env }),
+      ...(nodeFlags && { nodeFlags }),
     });
     stops.push(worker.stop);
     workers.push(worker);
@@ -168,7 +171,7 @@ export async function startWebhookStack(
     await worker.stop();
     workers.splice(workers.indexOf(worker), 1);
   };
-  const worker = await addWorker();
+  const worker = await addWorker(firstWorker.env, firstWorker.nodeFlags);
   return {
     engine,
     db,

@@ -9,6 +9,7 @@ import type { PathLatency, PathThroughput } from './path-phases';
 import type { ProcMemory } from './proc-memory';
 import type { Engine } from './webhook-stack';
 import { formatTable } from './report';
+import { printWorkerCpuByPart, type WorkerCpuByPart } from './worker-profile';
 
 const TARGETS = {
   deliveries_per_second: 50,
@@ -40,6 +41,8 @@ export type WebhooksResults = {
   bad_signatures: Record<string, number>;
   /** The same phases on the real Temporal server (`--engine cluster`), after the dev server's. */
   cluster: EngineFigures | null;
+  /** The worker's CPU per delivery by part, from a profiled repeat of the throughput phase (`--profile-worker`). */
+  worker_cpu_by_part: WorkerCpuByPart | null;
 };
 
 const verdict = (ok: boolean) => (ok ? 'pass' : 'FAIL');
@@ -180,6 +183,7 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
   );
   console.log(engines.table);
   console.log(`\n${engines.saturated.join('\n')}`);
+  if (r.worker_cpu_by_part) printWorkerCpuByPart(r.worker_cpu_by_part);
   console.log(
     JSON.stringify({
       bench: 'webhooks',
@@ -214,6 +218,7 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
       cluster: r.cluster,
       ratio_cluster_vs_dev: engines.ratios,
       saturated: engines.saturated,
+      worker_cpu_by_part: r.worker_cpu_by_part,
     }),
   );
   return { lost };

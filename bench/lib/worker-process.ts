@@ -19,6 +19,8 @@ export type WorkerSettings = {
   secretsKey: Buffer;
   /** More settings for the worker (an SMTP server, say). */
   env?: Record<string, string>;
+  /** More Node flags for the worker (`--cpu-prof`, say), after BENCH_WORKER_FLAGS's. */
+  nodeFlags?: string[];
 };
 
 // worker/run.ts logs this once the worker polls and the relay listens.
@@ -47,6 +49,7 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
       '--optimize-for-size',
       // More V8 or Node flags for the worker, to compare settings within one hour (bench/README.md).
       ...(process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []),
+      ...(s.nodeFlags ?? []),
       'dist/worker/main.js',
     ],
     {
