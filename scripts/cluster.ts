@@ -69,6 +69,9 @@ async function main() {
     dataDir: path.join(clusterDir, 'pg'),
     database: 'postgres',
     log,
+    // As docker-compose.yml sets it: Temporal's services keep pools to its two databases beside the
+    // APIs' and workers'; PostgreSQL's default of 100 refused a third worker (`-- add-worker`).
+    settings: { max_connections: '300' },
   });
   stops.push(labelled('PostgreSQL', postgres.stop));
   const roles = rolePasswords();
