@@ -18,7 +18,6 @@ import { readTemporalMetrics } from '../../bench/lib/temporal-metrics';
 import { openDatabase } from '../../domain/data-source';
 import { WORKFLOW_TASK_SLOTS } from '../../infra/config';
 import type { AddedWorker } from '../../tooling/cluster-roll';
-import { START_CONCURRENCY } from '../../worker/relay';
 import {
   arrivalsOf,
   commitInTurn,
@@ -27,6 +26,7 @@ import {
   sharesOf,
   slotsDividedAmong,
   startCallsSince,
+  assertKillStarts,
 } from '../helpers/relay-division';
 import { addClusterWorkerByCli, outageReceiver, postOnce, rollCluster, runRecord } from '../helpers/rollout';
 
@@ -476,20 +476,7 @@ describe('npm run cluster, the production engine on one machine', () => {
           `(${refused} refused, failed ${JSON.stringify(failed)}; ${waiting[0]!.n} rows not under way at ` +
           `the kill); events that reached the receiver twice: ${doubles}`,
       );
-      // Every row started exactly once: one run per delivery. Beside the calls that started them, the
-      // calls the killed worker had under way were cut off (the server counts them, failed), at most its
-      // relay's start pool; and a survivor taking its slots over offers again the rows it had started
-      // but not yet marked (refused: the run exists), at most that pool too.
-      const cutOff = Object.values(failed).reduce((sum, n) => sum + n, 0);
-      assert.ok(cutOff <= START_CONCURRENCY, `${cutOff} calls failed: ${JSON.stringify(failed)}`);
-      assert.ok(refused <= Math.min(waiting[0]!.n, START_CONCURRENCY), `${refused} refused starts`);
-      // A call cut off may still have started its run (the server went on with it): so the rows are
-      // between the calls accepted and those plus the calls cut off, and one run each (counted below).
-      const accepted = calls - cutOff - refused;
-      assert.ok(
-        accepted <= RELAY_EVENTS && RELAY_EVENTS <= accepted + cutOff,
-        `StartWorkflowExecution calls accepted: ${accepted} for ${RELAY_EVENTS}, ${cutOff} cut off, ${refused} refused`,
-      );
+      assertKillStarts({ calls, refused, failed }, RELAY_EVENTS, waiting[0]!.n);
       // A killed worker's attempt under way may have reached the receiver, and is made again by another:
       // at most the attempts one worker runs at once.
       assert.ok(doubles <= WORKFLOW_TASK_SLOTS, `${doubles} events reached the receiver twice`);

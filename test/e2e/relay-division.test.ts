@@ -11,7 +11,6 @@ import { repoRoot } from '../../tooling/paths';
 import { freePort, waitFor } from '../../tooling/processes';
 import { startServiceProcess, type ServiceProcess } from '../../tooling/service-process';
 import { startTemporalDevServer, type TemporalDevServer } from '../../tooling/temporal-server';
-import { START_CONCURRENCY } from '../../worker/relay';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import {
   arrivalsOf,
@@ -21,6 +20,7 @@ import {
   sharesOf,
   slotsDividedAmong,
   startCallsSince,
+  assertKillStarts,
 } from '../helpers/relay-division';
 import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
 
@@ -215,20 +215,7 @@ describe('the relays of several worker processes divide the outbox', () => {
       250,
     );
     assert.equal(runs, 3 * EVENTS, 'one workflow run per delivery');
-    // Every row started exactly once: one run per delivery. Beside the calls that started them, the
-    // calls the killed worker had under way were cut off (the server counts them, failed: on the dev
-    // server, Canceled), at most its relay's start pool; and a survivor taking its slots over offers
-    // again the rows it had started but not yet marked (refused: the run exists), at most that pool too.
-    const cutOff = Object.values(failed).reduce((sum, n) => sum + n, 0);
-    assert.ok(cutOff <= START_CONCURRENCY, `${cutOff} calls failed: ${JSON.stringify(failed)}`);
-    assert.ok(refused <= Math.min(waiting[0]!.n, START_CONCURRENCY), `${refused} refused starts`);
-    // A call cut off may still have started its run (the server went on with it): so the rows are
-    // between the calls accepted and those plus the calls cut off, and one run each (counted above).
-    const accepted = calls - cutOff - refused;
-    assert.ok(
-      accepted <= EVENTS && EVENTS <= accepted + cutOff,
-      `StartWorkflowExecution calls accepted: ${accepted} for ${EVENTS}, ${cutOff} cut off, ${refused} refused`,
-    );
+    assertKillStarts({ calls, refused, failed }, EVENTS, waiting[0]!.n);
     // An attempt under way on the killed worker (a local activity in its workflow task) may have reached
     // the receiver before it died, and is made again when that task times out and another worker runs
     // it: at most the attempts the killed worker could run at once.

@@ -1,10 +1,11 @@
+import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { commitEvent } from '../../bench/lib/outbox-load';
 import { readTemporalMetrics, startCalls, type TemporalReading } from '../../bench/lib/temporal-metrics';
 import { RELAY_SLOTS, inSlots, slotsParam } from '../../domain/kernel/outbox';
 import { waitFor } from '../../tooling/processes';
-import { relaySlotHolders } from '../../worker/relay';
+import { START_CONCURRENCY, relaySlotHolders } from '../../worker/relay';
 import type { Receiver } from './receiver';
 
 /**
@@ -138,3 +139,27 @@ export const startCallsSince = (metricsUrl: string, before: TemporalReading, row
     15_000,
     250,
   );
+
+/**
+ * What a worker killed mid-run may cost in start calls, and no more: every row started exactly once
+ * (the callers count the runs). Beside the calls that started them, the calls the killed worker had
+ * under way were cut off (the server counts them as failed), at most its relay's start pool; and a
+ * survivor taking its slots over offers again the rows it had started but not yet marked (refused: the
+ * run exists), at most that pool too. A call cut off may still have started its run (the server went on
+ * with it): so the rows are between the calls accepted and those plus the calls cut off.
+ */
+export function assertKillStarts(
+  counted: ReturnType<typeof startCalls>,
+  rows: number,
+  notUnderWayAtKill: number,
+): void {
+  const { calls, refused, failed } = counted;
+  const cutOff = Object.values(failed).reduce((sum, n) => sum + n, 0);
+  assert.ok(cutOff <= START_CONCURRENCY, `${cutOff} calls failed: ${JSON.stringify(failed)}`);
+  assert.ok(refused <= Math.min(notUnderWayAtKill, START_CONCURRENCY), `${refused} refused starts`);
+  const accepted = calls - cutOff - refused;
+  assert.ok(
+    accepted <= rows && rows <= accepted + cutOff,
+    `StartWorkflowExecution calls accepted: ${accepted} for ${rows}, ${cutOff} cut off, ${refused} refused`,
+  );
+}
