@@ -38,7 +38,7 @@ export type MatrixEndpoint = MatrixCase & { workspaceId: string; endpointId: str
  * (25 per endpoint) for each: one endpoint's share alone does not saturate four shards.
  */
 export const OVERLOAD_EVENT_TYPE = 'campaign.paused';
-const OVERLOAD_ENDPOINTS = 12;
+const OVERLOAD_ENDPOINTS = 6;
 
 export type ChaosStack = {
   dir: string;
