@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -45,6 +46,11 @@ export type TemporalClusterOptions = {
   logDir: string;
   port?: number;
   uiPort?: number;
+  /**
+   * The port the server reaches PostgreSQL on, when not the URL's: a proxy's in front of it (the chaos
+   * suite's overload gives that link a network's latency). Its schema is set up directly.
+   */
+  storePort?: number;
   /** Without the Web UI (tests, benches). */
   headless?: boolean;
   namespace?: string;
@@ -106,7 +112,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
     POSTGRES_USER: 'temporal',
     POSTGRES_PWD: opts.temporalPassword,
   };
-  runScript('setup-schema.sh', {
+  await runScript('setup-schema.sh', {
     ...dbEnv,
     SQL_PASSWORD: opts.temporalPassword,
     PATH: pathWith(sqlTool),
@@ -117,6 +123,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
     ...dbEnv,
+    DB_PORT: String(opts.storePort ?? db.port),
     NUM_HISTORY_SHARDS: String(opts.historyShards),
     DYNAMIC_CONFIG_FILE_PATH: oneMachineDynamicConfig(path.dirname(opts.logDir)),
     BIND_ON_IP: '127.0.0.1',
@@ -158,7 +165,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
     ]);
   };
   await startServer();
-  runScript('create-namespace.sh', {
+  await runScript('create-namespace.sh', {
     TEMPORAL_ADDRESS: address,
     DEFAULT_NAMESPACE: namespace,
     DEFAULT_NAMESPACE_RETENTION: '24h',
@@ -220,12 +227,22 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-function runScript(name: string, env: Record<string, string | undefined>) {
-  const r = spawnSync('sh', [deployScript(name)], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  if (r.status !== 0)
-    throw new Error(
-      `deploy/temporal/${name} failed (${r.status ?? r.signal}):\n${(r.stderr || r.stdout).trim()}`,
-    );
+/**
+ * Runs one of compose's scripts to its end. Not `spawnSync`: the caller's event loop keeps running, and
+ * a proxy in this process between the server and its database (the chaos suite's) must keep passing
+ * the server's statements while the script waits on the server.
+ */
+async function runScript(name: string, env: Record<string, string | undefined>) {
+  const child = spawn('sh', [deployScript(name)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-8000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) throw new Error(`deploy/temporal/${name} failed (${code ?? signal}):\n${output.trim()}`);
 }
 
 /**

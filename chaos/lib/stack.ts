@@ -29,6 +29,7 @@ import { clusterControl, TemporalControl, type EngineControl } from './temporal-
 import type { Timeline } from './timeline';
 import { startTlsReceiver } from './tls-receiver';
 import { testServices } from '../../tooling/services';
+import { startTcpProxy, type TcpProxy } from '../../tooling/tcp-proxy';
 
 export type MatrixEndpoint = MatrixCase & { workspaceId: string; endpointId: string; apiKey: string };
 
@@ -63,6 +64,11 @@ export type ChaosStack = {
   main: { workspaceId: string; endpointId: string; apiKey: string };
   /** `--cluster`: the overload fault's endpoints in the main workspace (`OVERLOAD_EVENT_TYPE`), by path. */
   overloadPaths: string[];
+  /**
+   * `--cluster`: the link the Temporal server reaches PostgreSQL over, loopback until the overload fault
+   * gives it a network's latency.
+   */
+  storeLink?: TcpProxy;
   matrix: MatrixEndpoint[];
   /** Events up to this one were made during set-up. */
   baseSeq: number;
@@ -111,8 +117,10 @@ export async function startChaosStack(
     if (db.isInitialized) await db.destroy();
   });
 
-  const temporal = cluster
-    ? await startCluster(pg.url, logDir, log, stops)
+  const storeLink = cluster ? await startTcpProxy(`127.0.0.1:${new URL(pg.url).port}`) : undefined;
+  if (storeLink) stops.push(storeLink.close);
+  const temporal = storeLink
+    ? await startCluster(pg.url, storeLink.port, logDir, log, stops)
     : await startDevServer(dir, log, stops);
   const connection = await Connection.connect({ address: temporal.address });
   stops.push(() => connection.close());
@@ -221,6 +229,7 @@ export async function startChaosStack(
     tls,
     main: { workspaceId: mainWs.workspaceId, endpointId: mainWs.endpointId, apiKey: mainWs.apiKey },
     overloadPaths,
+    storeLink,
     matrix,
     baseSeq: Number(seq ?? 0),
     spawnWorker,
@@ -244,6 +253,7 @@ async function startDevServer(dir: string, log: Logger, stops: Stops): Promise<E
  */
 async function startCluster(
   adminUrl: string,
+  storePort: number,
   logDir: string,
   log: Logger,
   stops: Stops,
@@ -262,6 +272,7 @@ async function startCluster(
     postgresUrl: adminUrl,
     temporalPassword: randomBytes(18).toString('base64url'),
     historyShards: 4,
+    storePort,
     logDir,
     headless: true,
   });

@@ -15,7 +15,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db';
 import { leadCreatedDelivery } from '../helpers/deliveries';
 import { asOperator, workspaceWithKey } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startStallingProxy } from '../helpers/stalling-proxy';
+import { startTcpProxy, type TcpProxy } from '../../tooling/tcp-proxy';
 import { temporalAddress } from '../helpers/webhook-stack';
 import { servingAsCurrent, versioned, workflowCode } from '../helpers/workflow-code';
 
@@ -29,14 +29,14 @@ import { servingAsCurrent, versioned, workflowCode } from '../helpers/workflow-c
 describe('an attempt whose workflow task times out while its request is out', () => {
   let t: TestDatabase;
   let rx: Receiver;
-  let proxy: Awaited<ReturnType<typeof startStallingProxy>>;
+  let proxy: TcpProxy;
   let nativeConnection: NativeConnection;
   let connection: Connection;
   let workspaceId: string;
   let endpointId: string;
   const secretsKey = Buffer.alloc(32, 5);
   before(async () => {
-    proxy = await startStallingProxy(temporalAddress());
+    proxy = await startTcpProxy(temporalAddress());
     [t, nativeConnection, connection] = await Promise.all([
       freshDatabase(),
       // The worker reaches Temporal through the proxy; the test's own client does not.
