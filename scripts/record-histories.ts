@@ -109,6 +109,19 @@ type Recording = {
   drive?: (handle: WorkflowHandle) => Promise<void>;
 };
 
+/** The approval both approval recordings park: a disconnect asked for, waiting up to seven days. */
+const startApproval = (client: Client, taskQueue: string) =>
+  client.workflow.start(approvalWorkflow, {
+    taskQueue,
+    workflowId: `approval:${APPROVAL}`,
+    args: [{ approvalId: APPROVAL, waitMs: 7 * DAY }],
+    typedSearchAttributes: [
+      { key: WORKSPACE_ID, value: WORKSPACE },
+      { key: APPROVAL_OPERATION, value: 'connection.disconnect' },
+      { key: APPROVAL_STATUS, value: 'PENDING' },
+    ],
+  });
+
 const RECORDINGS: Recording[] = [
   {
     // Attempt 1 answers 503; 30 s later attempt 2 waits its turn for the endpoint, then succeeds.
@@ -123,17 +136,7 @@ const RECORDINGS: Recording[] = [
   {
     // Parked, then approved the way `approval approve --id A --as E` decides: an Update; it runs once.
     workflow: 'approvalWorkflow',
-    start: (client, taskQueue) =>
-      client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: `approval:${APPROVAL}`,
-        args: [{ approvalId: APPROVAL, waitMs: 7 * DAY }],
-        typedSearchAttributes: [
-          { key: WORKSPACE_ID, value: WORKSPACE },
-          { key: APPROVAL_OPERATION, value: 'connection.disconnect' },
-          { key: APPROVAL_STATUS, value: 'PENDING' },
-        ],
-      }),
+    start: startApproval,
     drive: async (handle) => {
       await settled(handle, 1);
       await handle.executeUpdate(decideRequest, {
@@ -282,17 +285,7 @@ const RECORDINGS: Recording[] = [
     workflow: 'approvalWorkflow',
     path: 'withdrawn',
     script: ({ request }) => ({ readApprovalRequest: inTurn(request('CANCELLED')) }),
-    start: (client, taskQueue) =>
-      client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: `approval:${APPROVAL}`,
-        args: [{ approvalId: APPROVAL, waitMs: 7 * DAY }],
-        typedSearchAttributes: [
-          { key: WORKSPACE_ID, value: WORKSPACE },
-          { key: APPROVAL_OPERATION, value: 'connection.disconnect' },
-          { key: APPROVAL_STATUS, value: 'PENDING' },
-        ],
-      }),
+    start: startApproval,
     drive: async (handle) => {
       await settled(handle, 1);
       await handle.signal(withdrawnSignal);

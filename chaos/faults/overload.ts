@@ -17,12 +17,17 @@ const RAMP_MS = 60_000;
 /** Shard waits are read from the server's metrics every window. */
 const WINDOW_MS = 5_000;
 /**
- * Events committed and not yet received everywhere that the drive keeps up (each is a delivery to each
- * overload endpoint): more than the relays start at once (25 per endpoint each), so Temporal always has
- * all it will take and the rest wait in the outbox, as a burst does. A fixed rate would either fall
- * short of saturation or pile up minutes of backlog to drain.
+ * Events committed and not yet received everywhere that the drive keeps up at first (each is a delivery
+ * to each overload endpoint): more than the relays start at once (25 per endpoint), so Temporal always
+ * has all it will take and the rest wait in the outbox, as a burst does. How hard that pushes the shards
+ * depends on the machine's hour, so the drive adapts: every window under the line (or near it) raises it
+ * by half, up to MAX_BACKLOG; a window far over lowers it. A fixed rate would either fall short of
+ * saturation or pile up minutes of backlog to drain.
  */
 const BACKLOG = 100;
+const MAX_BACKLOG = 400;
+const MIN_BACKLOG = 50;
+
 /** Commits at once: each is one operation's transaction, as the API makes them. */
 const LANES = 4;
 /** After the drive, how long everything committed may take to arrive. */
@@ -130,14 +135,15 @@ export const overload = (round: number, rounds: number): Fault => ({
 
     const committed: string[] = [];
     const pending = new Set<string>();
+    let backlog = BACKLOG;
     let driving = true;
     let commitFailures = 0;
     const lane = async () => {
       while (driving) {
-        if (pending.size >= BACKLOG) {
+        if (pending.size >= backlog) {
           for (const id of pending) if (received(id)) pending.delete(id);
           // The load's own pacing: look again in a moment.
-          if (pending.size >= BACKLOG) await sleep(20);
+          if (pending.size >= backlog) await sleep(20);
           continue;
         }
         try {
@@ -152,12 +158,13 @@ export const overload = (round: number, rounds: number): Fault => ({
       }
     };
     log.info(
-      `overload: keeping ${BACKLOG} events outstanding until shard writes wait over ${SATURATED_WAIT_MS} ms`,
+      `overload: keeping ${BACKLOG} events outstanding (more while under the line) until shard writes wait over ${SATURATED_WAIT_MS} ms`,
     );
     const lanes = Array.from({ length: LANES }, lane);
 
     // Windows of the server's counters: the ramp until one is saturated, then the held minute.
     const windows: { wait_ms: number; saturated: boolean }[] = [];
+    const backlogs: number[] = [];
     let previous: TemporalReading = await readTemporalMetrics(metricsUrl);
     let heldFrom: { at: number; reading: TemporalReading; receivedBefore: number } | undefined;
     let ended: TemporalReading | undefined;
@@ -170,7 +177,13 @@ export const overload = (round: number, rounds: number): Fault => ({
       const wait = temporalCosts(previous, now, 1).shard_io_wait_ms_mean;
       windows.push({ wait_ms: Math.round(wait), saturated: wait > SATURATED_WAIT_MS });
       previous = ended = now;
-      log.info(`overload: shard writes waited ${Math.round(wait)} ms on average over ${WINDOW_MS / 1000} s`);
+      log.info(
+        `overload: shard writes waited ${Math.round(wait)} ms on average over ${WINDOW_MS / 1000} s, ${backlog} events outstanding`,
+      );
+      // Harder while under the line or near it, gentler when far over it (the drain grows with it).
+      if (wait < SATURATED_WAIT_MS * 1.5) backlog = Math.min(MAX_BACKLOG, Math.round(backlog * 1.5));
+      else if (wait > SATURATED_WAIT_MS * 3) backlog = Math.max(MIN_BACKLOG, Math.round(backlog * 0.8));
+      backlogs.push(backlog);
       if (!heldFrom) {
         if (wait > SATURATED_WAIT_MS) heldFrom = windowStart;
         else if (Date.now() - began > RAMP_MS) break;
@@ -243,6 +256,7 @@ export const overload = (round: number, rounds: number): Fault => ({
         doubled,
         shard_wait_ms_mean_held: meanWait,
         shard_wait_ms_windows: windows.map((w) => w.wait_ms),
+        events_outstanding_windows: backlogs,
         held_s: round1(heldMs / 1000),
         deliveries_per_second_held: heldMs > 0 ? round1(deliveredWhileHeld / (heldMs / 1000)) : null,
         drain_s: drainS,

@@ -52,12 +52,22 @@ export async function startReceiver() {
       const signature = header(req, 'service-signature');
       const attempt = header(req, 'service-delivery-attempt');
       const path = req.url ?? '';
-      if (path === '/main') {
-        const verified = verifyWebhook({ payload: body, signatureHeader: signature, secret: mainSecret });
-        if (!verified.ok) {
+      /**
+       * The request verified with `secret` as a customer would (401 and counted when it fails), and its
+       * receipt kept under `keyOf(event id)` in `into`; undefined when refused.
+       */
+      const received = (
+        secret: string | undefined,
+        into: Map<string, Receipt[]>,
+        keyOf: (eventId: string) => string,
+      ) => {
+        const verified = secret
+          ? verifyWebhook({ payload: body, signatureHeader: signature, secret })
+          : undefined;
+        if (!verified?.ok) {
           badSignatures += 1;
           res.writeHead(401).end();
-          return;
+          return undefined;
         }
         const receipt: Receipt = {
           attempt: Number(attempt),
@@ -65,9 +75,14 @@ export async function startReceiver() {
           accepted: false,
           senderGone: false,
         };
-        const list = main.get(verified.event.id) ?? [];
-        list.push(receipt);
-        main.set(verified.event.id, list);
+        const key = keyOf(verified.event.id);
+        into.set(key, [...(into.get(key) ?? []), receipt]);
+        return { receipt, eventId: verified.event.id };
+      };
+      if (path === '/main') {
+        const got = received(mainSecret, main, (id) => id);
+        if (!got) return;
+        const { receipt, eventId } = got;
         const answer = () => {
           if (gone) {
             receipt.senderGone = true;
@@ -77,29 +92,14 @@ export async function startReceiver() {
           res.once('finish', () => (receipt.accepted = !gone));
           res.writeHead(204).end();
         };
-        if (holding) held.add({ eventId: verified.event.id, answer, gone: () => gone });
+        if (holding) held.add({ eventId, answer, gone: () => gone });
         else answer();
         return;
       }
       if (path.startsWith(OVERLOAD_PATH)) {
-        const secret = overloadSecrets.get(path);
-        const verified = secret
-          ? verifyWebhook({ payload: body, signatureHeader: signature, secret })
-          : undefined;
-        if (!verified?.ok) {
-          badSignatures += 1;
-          res.writeHead(401).end();
-          return;
-        }
-        const receipt: Receipt = {
-          attempt: Number(attempt),
-          at: Date.now(),
-          accepted: false,
-          senderGone: false,
-        };
-        const key = `${path} ${verified.event.id}`;
-        overload.set(key, [...(overload.get(key) ?? []), receipt]);
-        res.once('finish', () => (receipt.accepted = !gone));
+        const got = received(overloadSecrets.get(path), overload, (id) => `${path} ${id}`);
+        if (!got) return;
+        res.once('finish', () => (got.receipt.accepted = !gone));
         res.writeHead(204).end();
         return;
       }
