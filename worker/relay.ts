@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { Data } from '../domain/kernel/data';
-import { RELAY_CHANNEL } from '../domain/kernel/events';
+import { readRelayNotice, RELAY_CHANNEL } from '../domain/kernel/events';
 import { RELAY_SLOTS, type AnyOutbox, type RelaySlots } from '../domain/kernel/outbox';
 import { contextFrom, inSpan, SpanKind } from '../domain/kernel/tracing';
 import { allOutboxes } from '../domain/registry';
@@ -145,6 +145,27 @@ function startInTrace(s: OutboxSource, row: unknown): Promise<void> {
   );
 }
 
+/**
+ * What a commit's notice (`relayNotice`, `relayWakeUp`) asks of this relay: to read the outbox it names,
+ * when it names no slot or one this relay `holds` now; nothing, when the rows are in another relay's
+ * slot (that relay reads them); every outbox, when it names none of this relay's (an empty NOTIFY).
+ *
+ * A notice ignored here is not lost when its slot is changing hands: slots are taken only by `balance`,
+ * at the start of a full pass, which then reads every outbox in them, so the new holder reads the rows
+ * committed before it took the slot in that very pass, and is woken for those committed after. The rows
+ * of a slot let go and not yet taken wait for the taker's next balance (each second, before its full
+ * pass), as they did when every notice woke every relay: within the poll.
+ */
+export function noticeFor(
+  payload: string,
+  outboxes: ReadonlySet<string>,
+  holds: (slot: number) => boolean,
+): { outbox: string } | 'another relay' | 'every outbox' {
+  const notice = outboxes.has(payload) ? { outbox: payload } : readRelayNotice(payload);
+  if (!outboxes.has(notice.outbox)) return 'every outbox';
+  return notice.slot === undefined || holds(notice.slot) ? { outbox: notice.outbox } : 'another relay';
+}
+
 /** A row the relay started: when, and (fair outboxes) its group and workspace. */
 type Started = { at: number; group: string; workspace: string };
 
@@ -174,7 +195,8 @@ const RECENTLY_STARTED_MS = 5 * 60_000;
  * outbound message), with a deterministic workflow id. The first attempt's record marks the row
  * started (one write less per row than a separate mark). A crash between commit and start only delays
  * a row (the next pass starts it); a start repeated after a crash is refused by Temporal (same id).
- * Woken by NOTIFY at commit, which names the outbox to read, with a full poll as a fallback.
+ * Woken by NOTIFY at commit, which names the outbox to read and, most often, the slot of its rows (only
+ * the relay holding it wakes: `noticeFor`), with a full poll as a fallback.
  */
 export function startRelay(opts: RelayOptions) {
   const { log } = opts;
@@ -290,13 +312,15 @@ export function startRelay(opts: RelayOptions) {
 
   /** One pass: the outboxes due, or every one when a full pass is. */
   const pass = async (): Promise<void> => {
-    const full = Date.now() - lastFull >= pollMs;
-    if (full) lastFull = Date.now();
+    const now = Date.now();
+    const full = now - lastFull >= pollMs;
+    if (full) lastFull = now;
     // Before a full pass (about once a second), never during one nor before a pass a commit woke: a
     // slot let go is not being read by this relay any more, and a commit's rows wait for no balancing.
+    // A slot taken here is read in this very pass, rows committed before it was taken included.
     if (full)
       await leases
-        .balance()
+        .balance(now)
         .catch((err: unknown) =>
           log.warn('relay slot balancing failed; keeping the slots held', { error: String(err) }),
         );
@@ -343,8 +367,10 @@ export function startRelay(opts: RelayOptions) {
       keepAlive: true,
     });
     client.on('notification', ({ payload }) => {
-      if (payload && names.has(payload)) due.add(payload);
-      else lastFull = 0;
+      const wanted = noticeFor(payload ?? '', names, leases.holds);
+      if (wanted === 'another relay') return;
+      if (wanted === 'every outbox') lastFull = 0;
+      else due.add(wanted.outbox);
       wake?.();
     });
     client.on('error', (err) => {
@@ -435,10 +461,11 @@ function slotLeases(log: Logger) {
   const held = new Set<number>();
   let nextBalance = 0;
   const member = Math.floor(Math.random() * 0x7fffffff);
-  const balance = async () => {
+  // On the full pass's clock: a balance read a millisecond later would put the next one a pass later.
+  const balance = async (now = Date.now()) => {
     const c = client;
-    if (!c || Date.now() < nextBalance) return;
-    nextBalance = Date.now() + BALANCE_MS;
+    if (!c || now < nextBalance) return;
+    nextBalance = now + BALANCE_MS;
     const { rows } = await c.query<{ members: number; taken: number[] }>(
       `SELECT count(*) FILTER (WHERE classid::bigint = $1)::int AS members,
               coalesce(array_agg(objid::int) FILTER (WHERE classid::bigint = $2), '{}') AS taken
@@ -482,6 +509,7 @@ function slotLeases(log: Logger) {
     },
     balance,
     held: () => held.size,
+    holds: (slot: number) => held.has(slot),
     slots: (): RelaySlots => (held.size === RELAY_SLOTS ? 'all' : [...held].sort((a, b) => a - b)),
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { EventData, EventType } from './event-catalogue';
 import { checkEventData } from './event-validation';
+import { RELAY_SLOTS, slotOf } from './outbox';
 import { bind } from './statements';
 import { activeTraceparent } from './tracing';
 
@@ -22,17 +23,34 @@ export const RELAY_CHANNEL = 'webhook_deliveries';
  * outbox is rows an area writes with a change that each need a workflow started once they commit; the
  * area declares it (`OutboxDeclaration`, outbox.ts) and notifies under its declared name, which the relay
  * reads it by, so a burst wakes only its own outbox's statements.
+ *
+ * Given the rows' workspace (for a row of none, what its outbox's `inSlots` hashes instead), the notice
+ * also names their slot, `<outbox>:<slot>`, and wakes only the relay holding it: with several workers,
+ * a notice for every relay had each of them read its own slots and nearly all find nothing (a second
+ * worker cost our database 1.5 ms of CPU per delivery). Without one it wakes every relay.
  */
-export const relayNotice = (outbox: string): [string, unknown[]] => [
-  `SELECT pg_notify($1, $2)`,
-  [RELAY_CHANNEL, outbox],
-];
+export function relayNotice(outbox: string, workspaceId?: string): [string, unknown[]] {
+  if (workspaceId === undefined) return [`SELECT pg_notify($1, $2)`, [RELAY_CHANNEL, outbox]];
+  const slot = slotOf('$3::uuid');
+  return [`SELECT pg_notify($1, $2::text || ':' || ${slot})`, [RELAY_CHANNEL, outbox, workspaceId]];
+}
+
+/**
+ * What a notice's payload (`relayNotice`, `relayWakeUp`) names: `<outbox>:<slot>`, or a bare `<outbox>`
+ * (no slot). The relay asks its own names first: an outbox called `x:1` would otherwise read as slotted.
+ */
+export function readRelayNotice(payload: string): { outbox: string; slot?: number } {
+  const slotted = /^(.+):(\d+)$/.exec(payload);
+  const slot = Number(slotted?.[2]);
+  return slotted && slot < RELAY_SLOTS ? { outbox: slotted[1]!, slot } : { outbox: payload };
+}
 
 /**
  * What an area adds to the statement that appends events, handed to the kernel where the areas are put
  * together (the webhooks area's: a delivery for each endpoint subscribed): WITH clauses that read
  * `input` (the events, in the order `n` they were emitted), the last named `fanned_out` and answering
- * the rows it made, and the outbox those rows are in, woken at commit when any was made.
+ * the rows it made with their `workspace_id`, and the outbox those rows are in, woken at commit when any
+ * was made.
  */
 export type EventFanOut = { outbox: string; clauses: (params: unknown[]) => string[] };
 
@@ -96,9 +114,13 @@ export function eventClauses(events: PendingEvent[], params: unknown[], fanOut: 
   ];
 }
 
-/** The statement's end after `eventClauses`: wakes the fan-out's outbox at commit when it made any row. */
+/**
+ * The statement's end after `eventClauses`: wakes the fan-out's outbox at commit, once for each slot its
+ * rows fell in (`relayNotice`), so only the relays holding them wake; none when it made no row.
+ */
 export const relayWakeUp = (params: unknown[], fanOut: EventFanOut) =>
-  `SELECT pg_notify(${bind(params, RELAY_CHANNEL)}, ${bind(params, fanOut.outbox)}) FROM (SELECT 1 FROM fanned_out LIMIT 1) AS any_row`;
+  `SELECT pg_notify(${bind(params, RELAY_CHANNEL)}, ${bind(params, fanOut.outbox)}::text || ':' || s.slot)
+     FROM (SELECT DISTINCT ${slotOf('workspace_id')} AS slot FROM fanned_out) AS s`;
 
 /** Appends one event now, with its fan-out (see `eventClauses`), and answers its id. */
 export async function emitEvent<T extends EventType>(

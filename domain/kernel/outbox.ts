@@ -3,9 +3,9 @@ import type { Data } from './data';
 /**
  * An outbox: rows an area writes with a change that each need a durable job started once they commit
  * (a delivery's workflow, a timer, an agent's schedule brought in step). The area declares it in its
- * face (`outboxes`) and wakes it at commit with `relayNotice(name)` (events.ts); the registry collects
- * the declarations; infra/temporal/ starts a row's job for the outbox's name; the relay
- * (worker/relay.ts) reads each outbox and starts its rows, each once.
+ * face (`outboxes`) and wakes it at commit with `relayNotice(name, workspace)` (events.ts); the
+ * registry collects the declarations; infra/temporal/ starts a row's job for the outbox's name; the
+ * relay (worker/relay.ts) reads each outbox and starts its rows, each once.
  */
 export type OutboxDeclaration<Row> = {
   /** What a NOTIFY names to wake its pass (`relayNotice`), and its metrics' and logs' label. */
@@ -46,12 +46,19 @@ export const RELAY_SLOTS = 64;
 export type RelaySlots = readonly number[] | 'all';
 
 /**
+ * SQL: the slot of the row whose workspace (or, for a row of none, its own id) is `expr`. The one
+ * expression both sides use: the reads (`inSlots`) and the wake-ups that name a slot (`relayNotice`,
+ * `relayWakeUp` in events.ts), so a notice names the slot whose holder reads the row.
+ */
+export const slotOf = (expr: string) => `(hashtext((${expr})::text) & ${RELAY_SLOTS - 1})`;
+
+/**
  * SQL: whether the row whose workspace (or, for a row of none, its own id) is `expr` falls in the slots
  * bound as `param` (an int[]; NULL for all of them). The same hash in every outbox, so a workspace's
  * rows of every kind are one relay's.
  */
 export const inSlots = (expr: string, param: string) =>
-  `(${param}::int[] IS NULL OR (hashtext((${expr})::text) & ${RELAY_SLOTS - 1}) = ANY(${param}::int[]))`;
+  `(${param}::int[] IS NULL OR ${slotOf(expr)} = ANY(${param}::int[]))`;
 
 /** The value `inSlots` binds: the slots, or NULL for all. */
 export const slotsParam = (slots: RelaySlots): number[] | null => (slots === 'all' ? null : [...slots]);

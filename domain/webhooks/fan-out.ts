@@ -14,7 +14,8 @@ export const subscribed = (w: string, type: string) =>
 
 /**
  * The webhooks area's part of every event statement: one delivery for each endpoint of the event's
- * workspace that wants it, in the order the events were emitted, woken at commit.
+ * workspace that wants it, in the order the events were emitted, woken at commit (the relay holding
+ * each one's workspace's slot: `relayWakeUp`).
  */
 export const deliveryFanOut: EventFanOut = {
   outbox: DELIVERY_OUTBOX,
@@ -24,7 +25,7 @@ export const deliveryFanOut: EventFanOut = {
        SELECT w.workspace_id, w.id, e.id, e.type
          FROM input e JOIN webhook_endpoints w ON w.workspace_id = e.workspace_id AND ${subscribed('w', 'e.type')}
         ORDER BY e.n
-       RETURNING id)`,
+       RETURNING workspace_id)`,
   ],
 };
 
@@ -37,6 +38,6 @@ export const fanOutTo = (endpointId: string): EventFanOut => ({
        SELECT w.workspace_id, w.id, e.id, e.type
          FROM input e JOIN webhook_endpoints w ON w.workspace_id = e.workspace_id AND w.status = 'ACTIVE'
         WHERE w.id = ${bind(params, endpointId)}
-       RETURNING id)`,
+       RETURNING workspace_id)`,
   ],
 });

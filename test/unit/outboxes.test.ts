@@ -19,6 +19,14 @@ const scheduler: AgentScheduler = {
   describe: () => Promise.reject(new Error('unused')),
 };
 
+/** The domain's source files (migrations aside), each with its text. */
+const domainSources = () =>
+  readdirSync(path.join(repoRoot(), 'domain'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.startsWith('migrations'))
+    .map((f) => path.join('domain', f))
+    .map((file) => ({ file, text: readFileSync(path.join(repoRoot(), file), 'utf8') }));
+const namesOf = (files: { file: string }[]) => files.map((f) => f.file);
+
 /** An outbox in memory, whose rows are strings. */
 const outbox = (name: string, started?: (row: string) => Promise<void>) =>
   declareOutbox<string>({
@@ -125,12 +133,13 @@ describe('the outboxes: declared by their areas, started by infra/temporal/', ()
   });
 
   it('wakes each outbox under its declared name: no area NOTIFYs a name written out', () => {
-    const files = readdirSync(path.join(repoRoot(), 'domain'), { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.ts') && !f.startsWith('migrations'))
-      .map((f) => path.join('domain', f));
-    const literal = files.filter((f) =>
-      /relayNotice\(\s*['"`]/.test(readFileSync(path.join(repoRoot(), f), 'utf8')),
-    );
-    assert.deepEqual(literal, []);
+    const literal = domainSources().filter((f) => /relayNotice\(\s*['"`]/.test(f.text));
+    assert.deepEqual(namesOf(literal), []);
+  });
+
+  it("names the rows' workspace in every notice, which wakes only the relay holding its slot", () => {
+    // A notice without one wakes every worker's relay, each to read its own slots for nothing.
+    const everyRelay = domainSources().filter((f) => /relayNotice\(\s*[A-Z_]+\s*\)/.test(f.text));
+    assert.deepEqual(namesOf(everyRelay), []);
   });
 });

@@ -39,7 +39,7 @@ export const agentsIn = (data: Data) => {
         { ...values, updated_at: now, ...(opts.resync ? { schedule_synced_at: null } : {}) },
       );
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      if (opts.resync) await data.sql(...relayNotice(AGENT_SCHEDULE_OUTBOX));
+      if (opts.resync) await data.sql(...relayNotice(AGENT_SCHEDULE_OUTBOX, a!.workspace_id));
       return a!;
     },
 

@@ -106,7 +106,7 @@ export const campaignsIn = (data: Data) => {
         },
       );
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      await data.sql(...relayNotice(CAMPAIGN_OUTBOX));
+      await data.sql(...relayNotice(CAMPAIGN_OUTBOX, c!.workspace_id));
       return c!;
     },
 

@@ -58,7 +58,7 @@ export const messagesIn = (data: Data) => {
         traceparent: activeTraceparent(),
       });
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      await data.sql(...relayNotice(MESSAGE_OUTBOX));
+      await data.sql(...relayNotice(MESSAGE_OUTBOX, row.workspace_id));
       return row;
     },
 

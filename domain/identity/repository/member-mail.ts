@@ -30,7 +30,8 @@ export const memberMailIn = (data: Data) => {
         { user_id: row.userId, workspace_id: row.workspaceId, kind: row.kind, sealed: row.sealed },
         ['id'],
       );
-      await data.sql(...relayNotice(MEMBER_MAIL_OUTBOX));
+      // A mail of no workspace is in its own id's slot, as `unstarted` reads it.
+      await data.sql(...relayNotice(MEMBER_MAIL_OUTBOX, row.workspaceId ?? id));
       return id;
     },
 

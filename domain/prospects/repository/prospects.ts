@@ -92,7 +92,7 @@ export const prospectsIn = (data: Data) => {
     ) => {
       const run = await runs.insert(values);
       // PostgreSQL delivers a NOTIFY at commit, never for a rollback.
-      await data.sql(...relayNotice(SOURCING_OUTBOX));
+      await data.sql(...relayNotice(SOURCING_OUTBOX, run.workspace_id));
       return run;
     },
     run: (id: string) => runs.findOne({ id }),

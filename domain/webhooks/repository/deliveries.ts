@@ -50,7 +50,8 @@ export const deliveriesIn = (data: Data) => {
        SELECT * FROM requeued`,
       [...params, data.workspaceId ?? null],
     );
-    if (requeued.length > 0) await data.sql(...relayNotice(DELIVERY_OUTBOX));
+    // One delivery's or one endpoint's: one workspace.
+    if (requeued.length > 0) await data.sql(...relayNotice(DELIVERY_OUTBOX, requeued[0]!.workspace_id));
     return requeued;
   };
   return {
