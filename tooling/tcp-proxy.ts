@@ -34,7 +34,7 @@ export async function startTcpProxy(target: string) {
       // Never before a chunk already queued, so a latency lowered mid-stream keeps the order.
       const due = Math.max(performance.now() + oneWayMs, queue.at(-1)?.due ?? 0);
       queue.push({ due, chunk });
-      timer ??= setTimeout(flush, due - performance.now());
+      timer ??= setTimeout(flush, Math.max(0, due - performance.now()));
     };
     from.on('data', (chunk: Buffer) => {
       if (stalled) held.push(() => send(chunk));

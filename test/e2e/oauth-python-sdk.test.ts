@@ -1,25 +1,24 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import path from 'node:path';
 import readline from 'node:readline';
 import { after, before, describe, it } from 'node:test';
-import { addMember } from '../../domain/identity/operations/member-add';
-import type { Scope } from '../../domain/kernel/permissions';
+import type { Page } from 'puppeteer-core';
 import { createLogger } from '../../infra/logger';
 import { repoRoot } from '../../tooling/paths';
 import { ensurePythonTool, type PythonTool } from '../../tooling/python-tools';
-import { startSmtpSink } from '../../tooling/smtp-sink';
-import { consoleBrowser } from '../helpers/console-browser';
 import { consent } from '../helpers/leads';
-import { oauthStack, type OauthStack } from '../helpers/oauth';
 import {
-  callbackListener,
+  assertConnectionEnded,
   consentInBrowser,
-  documentServer,
-  enrolWithPasskey,
+  grantRecords,
+  KEPT_SCOPES,
+  KEPT_TOOLS,
+  parkedBy,
 } from '../helpers/oauth-browser';
-import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { startSdkOauthStack, type SdkOauthStack } from '../helpers/oauth-sdk-stack';
 
 /** The official MCP Python SDK, pinned as test/e2e/mcp-python.test.ts pins it (the same installed tool). */
 const PYTHON_SDK: PythonTool = {
@@ -29,176 +28,270 @@ const PYTHON_SDK: PythonTool = {
 const SCRIPT = path.join(repoRoot(), 'test', 'python', 'mcp_oauth_client.py');
 const MEMBER = 'leo@acme.example';
 const CLIENT_NAME = 'Pyrite Assistant';
-const KEPT: Scope[] = ['leads:read', 'leads:write'];
-/** Every tool a connection holding exactly KEPT is offered, sorted. */
-const LEAD_TOOLS = [
-  'appointment.book',
-  'appointment.cancel',
-  'appointment.confirm',
-  'appointment.decline',
-  'appointment.get',
-  'appointment.list',
-  'appointment.mark_no_show',
-  'conversation.get',
-  'conversation.list',
-  'conversation.reply',
-  'lead.add_note',
-  'lead.archive',
-  'lead.create',
-  'lead.get',
-  'lead.search',
-  'lead.set_status',
-  'lead.update',
-];
+/** The longest one answer of the script may take (an authorization in Chromium included). */
+const STEP_MS = 90_000;
 
-type Result = {
-  tools: string[];
-  call: { isError?: boolean; structuredContent?: { outcome: string; data: { id: string; email: string } } };
-  client_id: string | null;
+type Called = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown> & { outcome?: string; data?: { id: string; email: string } };
+};
+type Tokens = {
+  access: string | null;
+  refresh: string | null;
   scope: string | null;
-  refresh_token: boolean;
+  client_id: string | null;
   authorizations: number;
 };
 
 /**
- * The official MCP Python SDK's OAuth client as a second implementation, end to end: the script
- * (test/python/mcp_oauth_client.py) holds no key; the SDK meets the 401, discovers the authorization
- * server and names itself by a Client ID Metadata Document served over TLS from the test CA; the
- * authorization URL it prints is opened in a real Chromium, where the member signs in with their
- * passkey and keeps only the lead scopes; the loopback callback's query goes to the script's stdin;
- * the script lists the tools and creates a lead, as the member through that client.
+ * The script as a line protocol (test/python/mcp_oauth_client.py says what each line is): what it
+ * prints, in order, and what it is asked. A step that takes too long fails with the script's stderr.
+ */
+function pythonClient(child: ChildProcessWithoutNullStreams) {
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
+  // A write after it ended fails the step that waits for its answer, not the run.
+  child.stdin.on('error', () => undefined);
+  const lines: string[] = [];
+  let ended = false;
+  let heard: (() => void) | undefined;
+  readline
+    .createInterface({ input: child.stdout })
+    .on('line', (l) => {
+      lines.push(l);
+      heard?.();
+    })
+    .on('close', () => {
+      ended = true;
+      heard?.();
+    });
+  const next = async (): Promise<string> => {
+    const deadline = Date.now() + STEP_MS;
+    while (lines.length === 0) {
+      if (ended) throw new Error(`the Python client ended:\n${stderr}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`the Python client said nothing for ${STEP_MS} ms:\n${stderr}`);
+      // Until its next line, or the step's deadline.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        heard = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      heard = undefined;
+    }
+    return lines.shift()!;
+  };
+  /** The next line, which must start with `word`: what follows it. */
+  const expectLine = async (word: string): Promise<string> => {
+    const line = await next();
+    assert.ok(line.startsWith(`${word} `) || line === word, `expected ${word}, got: ${line}\n${stderr}`);
+    return line.slice(word.length + 1);
+  };
+  const send = (line: string) => child.stdin.write(`${line}\n`);
+  return {
+    expectLine,
+    send,
+    ask: (command: string, answer: string) => {
+      send(command);
+      return expectLine(answer);
+    },
+    call: async (tool: string, args: Record<string, unknown>): Promise<Called> => {
+      send(`CALL ${tool} ${JSON.stringify(args)}`);
+      return JSON.parse(await expectLine('CALLED')) as Called;
+    },
+    stderr: () => stderr,
+  };
+}
+
+/**
+ * The official MCP Python SDK's OAuth client as a second implementation, end to end, the same way as
+ * the TypeScript client's (oauth-ts-sdk.test.ts): the script holds no key; the SDK meets the 401,
+ * discovers the authorization server and names itself by a Client ID Metadata Document served over
+ * TLS from the test CA; the authorization URL it prints is opened in a real Chromium, where the member
+ * signs in with their passkey and keeps only some scopes; the loopback callback's query goes to the
+ * script's stdin. Then, as the member through that client: the narrowed tools, a lead created, a gated
+ * call parked in both their names, a refresh once the access token has expired, and the member
+ * disconnecting it on the console, after which the SDK's next call is refused.
  */
 describe('the official MCP Python SDK connects over OAuth, decided by a member in Chromium', () => {
   let python: string;
-  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-  let s: WebhookStack;
-  let stack: OauthStack;
-  let documents: Awaited<ReturnType<typeof documentServer>>;
-  let callback: Awaited<ReturnType<typeof callbackListener>>;
-  let b: Awaited<ReturnType<typeof consoleBrowser>>;
-  let memberId: string;
+  let o: SdkOauthStack;
+  let page: Page;
+  let child: ChildProcessWithoutNullStreams | undefined;
+  let py: ReturnType<typeof pythonClient>;
+  let clientId: string;
+  let connection: { key_id: string; grant_id: string };
+  let approvalId: string;
 
   before(async () => {
     // Blocks while pip installs (once), before anything else is started.
     python = ensurePythonTool(PYTHON_SDK, createLogger('python-sdk', 'info'));
-    smtp = await startSmtpSink();
-    s = await startWebhookStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'console@acme.example' } });
-    documents = await documentServer();
-    callback = await callbackListener();
-    stack = await oauthStack(s.db, { documents: { ca: documents.ca } });
-    await s.run(addMember, { email: MEMBER, role: 'member' }, { workspaceId: s.workspace.id });
-    [{ id: memberId }] = await s.db.query<[{ id: string }]>(`SELECT id FROM users WHERE email = $1`, [
-      MEMBER,
-    ]);
-    b = await consoleBrowser();
-    await enrolWithPasskey(b, stack.url, MEMBER, smtp);
+    o = await startSdkOauthStack(MEMBER);
+    page = o.b.page;
   });
   after(async () => {
-    await b?.close();
-    await stack?.close();
-    await callback?.close();
-    await documents?.close();
-    await s?.stop();
-    await smtp?.stop();
+    child?.kill();
+    await o?.close();
   });
 
-  it('is authorized through Chromium, lists the narrowed tools and creates a lead as the member', async () => {
-    const clientId = documents.publish(`/clients/${randomUUID()}.json`, {
+  it('is authorized through Chromium on its first request, named by its metadata document, and offered the tools the member kept', async () => {
+    clientId = o.documents.publish(`/clients/${randomUUID()}.json`, {
       client_name: CLIENT_NAME,
-      redirect_uris: [callback.url],
+      redirect_uris: [o.callback.url],
     });
-    const email = `pyrite-${randomUUID().slice(0, 8)}@example.com`;
-    const child = spawn(
+    child = spawn(
       python,
       [
         SCRIPT,
-        stack.mcp,
+        o.stack.mcp,
         '--redirect-uri',
-        callback.url,
+        o.callback.url,
         '--client-metadata-url',
         clientId,
         '--client-name',
         CLIENT_NAME,
-        '--tool',
-        'lead.create',
-        '--args',
-        JSON.stringify({
-          first_name: 'Pia',
-          email,
-          source: 'oauth-python-sdk',
-          consent,
-          idempotency_key: randomUUID(),
-        }),
       ],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    // No step may hang the run: a stuck script is killed, and its stderr says where it was.
-    const deadline = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    py = pythonClient(child);
+    await py.expectLine('READY');
 
-    const authorizations: URL[] = [];
-    let result: Result | undefined;
-    try {
-      for await (const line of readline.createInterface({ input: child.stdout })) {
-        if (line.startsWith('AUTHORIZE ')) {
-          const authorization = new URL(line.slice('AUTHORIZE '.length));
-          authorizations.push(authorization);
-          const shown = await consentInBrowser(b, authorization, KEPT, 'oauth-consent-python');
-          assert.ok(shown.includes(CLIENT_NAME), shown);
-          assert.match(shown, /from\s+localhost/);
-          const params = await callback.next();
-          assert.equal(params.get('state'), authorization.searchParams.get('state'));
-          assert.equal(params.get('iss'), stack.url);
-          child.stdin.write(`${params.toString()}\n`);
-        } else if (line.startsWith('RESULT ')) result = JSON.parse(line.slice('RESULT '.length)) as Result;
-      }
-      assert.equal(await exited, 0, `the Python client failed:\n${stderr.slice(-4000)}`);
-    } finally {
-      clearTimeout(deadline);
-      child.kill();
-    }
-
-    assert.equal(authorizations.length, 1, 'one authorization');
-    const q = authorizations[0]!.searchParams;
-    assert.equal(`${authorizations[0]!.origin}${authorizations[0]!.pathname}`, `${stack.url}/oauth/auth`);
+    // Its first request meets the 401: discovery, then the authorization the member decides.
+    py.send('TOOLS');
+    const authorization = new URL(await py.expectLine('AUTHORIZE'));
+    const q = authorization.searchParams;
+    assert.equal(`${authorization.origin}${authorization.pathname}`, `${o.stack.url}/oauth/auth`);
     assert.deepEqual(
       [q.get('client_id'), q.get('redirect_uri'), q.get('code_challenge_method'), q.get('resource')],
-      [clientId, callback.url, 'S256', stack.mcp],
+      [clientId, o.callback.url, 'S256', o.stack.mcp],
     );
-    assert.ok(result, `a RESULT line; stderr:\n${stderr.slice(-4000)}`);
-    assert.equal(result.client_id, clientId, 'named by its metadata document, not registered');
-    assert.deepEqual(result.scope?.split(' ').sort(), [...KEPT].sort());
-    assert.ok(result.refresh_token, 'a refresh token');
-    assert.deepEqual([...result.tools].sort(), LEAD_TOOLS);
-    for (const unticked of ['workspace.get', 'connection.list', 'campaign.create', 'prospect.list'])
-      assert.ok(!result.tools.includes(unticked), `${unticked} needs a scope the member unticked`);
-    assert.equal(result.call.isError, false, JSON.stringify(result.call));
-    assert.equal(result.call.structuredContent?.outcome, 'CREATED');
-    assert.equal(result.call.structuredContent.data.email, email);
+    const shown = await consentInBrowser(o.b, authorization, KEPT_SCOPES, 'oauth-consent-python');
+    assert.ok(shown.includes(CLIENT_NAME), shown);
+    assert.match(shown, /from\s+localhost/);
+    const params = await o.callback.next();
+    assert.equal(params.get('state'), q.get('state'));
+    assert.equal(params.get('iss'), o.stack.url);
+    py.send(params.toString());
 
-    const [connection] = await s.db.query<
-      { key_id: string; client_name: string; client_kind: string; owner_user_id: string }[]
+    // Then the tools the consent allows, exactly.
+    const tools = JSON.parse(await py.expectLine('TOOLS')) as string[];
+    assert.deepEqual([...tools].sort(), KEPT_TOOLS);
+    for (const unticked of ['workspace.get', 'connection.list', 'campaign.create', 'prospect.list'])
+      assert.ok(!tools.includes(unticked), `${unticked} needs a scope the member unticked`);
+    const held = JSON.parse(await py.ask('TOKENS', 'TOKENS')) as Tokens;
+    assert.equal(held.client_id, clientId, 'named by its metadata document, not registered');
+    assert.deepEqual(held.scope?.split(' ').sort(), [...KEPT_SCOPES].sort());
+    assert.ok(held.refresh, 'a refresh token');
+    assert.equal(held.authorizations, 1);
+    const [row] = await o.s.db.query<
+      { key_id: string; grant_id: string; client_name: string; client_kind: string; owner_user_id: string }[]
     >(
-      `SELECT c.key_id, c.client_name, c.client_kind, k.owner_user_id
+      `SELECT c.key_id, c.grant_id, c.client_name, c.client_kind, k.owner_user_id
          FROM assistant_connections c JOIN api_keys k ON k.id = c.key_id WHERE c.client_id = $1`,
       [clientId],
     );
     assert.deepEqual(
-      [connection?.client_name, connection?.client_kind, connection?.owner_user_id],
-      [CLIENT_NAME, 'document', memberId],
+      [row?.client_name, row?.client_kind, row?.owner_user_id],
+      [CLIENT_NAME, 'document', o.memberId],
     );
-    const [audit] = await s.db.query<{ client_id: string; actor_user_id: string; key_id: string }[]>(
+    connection = row!;
+  });
+
+  it('creates a lead as the member, the audit naming the member and the client', async () => {
+    const email = `pyrite-${randomUUID().slice(0, 8)}@example.com`;
+    const created = await py.call('lead.create', {
+      first_name: 'Pia',
+      email,
+      source: 'oauth-python-sdk',
+      consent,
+      idempotency_key: randomUUID(),
+    });
+    assert.equal(created.isError, false, JSON.stringify(created));
+    assert.equal(created.structuredContent?.outcome, 'CREATED');
+    const [lead] = await o.s.db.query<{ email: string }[]>(`SELECT email FROM leads WHERE id = $1`, [
+      created.structuredContent.data!.id,
+    ]);
+    assert.equal(lead?.email, email);
+    const [audit] = await o.s.db.query<{ client_id: string; actor_user_id: string; key_id: string }[]>(
       `SELECT client_id, actor_user_id, key_id FROM audit_log
         WHERE door = 'mcp' AND action = 'lead.create' AND outcome = 'allowed' AND client_id = $1`,
       [clientId],
     );
-    assert.deepEqual(audit, { client_id: clientId, actor_user_id: memberId, key_id: connection!.key_id });
-    const [lead] = await s.db.query<{ email: string }[]>(`SELECT email FROM leads WHERE id = $1`, [
-      result.call.structuredContent.data.id,
-    ]);
-    assert.equal(lead?.email, email);
-    assert.deepEqual(b.violations, [], 'no page needed anything its policy forbids');
+    assert.deepEqual(audit, { client_id: clientId, actor_user_id: o.memberId, key_id: connection.key_id });
+  });
+
+  it('parks a gated call as asked by the member through this client', async () => {
+    const answer = await py.call('connection.disconnect', { connectionId: o.disconnectable });
+    const parked = answer.structuredContent as { status: string; approval_id: string };
+    assert.equal(parked.status, 'pending_approval', JSON.stringify(answer));
+    approvalId = parked.approval_id;
+    const [approval] = await o.s.db.query<
+      { status: string; requested_by_user: string; requested_by_key: string }[]
+    >(`SELECT status, requested_by_user, requested_by_key FROM approvals WHERE id = $1`, [approvalId]);
+    assert.deepEqual(approval, {
+      status: 'PENDING',
+      requested_by_user: o.memberId,
+      requested_by_key: connection.key_id,
+    });
+    assert.deepEqual(await parkedBy(o.s.db, connection.key_id), {
+      client_id: clientId,
+      actor_user_id: o.memberId,
+    });
+  });
+
+  it('refreshes once its access token has expired, with a rotated refresh token', async () => {
+    const before = await grantRecords(o.s.db, connection.grant_id);
+    const refreshBefore = before.filter((r) => r.model === 'RefreshToken' && !r.consumed_at);
+    assert.equal(refreshBefore.length, 1, JSON.stringify(before));
+    const held = JSON.parse(await py.ask('TOKENS', 'TOKENS')) as Tokens;
+    await py.ask('EXPIRE', 'EXPIRED');
+    const found = await py.call('lead.search', {});
+    assert.equal(found.isError, false, JSON.stringify(found));
+
+    const now = JSON.parse(await py.ask('TOKENS', 'TOKENS')) as Tokens;
+    assert.equal(now.authorizations, held.authorizations, 'no new authorization: a refresh');
+    assert.notEqual(now.access, held.access, 'a new access token');
+    assert.notEqual(now.refresh, held.refresh, 'a rotated refresh token');
+    const after = await grantRecords(o.s.db, connection.grant_id);
+    const old = after.find((r) => r.model === 'RefreshToken' && r.id === refreshBefore[0]!.id);
+    assert.ok(old?.consumed_at, 'the refresh token used is consumed');
+    assert.equal(after.filter((r) => r.model === 'RefreshToken' && !r.consumed_at).length, 1);
+  });
+
+  it('is disconnected by the member on the console; its next call is refused', async () => {
+    await page.goto(`${o.stack.url}/app/w/${o.s.workspace.id}/keys`);
+    const button = await page.$(`::-p-aria(Disconnect ${CLIENT_NAME}[role="button"])`);
+    assert.ok(button, `a button named "Disconnect ${CLIENT_NAME}"`);
+    page.once('dialog', (d) => void d.accept());
+    await Promise.all([page.waitForNavigation(), button.click()]);
+
+    // Its tokens are gone with the grant: the SDK meets a 401 and asks for an authorization again,
+    // which nobody gives.
+    const [{ mark }] = await o.s.db.query<[{ mark: number }]>(
+      `SELECT coalesce(max(id), 0)::int AS mark FROM audit_log`,
+    );
+    py.send(`CALL lead.search {}`);
+    const again = new URL(await py.expectLine('AUTHORIZE'));
+    py.send(
+      new URLSearchParams({
+        error: 'access_denied',
+        state: again.searchParams.get('state') ?? '',
+      }).toString(),
+    );
+    // The SDK ends its session on the refusal, as its user would see it, and exits.
+    assert.match(await py.expectLine('ENDED'), /the authorization was refused: access_denied/);
+    const code = child!.exitCode ?? ((await once(child!, 'exit')) as [number | null])[0];
+    assert.equal(code, 0, `the Python client failed:\n${py.stderr()}`);
+
+    await assertConnectionEnded(o.s.db, connection, approvalId);
+    const [{ refused }] = await o.s.db.query<[{ refused: number }]>(
+      `SELECT count(*)::int AS refused FROM audit_log WHERE door = 'mcp' AND status = 401 AND id > $1`,
+      [mark],
+    );
+    assert.equal(refused, 1, 'the call after the disconnect was answered 401, and audited');
+
+    assert.deepEqual(o.b.violations, [], 'no page needed anything its policy forbids');
   });
 });

@@ -3,50 +3,21 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Page } from 'puppeteer-core';
-import { addConnection } from '../../domain/connections/operations/add';
-import { addMember } from '../../domain/identity/operations/member-add';
-import { SCOPES, type Scope } from '../../domain/kernel/permissions';
-import { approvalGate } from '../../infra/temporal/approvals';
-import { startSmtpSink } from '../../tooling/smtp-sink';
-import { consoleBrowser } from '../helpers/console-browser';
+import { SCOPES } from '../../domain/kernel/permissions';
 import { consent } from '../helpers/leads';
-import { oauthStack, type OauthStack } from '../helpers/oauth';
 import {
-  callbackListener,
+  assertConnectionEnded,
   consentInBrowser,
-  documentServer,
-  enrolWithPasskey,
   grantRecords,
+  KEPT_SCOPES as KEPT,
+  KEPT_TOOLS,
   MemoryOAuthProvider,
+  parkedBy,
   signOut,
 } from '../helpers/oauth-browser';
-import { startWebhookStack, type WebhookStack } from '../helpers/webhook-stack';
+import { startSdkOauthStack, type SdkOauthStack } from '../helpers/oauth-sdk-stack';
 
 const MEMBER = 'mia@acme.example';
-/** What the member keeps on the consent page: leads, and disconnecting a system (a gated tool). */
-const KEPT: Scope[] = ['leads:read', 'leads:write', 'business:write'];
-/** Every tool an admin's connection holding exactly KEPT is offered, sorted. */
-const KEPT_TOOLS = [
-  'appointment.book',
-  'appointment.cancel',
-  'appointment.confirm',
-  'appointment.decline',
-  'appointment.get',
-  'appointment.list',
-  'appointment.mark_no_show',
-  'connection.disconnect',
-  'conversation.get',
-  'conversation.list',
-  'conversation.reply',
-  'lead.add_note',
-  'lead.archive',
-  'lead.create',
-  'lead.get',
-  'lead.search',
-  'lead.set_status',
-  'lead.update',
-];
-
 type ConnectionRow = {
   key_id: string;
   grant_id: string;
@@ -66,46 +37,25 @@ type ConnectionRow = {
  * member's and the client's name, a silent refresh, and the member disconnecting it on the console.
  */
 describe('the official MCP TypeScript client connects over OAuth, decided by a member in Chromium', () => {
-  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-  let s: WebhookStack;
-  let stack: OauthStack;
-  let documents: Awaited<ReturnType<typeof documentServer>>;
-  let callback: Awaited<ReturnType<typeof callbackListener>>;
-  let b: Awaited<ReturnType<typeof consoleBrowser>>;
+  let o: SdkOauthStack;
+  let s: SdkOauthStack['s'];
+  let stack: SdkOauthStack['stack'];
+  let documents: SdkOauthStack['documents'];
+  let callback: SdkOauthStack['callback'];
+  let b: SdkOauthStack['b'];
   let page: Page;
   let memberId: string;
   let disconnectable: string;
   const clients: Client[] = [];
 
   before(async () => {
-    smtp = await startSmtpSink();
-    s = await startWebhookStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'console@acme.example' } });
-    documents = await documentServer();
-    callback = await callbackListener();
-    stack = await oauthStack(s.db, {
-      documents: { ca: documents.ca },
-      ports: {
-        approvals: approvalGate(s.db, () => Promise.resolve(s.client), s.config.temporalTaskQueue, s.config),
-      },
-    });
-    const workspaceId = s.workspace.id;
-    await s.run(addMember, { email: MEMBER, role: 'admin' }, { workspaceId });
-    [{ id: memberId }] = await s.db.query<[{ id: string }]>(`SELECT id FROM users WHERE email = $1`, [
-      MEMBER,
-    ]);
-    disconnectable = (await s.run(addConnection, { system: 'google_calendar' }, { workspaceId })).id;
-    b = await consoleBrowser();
+    o = await startSdkOauthStack(MEMBER);
+    ({ s, stack, documents, callback, b, memberId, disconnectable } = o);
     page = b.page;
-    await enrolWithPasskey(b, stack.url, MEMBER, smtp);
   });
   after(async () => {
     for (const c of clients) await c.close().catch(() => undefined);
-    await b?.close();
-    await stack?.close();
-    await callback?.close();
-    await documents?.close();
-    await s?.stop();
-    await smtp?.stop();
+    await o?.close();
   });
 
   for (const kind of ['document', 'registered'] as const)
@@ -286,12 +236,10 @@ describe('the official MCP TypeScript client connects over OAuth, decided by a m
           email: MEMBER,
           name: clientName,
         });
-        const [audit] = await s.db.query<{ client_id: string; actor_user_id: string }[]>(
-          `SELECT client_id, actor_user_id FROM audit_log
-            WHERE door = 'mcp' AND action = 'connection.disconnect' AND outcome = 'parked' AND key_id = $1`,
-          [connection.key_id],
-        );
-        assert.deepEqual(audit, { client_id: clientId, actor_user_id: memberId });
+        assert.deepEqual(await parkedBy(s.db, connection.key_id), {
+          client_id: clientId,
+          actor_user_id: memberId,
+        });
       });
 
       // The request's page names the client that asked, and the member it asked as.
@@ -380,22 +328,7 @@ describe('the official MCP TypeScript client connects over OAuth, decided by a m
         );
         assert.equal(provider.tokens(), undefined, 'the SDK dropped the tokens it held');
 
-        const [credential] = await s.db.query<{ revoked_at: Date | null }[]>(
-          `SELECT revoked_at FROM api_keys WHERE id = $1`,
-          [connection.key_id],
-        );
-        assert.ok(credential?.revoked_at, 'the connection is revoked');
-        const left = await grantRecords(s.db, connection.grant_id);
-        assert.deepEqual(
-          left.filter((r) => r.model === 'AccessToken' || r.model === 'RefreshToken'),
-          [],
-          'no token of its grant is left',
-        );
-        const [approval] = await s.db.query<{ status: string }[]>(
-          `SELECT status FROM approvals WHERE id = $1`,
-          [approvalId],
-        );
-        assert.equal(approval?.status, 'CANCELLED', 'what it parked is withdrawn');
+        await assertConnectionEnded(s.db, connection, approvalId);
         const [audit] = await s.db.query<{ door: string; actor_user_id: string }[]>(
           `SELECT door, actor_user_id FROM audit_log
             WHERE action = 'assistant.disconnect' AND outcome = 'allowed' AND details->>'connection_id' = $1`,

@@ -17,6 +17,30 @@ import type { startSmtpSink } from '../../tooling/smtp-sink';
 import type { consoleBrowser } from './console-browser';
 import { testCertificates } from './test-tls';
 
+/** What the member keeps on the consent page in the SDK tests: leads, and disconnecting a system (a gated tool). */
+export const KEPT_SCOPES: Scope[] = ['leads:read', 'leads:write', 'business:write'];
+/** Every tool an admin's connection holding exactly KEPT_SCOPES is offered, sorted. */
+export const KEPT_TOOLS = [
+  'appointment.book',
+  'appointment.cancel',
+  'appointment.confirm',
+  'appointment.decline',
+  'appointment.get',
+  'appointment.list',
+  'appointment.mark_no_show',
+  'connection.disconnect',
+  'conversation.get',
+  'conversation.list',
+  'conversation.reply',
+  'lead.add_note',
+  'lead.archive',
+  'lead.create',
+  'lead.get',
+  'lead.search',
+  'lead.set_status',
+  'lead.update',
+];
+
 type Browser = Awaited<ReturnType<typeof consoleBrowser>>;
 type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
 
@@ -249,3 +273,39 @@ export const grantRecords = (db: DataSource, grantId: string) =>
     `SELECT model, id, consumed_at FROM oauth_records WHERE grant_id = $1 ORDER BY model, id`,
     [grantId],
   );
+
+/**
+ * What a connection's end leaves, as the member's disconnect must: its credential revoked, no token of
+ * its grant left, and the request it parked withdrawn.
+ */
+export async function assertConnectionEnded(
+  db: DataSource,
+  connection: { key_id: string; grant_id: string },
+  approvalId: string,
+) {
+  const [credential] = await db.query<{ revoked_at: Date | null }[]>(
+    `SELECT revoked_at FROM api_keys WHERE id = $1`,
+    [connection.key_id],
+  );
+  assert.ok(credential?.revoked_at, 'the connection is revoked');
+  const left = await grantRecords(db, connection.grant_id);
+  assert.deepEqual(
+    left.filter((r) => r.model === 'AccessToken' || r.model === 'RefreshToken'),
+    [],
+    'no token of its grant is left',
+  );
+  const [approval] = await db.query<{ status: string }[]>(`SELECT status FROM approvals WHERE id = $1`, [
+    approvalId,
+  ]);
+  assert.equal(approval?.status, 'CANCELLED', 'what it parked is withdrawn');
+}
+
+/** Who the audit log says parked the connection's gated `connection.disconnect`: the client and the member. */
+export async function parkedBy(db: DataSource, keyId: string) {
+  const [audit] = await db.query<{ client_id: string; actor_user_id: string }[]>(
+    `SELECT client_id, actor_user_id FROM audit_log
+      WHERE door = 'mcp' AND action = 'connection.disconnect' AND outcome = 'parked' AND key_id = $1`,
+    [keyId],
+  );
+  return audit;
+}
