@@ -31,57 +31,65 @@ export type EngineFigures = {
   traced: { path: PathThroughput; exports: number; export_bytes_per_delivery: number } | null;
   /** The throughput phase with one worker again, deliveries started without search attributes (cluster only). */
   no_search_attributes: PathThroughput | null;
+  /**
+   * The way back (cluster only): after three workers, two again, the floor again and one again, so that
+   * where a phase falls in the run (the databases grow, checkpoints come) weighs as much on each count.
+   */
+  way_back: { two_workers: PathThroughput; floor: FloorFigures; one_worker: PathThroughput } | null;
 };
 
+type FloorFigures = EngineFigures['floor'];
+
 /**
- * The cluster's phases, as the dev server's run: warm-up, throughput, latency at 10/s with one worker;
- * the throughput phase again with the deliveries' search attributes off; the Temporal floor; tracing's
- * phase; then a second worker process joins, and after its own warm-up the throughput phase runs again;
- * then a third. On two cores more workers show what a worker costs (the relays divide the rows: no
- * start is made twice), not a doubling.
+ * The cluster's phases, in an order that is its own mirror: one worker, the floor, two workers, three,
+ * two again, the floor again, one again (each after its warm-up). On two cores more workers show what a
+ * worker costs (the relays divide the rows: no start is made twice), not a doubling; the mirror puts the
+ * counts and the floor at the same mean place in the run, so a drift over it (the databases grow,
+ * checkpoints come) does not favour the first phase. Latency at 10/s follows the first phase; tracing's
+ * phase and the one without search attributes follow the last, each priced against it.
  */
 export async function clusterPhases(
   s: WebhookStack,
   flags: { events: number; 'latency-seconds': number },
   log: Logger,
 ): Promise<EngineFigures> {
-  await warmUp(s, log);
-  const throughput = await pathThroughput(s, flags.events, log);
+  const floor = () =>
+    temporalFloor(s.temporal.address, flags.events, flags['latency-seconds'], log, floorMeter(s));
+  const throughputWith = async (workers: number) => {
+    while (s.workers.length < workers) await s.addWorker();
+    // The newest goes first: it holds the slots the phase's workspace falls in, as a relay that joined last would.
+    while (s.workers.length > workers) await s.removeWorker(s.workers.at(-1)!);
+    await warmUp(s, log);
+    return (await pathThroughput(s, flags.events, log)).result;
+  };
+  const throughput = await throughputWith(1);
   const latency = await pathLatency(s, flags['latency-seconds'], log);
-  const noSearchAttributes = await noSearchAttributesPhase(s, flags.events, log);
-  const floor = await temporalFloor(
-    s.temporal.address,
-    flags.events,
-    flags['latency-seconds'],
-    log,
-    floorMeter(s),
-  );
+  const firstFloor = await floor();
+  const twoWorkers = await throughputWith(2);
+  const threeWorkers = await throughputWith(3);
+  const twoWorkersBack = await throughputWith(2);
+  const floorBack = await floor();
+  const oneWorkerBack = await throughputWith(1);
   const traced = await tracedPhase(s, flags.events, log);
-  await s.addWorker();
-  await warmUp(s, log);
-  const twoWorkers = await pathThroughput(s, flags.events, log);
-  await s.addWorker();
-  await warmUp(s, log);
-  const threeWorkers = await pathThroughput(s, flags.events, log);
+  const noSearchAttributes = await noSearchAttributesPhase(s, flags.events, log);
   return {
     engine: s.engine,
     history_shards: s.temporal.historyShards ?? null,
-    throughput: throughput.result,
+    throughput,
     latency: latency.result,
-    floor,
-    two_workers: twoWorkers.result,
-    three_workers: threeWorkers.result,
+    floor: firstFloor,
+    two_workers: twoWorkers,
+    three_workers: threeWorkers,
     traced,
     no_search_attributes: noSearchAttributes,
+    way_back: { two_workers: twoWorkersBack, floor: floorBack, one_worker: oneWorkerBack },
   };
 }
 
 /**
  * What the delivery workflow's search attributes cost: the one worker replaced by one that starts
- * deliveries with `WEBHOOK_SEARCH_ATTRIBUTES=none`, and the throughput phase again. It runs next to the
- * path's own, so Temporal's visibility table has grown only by the latency phase's rows between the
- * two. Its worker stays through the floor, which does not use it; the traced phase then replaces it with
- * one of the usual settings, as it replaces whichever it finds.
+ * deliveries with `WEBHOOK_SEARCH_ATTRIBUTES=none`, and the throughput phase again: the last phase,
+ * priced against the last one-worker phase of the usual settings (tracing's lies between them).
  */
 async function noSearchAttributesPhase(s: WebhookStack, events: number, log: Logger) {
   await s.removeWorker(s.workers[0]!);

@@ -4,8 +4,8 @@ import type { CpuCosts } from './process-meter';
 import { formatTable } from './report';
 
 /**
- * The columns: the dev server, the cluster with one worker, with two and three (no latency phase), and
- * with one whose deliveries carry no search attributes (throughput only).
+ * The columns: the dev server, the cluster with one worker, with two and three (no latency phase), two
+ * and one again on the way back, and one whose deliveries carry no search attributes (throughput only).
  */
 type Column = { t: PathThroughput; l?: PathLatency } | undefined;
 type Values = (number | undefined)[];
@@ -16,7 +16,16 @@ const fixed = (x: number | undefined, digits = 1) =>
 const ratio = (a?: number, b?: number) =>
   a === undefined || b === undefined || !(b > 0) ? '-' : `${(a / b).toFixed(2)}x`;
 const union = (lists: (string[] | undefined)[]) => [...new Set(lists.flatMap((l) => l ?? []))];
-const heading = (label: string): Row => ({ label, cells: ['', '', '', '', ''] });
+const COLUMNS = 7;
+const heading = (label: string): Row => ({ label, cells: Array<string>(COLUMNS).fill('') });
+const mean = (xs: (number | undefined)[]) =>
+  xs.every((x) => x !== undefined) ? xs.reduce<number>((a, x) => a + x, 0) / xs.length : undefined;
+/** A ratio of means: a count's phases on the way out and back against one worker's (a mirror cancels a drift). */
+const mirrored = (v: Values, count: number[], one: number[]) => {
+  const a = mean(count.map((i) => v[i]));
+  const b = mean(one.map((i) => v[i]));
+  return a === undefined || b === undefined ? undefined : { a, b };
+};
 // Temporal's visibility store, as docker-compose and tooling/temporal-cluster.ts name it.
 const VISIBILITY_DATABASE = 'temporal_visibility';
 
@@ -124,21 +133,26 @@ export function saturation(t: PathThroughput): string {
 }
 
 /**
- * The engines side by side: the dev server, the cluster with one worker and the cluster with two,
- * with cluster/dev and two/one ratios. Costs come from the throughput phase, rows marked @10/s from
- * the latency phase. Answers the table and the ratios for the JSON line.
+ * The engines side by side: the dev server, the cluster with one, two and three workers and back, with
+ * cluster/dev and n/one ratios (means of the way out and back, against both one-worker phases). Costs
+ * come from the throughput phase, rows marked @10/s from the latency phase. Answers the table and the
+ * ratios for the JSON line.
  */
 export function engineComparison(dev: EngineFigures, cluster: EngineFigures | null) {
+  const back = cluster?.way_back;
   const columns: Column[] = [
     { t: dev.throughput, l: dev.latency },
     cluster ? { t: cluster.throughput, l: cluster.latency } : undefined,
     cluster?.two_workers ? { t: cluster.two_workers } : undefined,
     cluster?.three_workers ? { t: cluster.three_workers } : undefined,
+    back ? { t: back.two_workers } : undefined,
+    back ? { t: back.one_worker } : undefined,
     cluster?.no_search_attributes ? { t: cluster.no_search_attributes } : undefined,
   ];
-  const engines = [dev, cluster ?? undefined, undefined, undefined, undefined];
-  const engineRow = (label: string, pick: (e: EngineFigures) => number): Row => {
-    const values = engines.map((e) => e && pick(e));
+  // The floor beside the one-worker phase nearest it in the run.
+  const floors = [dev.floor, cluster?.floor, undefined, undefined, undefined, back?.floor, undefined];
+  const floorRow = (label: string, pick: (f: EngineFigures['floor']) => number): Row => {
+    const values = floors.map((f) => f && pick(f));
     return { label, cells: values.map((v) => fixed(v, 2)), values };
   };
   const faults = columns.map((c) => {
@@ -150,72 +164,106 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
   });
   const rows: Row[] = [
     row('whole path throughput, deliveries/s', columns, (c) => c.t.per_second, 1),
-    engineRow('Temporal floor, workflows/s', (e) => e.floor.throughput.per_second),
-    engineRow('whole path latency@10/s p50 ms', (e) => e.latency.p50_ms),
-    engineRow('whole path latency@10/s p99 ms', (e) => e.latency.p99_ms),
-    engineRow('Temporal floor latency@10/s p50 ms', (e) => e.floor.latency.p50_ms),
-    engineRow('Temporal floor latency@10/s p99 ms', (e) => e.floor.latency.p99_ms),
+    floorRow('Temporal floor, workflows/s', (f) => f.throughput.per_second),
+    row('whole path latency@10/s p50 ms', columns, (c) => c.l?.p50_ms),
+    row('whole path latency@10/s p99 ms', columns, (c) => c.l?.p99_ms),
+    floorRow('Temporal floor latency@10/s p50 ms', (f) => f.latency.p50_ms),
+    floorRow('Temporal floor latency@10/s p99 ms', (f) => f.latency.p99_ms),
     { label: 'lost / doubled / retried (path phases)', cells: faults },
     ...cpuRows(columns),
-    ...floorCpuRows(engines, columns),
+    ...floorCpuRows(floors, columns),
     ...databaseRows(columns),
     ...(cluster ? temporalRows(columns) : []),
   ];
+  // One worker's phases: the first, and the last when the run came back to one.
+  const ones = back ? [1, 5] : [1];
+  const ofMeans = (v: Values | undefined, count: number[]) => {
+    const m = v && mirrored(v, count, ones);
+    return m ? ratio(m.a, m.b) : '-';
+  };
   const body = rows.map((r) => [
     r.label,
     ...r.cells,
     ratio(r.values?.[1], r.values?.[0]),
-    ratio(r.values?.[2], r.values?.[1]),
-    ratio(r.values?.[3], r.values?.[1]),
-    ratio(r.values?.[4], r.values?.[1]),
+    ofMeans(r.values, back ? [2, 4] : [2]),
+    ofMeans(r.values, [3]),
+    ratio(r.values?.[6], r.values?.[back ? 5 : 1]),
   ]);
   // Without the cluster only the dev server's column says anything.
   const header = [
     '',
     'dev server',
     'cluster, 1 worker',
-    'cluster, 2 workers',
-    'cluster, 3 workers',
-    'cluster, no search attributes',
+    '2 workers',
+    '3 workers',
+    '2 workers again',
+    '1 worker again',
+    'no search attributes',
     'cluster/dev',
     '2 vs 1 worker',
     '3 vs 1 worker',
     'without vs with search attributes',
   ];
-  const keep = cluster ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] : [0, 1];
+  const keep = cluster ? header.map((_, i) => i) : [0, 1];
   const table = formatTable(
     keep.map((i) => header[i]!),
     body.map((cells) => keep.map((i) => cells[i]!)),
   );
   const r2 = (x: number) => Math.round(x * 100) / 100;
   const bare = cluster?.no_search_attributes;
+  // Tracing's phase and the one without search attributes follow the last one-worker phase.
+  const reference = back?.one_worker ?? cluster?.throughput;
   const visibilityWal = (p: PathThroughput, fpi: 'with' | 'without') =>
     (p.costs.databases.wal_bytes[VISIBILITY_DATABASE] ?? 0) -
     (fpi === 'with' ? 0 : (p.costs.databases.wal_fpi_bytes[VISIBILITY_DATABASE] ?? 0));
   // Three digits: what a few search attributes change is a few per cent at most.
   const withoutVsWith = (pick: (p: PathThroughput) => number) =>
-    cluster && bare && pick(cluster.throughput) > 0
-      ? Math.round((pick(bare) / pick(cluster.throughput)) * 1000) / 1000
+    reference && bare && pick(reference) > 0
+      ? Math.round((pick(bare) / pick(reference)) * 1000) / 1000
       : null;
+  const rate = (p: PathThroughput | null | undefined) => p?.per_second;
+  const machineMs = (c: CpuCosts | null | undefined) => c?.machine.ms_per_delivery;
+  const over = (a: (number | undefined)[], b: (number | undefined)[]) => {
+    const x = mean(a);
+    const y = mean(b);
+    return x === undefined || y === undefined || !(y > 0) ? null : r2(x / y);
+  };
+  const onePhases = cluster ? [cluster.throughput, ...(back ? [back.one_worker] : [])] : [];
+  const floorsCpu = cluster ? [cluster.floor.cpu, ...(back ? [back.floor.cpu] : [])] : [];
   const ratios = cluster && {
     throughput: r2(cluster.throughput.per_second / dev.throughput.per_second),
     p50: r2(cluster.latency.p50_ms / dev.latency.p50_ms),
     p99: r2(cluster.latency.p99_ms / dev.latency.p99_ms),
     floor_throughput: r2(cluster.floor.throughput.per_second / dev.floor.throughput.per_second),
-    two_workers_vs_one:
-      cluster.two_workers && r2(cluster.two_workers.per_second / cluster.throughput.per_second),
-    three_workers_vs_one:
-      cluster.three_workers && r2(cluster.three_workers.per_second / cluster.throughput.per_second),
-    start_calls_per_delivery: [cluster.throughput, cluster.two_workers, cluster.three_workers].map(
-      (p) => p?.costs.temporal?.start_requests ?? null,
+    // Means of the way out and back: two workers' phases against both of one worker's.
+    two_workers_vs_one: over(
+      [cluster.two_workers, ...(back ? [back.two_workers] : [])].map(rate),
+      onePhases.map(rate),
     ),
-    machine_cpu_vs_floor:
-      cluster.floor.cpu &&
-      r2(cluster.throughput.costs.cpu.machine.ms_per_delivery / cluster.floor.cpu.machine.ms_per_delivery),
+    three_workers_vs_one: over([rate(cluster.three_workers)], onePhases.map(rate)),
+    /** Each pass on its own: out (the first phases) and back. */
+    two_workers_vs_one_by_pass: [
+      over([rate(cluster.two_workers)], [rate(cluster.throughput)]),
+      back ? over([rate(back.two_workers)], [rate(back.one_worker)]) : null,
+    ],
+    start_calls_per_delivery: [
+      cluster.throughput,
+      cluster.two_workers,
+      cluster.three_workers,
+      back?.two_workers,
+      back?.one_worker,
+    ].map((p) => p?.costs.temporal?.start_requests ?? null),
+    machine_cpu_vs_floor: over(
+      onePhases.map((p) => machineMs(p.costs.cpu)),
+      floorsCpu.map(machineMs),
+    ),
+    machine_cpu_vs_floor_by_pass: onePhases.map((p, i) =>
+      over([machineMs(p.costs.cpu)], [machineMs(floorsCpu[i])]),
+    ),
     tracing_cpu_vs_untraced:
-      cluster.traced && r2(runMs(cluster.traced.path.costs.cpu) / runMs(cluster.throughput.costs.cpu)),
+      cluster.traced && reference && r2(runMs(cluster.traced.path.costs.cpu) / runMs(reference.costs.cpu)),
     tracing_throughput_vs_untraced:
-      cluster.traced && r2(cluster.traced.path.per_second / cluster.throughput.per_second),
+      cluster.traced && reference && r2(cluster.traced.path.per_second / reference.per_second),
     throughput_without_attributes_vs_with: withoutVsWith((p) => p.per_second),
     machine_cpu_without_attributes_vs_with: withoutVsWith((p) => p.costs.cpu.machine.ms_per_delivery),
     run_cpu_without_attributes_vs_with: withoutVsWith((p) => runMs(p.costs.cpu)),
@@ -227,22 +275,22 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
       (p) => p.costs.cpu.postgres_by_database[VISIBILITY_DATABASE] ?? 0,
     ),
   };
+  const saturatedAt = (label: string, p: PathThroughput | null | undefined) =>
+    p ? [`saturated, cluster with ${label}: ${saturation(p)}`] : [];
   const saturated = [
     `saturated, dev server: ${saturation(dev.throughput)}`,
-    ...(cluster
+    ...(cluster && reference
       ? [
-          `saturated, cluster with 1 worker: ${saturation(cluster.throughput)}`,
-          ...(cluster.two_workers
-            ? [`saturated, cluster with 2 workers: ${saturation(cluster.two_workers)}`]
-            : []),
-          ...(cluster.three_workers
-            ? [`saturated, cluster with 3 workers: ${saturation(cluster.three_workers)}`]
-            : []),
+          ...saturatedAt('1 worker', cluster.throughput),
+          ...saturatedAt('2 workers', cluster.two_workers),
+          ...saturatedAt('3 workers', cluster.three_workers),
+          ...saturatedAt('2 workers again', back?.two_workers),
+          ...saturatedAt('1 worker again', back?.one_worker),
           ...(cluster.traced
             ? [
                 `tracing on (1 worker, OTLP to loopback): ${cluster.traced.path.per_second.toFixed(1)} deliveries/s, ` +
                   `this run's processes ${runMs(cluster.traced.path.costs.cpu).toFixed(2)} ms CPU per delivery ` +
-                  `(untraced ${runMs(cluster.throughput.costs.cpu).toFixed(2)}), worker ` +
+                  `(untraced, the phase before: ${runMs(reference.costs.cpu).toFixed(2)}), worker ` +
                   `${cluster.traced.path.costs.cpu.processes['worker 1']?.ms_per_delivery ?? '-'} ms, ` +
                   `${cluster.traced.exports} exports, ${cluster.traced.export_bytes_per_delivery} bytes per delivery`,
               ]
@@ -251,11 +299,11 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
             ? [
                 `saturated, cluster without search attributes: ${saturation(bare)}`,
                 `without search attributes (1 worker, WEBHOOK_SEARCH_ATTRIBUTES=none): ${bare.per_second.toFixed(1)} deliveries/s ` +
-                  `(with ${cluster.throughput.per_second.toFixed(1)}), visibility WAL ${visibilityWal(bare, 'with')} bytes per delivery ` +
-                  `(with ${visibilityWal(cluster.throughput, 'with')}; less full-page images ${visibilityWal(bare, 'without')} ` +
-                  `against ${visibilityWal(cluster.throughput, 'without')}), whole machine ` +
+                  `(with ${reference.per_second.toFixed(1)}), visibility WAL ${visibilityWal(bare, 'with')} bytes per delivery ` +
+                  `(with ${visibilityWal(reference, 'with')}; less full-page images ${visibilityWal(bare, 'without')} ` +
+                  `against ${visibilityWal(reference, 'without')}), whole machine ` +
                   `${bare.costs.cpu.machine.ms_per_delivery.toFixed(2)} ms CPU per delivery ` +
-                  `(with ${cluster.throughput.costs.cpu.machine.ms_per_delivery.toFixed(2)})`,
+                  `(with ${reference.costs.cpu.machine.ms_per_delivery.toFixed(2)})`,
               ]
             : []),
         ]
@@ -270,12 +318,14 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
  * to it: what a delivery costs beyond a workflow that does nothing. The floor's worker is the bench's
  * process; the path's worker is its own.
  */
-function floorCpuRows(engines: (EngineFigures | undefined)[], columns: Column[]): Row[] {
-  const floorOf = (i: number) => engines[i]?.floor.cpu ?? undefined;
-  if (!floorOf(0) && !floorOf(1)) return [];
-  const names = union(engines.map((e) => (e?.floor.cpu ? Object.keys(e.floor.cpu.processes) : undefined)));
+function floorCpuRows(floors: (EngineFigures['floor'] | undefined)[], columns: Column[]): Row[] {
+  const floorOf = (i: number) => floors[i]?.cpu ?? undefined;
+  if (floors.every((_, i) => !floorOf(i))) return [];
+  // Each path column against the floor nearest it in the run: the first floor until the way back.
+  const nearest = (i: number) => floorOf(i) ?? (i >= 4 ? floorOf(5) : floorOf(Math.min(i, 1)));
+  const names = union(floors.map((f) => (f?.cpu ? Object.keys(f.cpu.processes) : undefined)));
   const floorRow = (label: string, pick: (c: CpuCosts) => number | undefined): Row => {
-    const values = engines.map((_, i) => {
+    const values = floors.map((_, i) => {
       const f = floorOf(i);
       return f && pick(f);
     });
@@ -283,7 +333,7 @@ function floorCpuRows(engines: (EngineFigures | undefined)[], columns: Column[])
   };
   const pathVsFloor = (label: string, path: (c: CpuCosts) => number, floor: (c: CpuCosts) => number): Row => {
     const values = columns.map((c, i) => {
-      const f = floorOf(Math.min(i, 1));
+      const f = nearest(i);
       return c && f && floor(f) > 0 ? path(c.t.costs.cpu) / floor(f) : undefined;
     });
     return { label, cells: values.map((v) => fixed(v, 2)), values };
@@ -293,7 +343,7 @@ function floorCpuRows(engines: (EngineFigures | undefined)[], columns: Column[])
     ...names.map((name) => floorRow(`  ${name}`, (c) => c.processes[name]?.ms_per_delivery)),
     floorRow("  this run's processes", runMs),
     floorRow('  whole machine', (c) => c.machine.ms_per_delivery),
-    heading('path per delivery / floor per workflow (cluster columns: vs the cluster floor)'),
+    heading('path per delivery / floor per workflow (cluster columns: vs the nearest cluster floor)'),
     pathVsFloor(
       '  whole machine',
       (c) => c.machine.ms_per_delivery,
@@ -322,9 +372,13 @@ export function engineFaults(e: EngineFigures): { lost: number; doubled: number 
     ...(e.three_workers ? [e.three_workers] : []),
     ...(e.traced ? [e.traced.path] : []),
     ...(e.no_search_attributes ? [e.no_search_attributes] : []),
+    ...(e.way_back ? [e.way_back.two_workers, e.way_back.one_worker] : []),
   ];
+  const floors = [e.floor, ...(e.way_back ? [e.way_back.floor] : [])];
   return {
-    lost: phases.reduce((n, f) => n + f.lost, 0) + e.floor.throughput.lost + e.floor.latency.lost,
+    lost:
+      phases.reduce((n, f) => n + f.lost, 0) +
+      floors.reduce((n, f) => n + f.throughput.lost + f.latency.lost, 0),
     doubled: phases.reduce((n, f) => n + f.duplicates, 0),
   };
 }

@@ -5,7 +5,13 @@ import { checkDeliveries, waitForReceipts, type DeliveryFigures, type Expected }
 import { latencyBreakdown, type LatencyBreakdown } from './latency-breakdown';
 import { commitEvent, type Committed } from './outbox-load';
 import { paced, withConcurrency } from './pacing';
-import { perDelivery, readPgCounters, type PgCostPerDelivery } from './pg-counters';
+import {
+  perDelivery,
+  readPgCounters,
+  readStatements,
+  resetStatements,
+  type PgCostPerDelivery,
+} from './pg-counters';
 import type { DatabaseCosts } from './pg-databases';
 import { processMeter, type CpuCosts, type Metered } from './process-meter';
 import { readTemporalMetrics, temporalCosts, type TemporalCosts } from './temporal-metrics';
@@ -104,6 +110,7 @@ export async function warmUp(s: WebhookStack, log: Logger) {
 export async function pathThroughput(s: WebhookStack, events: number, log: Logger) {
   const idle = processMeter(meteredOf(s), s.postgres.pid);
   const before = await readPgCounters(s.db);
+  await resetStatements(s.db);
   const idleCpu = idle.per(1);
   const databasesBefore = await s.postgres.meter.read();
   const temporalBefore = s.temporal.metricsUrl ? await readTemporalMetrics(s.temporal.metricsUrl) : null;
@@ -122,12 +129,13 @@ export async function pathThroughput(s: WebhookStack, events: number, log: Logge
   const cpuCosts = cpu.per(n);
   const temporalAfter = s.temporal.metricsUrl ? await readTemporalMetrics(s.temporal.metricsUrl) : null;
   const after = await readPgCounters(s.db);
+  const statements = await readStatements(s.db, n);
   const databasesAfter = await s.postgres.meter.read();
   const result: PathThroughput = {
     ...figures,
     commit_seconds: Math.round(commitSeconds * 100) / 100,
     statuses,
-    pg_per_delivery: perDelivery(before, after, n),
+    pg_per_delivery: { ...perDelivery(before, after, n), ...(statements && { statements }) },
     costs: {
       workers: s.workers.length,
       cpu: cpuCosts,

@@ -11,7 +11,41 @@ export type PgCostPerDelivery = {
   rows_by_table: Record<string, number>;
   /** Exact, but includes what autovacuum writes meanwhile. */
   wal_bytes: number;
+  /** With `BENCH_PG_STATEMENTS=1`: the most called statements of this database, calls per delivery. */
+  statements?: { calls: number; query: string }[];
 };
+
+/**
+ * `BENCH_PG_STATEMENTS=1` loads pg_stat_statements into the bench's PostgreSQL, and each throughput phase
+ * then lists its statements (what a transaction count alone cannot say: whose they are).
+ */
+export const statementsWanted = () => process.env.BENCH_PG_STATEMENTS === '1';
+export const statementSettings = (): Record<string, string> =>
+  statementsWanted()
+    ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }
+    : {};
+
+/** Counts from here on (nested statements, such as foreign-key checks, included). */
+export async function resetStatements(db: DataSource): Promise<void> {
+  if (!statementsWanted()) return;
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await db.query('SELECT pg_stat_statements_reset()');
+}
+
+/** The 20 statements of this database called most since the reset, per delivery, each on one line. */
+export async function readStatements(db: DataSource, deliveries: number) {
+  if (!statementsWanted()) return undefined;
+  const rows = await db.query<{ calls: string; query: string }[]>(
+    `SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 200) AS query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND query NOT LIKE '%pg_stat_statements%'
+      ORDER BY calls DESC LIMIT 20`,
+  );
+  return rows.map((r) => ({
+    calls: Math.round((Number(r.calls) / deliveries) * 1000) / 1000,
+    query: r.query,
+  }));
+}
 
 // A backend publishes its statistics at most once a second, and one that goes idle with some
 // unpublished waits up to 10 s (PGSTAT_IDLE_INTERVAL): an earlier read misses the pool's last writes.

@@ -14,6 +14,7 @@ import { repoRoot } from '../../tooling/paths';
 import { startStack } from '../../tooling/stack';
 import { startTemporalCluster } from '../../tooling/temporal-cluster';
 import { asBenchOperator, openBenchDatabase } from './bench-database';
+import { statementSettings } from './pg-counters';
 import { EVENT_TYPE } from './outbox-load';
 import { openDatabaseMeter, type DatabaseMeter } from './pg-databases';
 import { startReceiver, type Receiver, type ReceiverPath } from './webhook-receiver';
@@ -92,7 +93,10 @@ export async function startWebhookStack(
     dataDir: path.join(benchDir(), engine === 'dev' ? 'pg' : 'cluster-pg'),
     poolSize: POOL_SIZE,
     fresh: true,
-    ...(engine === 'cluster' && { settings: { max_connections: CLUSTER_MAX_CONNECTIONS } }),
+    settings: {
+      ...(engine === 'cluster' && { max_connections: CLUSTER_MAX_CONNECTIONS }),
+      ...statementSettings(),
+    },
   });
   const meter = await openDatabaseMeter(pg.url);
   stops.push(meter.close);

@@ -175,6 +175,7 @@ export function printWebhooksReport(r: WebhooksResults): { lost: number } {
     three_workers: null,
     traced: null,
     no_search_attributes: null,
+    way_back: null,
   };
   const engines = engineComparison(dev, r.cluster);
   console.log(
