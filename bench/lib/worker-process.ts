@@ -46,7 +46,7 @@ export async function startWorkerProcess(s: WorkerSettings): Promise<WorkerProce
     [
       '--max-old-space-size=512',
       '--max-semi-space-size=2',
-      '--optimize-for-size',
+      '--heap-growing-percent=10',
       // More V8 or Node flags for the worker, to compare settings within one hour (bench/README.md).
       ...(process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []),
       ...(s.nodeFlags ?? []),

@@ -1,13 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Data } from '../kernel/data';
 import { DomainError } from '../kernel/errors';
@@ -17,6 +13,12 @@ import { DEVICE_TYPES, UserEntity, type Passkey } from './entities';
 import { sameFingerprint } from './keys';
 import { passkeysIn, type StoredPasskey } from './repository/passkeys';
 import { challengesIn } from './repository/webauthn-challenges';
+
+/**
+ * The WebAuthn library, loaded at its first use: only the API process (the console) meets passkeys, and
+ * the worker, which imports this area for its operations, would otherwise hold its few hundred modules.
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /**
  * The relying party WebAuthn binds credentials to: `id` is PUBLIC_URL's hostname (a domain, never an
@@ -90,6 +92,7 @@ export async function passkeyRegistrationOptions(
   const user = await data.global(UserEntity).findOne({ id: r.userId });
   if (!user) throw new DomainError('not_found', 'No such user.');
   const existing = await passkeysIn(data).of(r.userId);
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: r.rp.name,
     rpID: r.rp.id,
@@ -125,6 +128,7 @@ export async function registerPasskey(
   const challenges = challengesIn(data);
   const row = await challenges.named(challenge, 'register');
   if (!row || row.user_id !== r.userId || !(await challenges.use(row.id, now))) return null;
+  const { verifyRegistrationResponse } = await webauthn();
   let verified;
   try {
     verified = await verifyRegistrationResponse({
@@ -163,6 +167,7 @@ export async function passkeySignInOptions(
   now: Date,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const browser = binding(r.browserBinding);
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({ rpID: r.rp.id, userVerification: 'required' });
   await challengesIn(data).add(
     {
@@ -196,6 +201,7 @@ async function verifiedUse(
     handle !== Buffer.from(userHandle(passkey.user_id)).toString('base64url')
   )
     return false;
+  const { verifyAuthenticationResponse } = await webauthn();
   let verified;
   try {
     verified = await verifyAuthenticationResponse({
@@ -324,6 +330,7 @@ export async function decisionChallenge(
   if (!UUID_PATTERN.test(d.approvalId)) throw new DomainError('not_found', 'No such approval request.');
   const nonce = randomBytes(32);
   const passkeys = await passkeysIn(data).of(d.userId);
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: 'required',

@@ -83,7 +83,7 @@ describe('one Temporal engine, declared once', () => {
     assert.deepEqual(worker.args, [
       '--max-old-space-size=512',
       '--max-semi-space-size=2',
-      '--optimize-for-size',
+      '--heap-growing-percent=10',
       'dist/worker/main.js',
     ]);
   });
