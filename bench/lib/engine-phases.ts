@@ -87,37 +87,44 @@ export async function clusterPhases(
 }
 
 /**
+ * The workers replaced by one of these settings (added to the usual ones), warmed up: the last phases
+ * each run one, and none follows that needs the usual worker back.
+ */
+async function aloneWith(s: WebhookStack, env: Record<string, string>, log: Logger) {
+  while (s.workers.length > 0) await s.removeWorker(s.workers[0]!);
+  const worker = await s.addWorker(env);
+  await warmUp(s, log);
+  return worker;
+}
+
+/**
  * What the delivery workflow's search attributes cost: the one worker replaced by one that starts
  * deliveries with `WEBHOOK_SEARCH_ATTRIBUTES=none`, and the throughput phase again: the last phase,
  * priced against the last one-worker phase of the usual settings (tracing's lies between them).
  */
 async function noSearchAttributesPhase(s: WebhookStack, events: number, log: Logger) {
-  await s.removeWorker(s.workers[0]!);
-  await s.addWorker({ WEBHOOK_SEARCH_ATTRIBUTES: 'none' });
-  await warmUp(s, log);
+  await aloneWith(s, { WEBHOOK_SEARCH_ATTRIBUTES: 'none' }, log);
   return (await pathThroughput(s, events, log)).result;
 }
 
 /**
  * What tracing costs: the one worker replaced by one exporting every span (OTLP/HTTP to a collector on
- * loopback that drops them), the throughput phase again, then a worker of the usual settings. The bench
- * process, which commits the events, is not traced: this prices the worker's spans and their export.
+ * loopback that drops them), and the throughput phase again; the worker is stopped before the
+ * collector's count is read. The bench process, which commits the events, is not traced: this prices the
+ * worker's spans and their export.
  */
 async function tracedPhase(s: WebhookStack, events: number, log: Logger) {
   const sink = await startOtlpSink();
   try {
-    await s.removeWorker(s.workers[0]!);
-    const traced = await s.addWorker({
-      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-    });
-    await warmUp(s, log);
+    const traced = await aloneWith(
+      s,
+      { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+      log,
+    );
     const before = sink.received();
     const path = await pathThroughput(s, events, log);
     await s.removeWorker(traced);
     const after = sink.received();
-    await s.addWorker();
-    await warmUp(s, log);
     const n = Math.max(1, path.result.received);
     return {
       path: path.result,

@@ -20,12 +20,6 @@ const COLUMNS = 7;
 const heading = (label: string): Row => ({ label, cells: Array<string>(COLUMNS).fill('') });
 const mean = (xs: (number | undefined)[]) =>
   xs.every((x) => x !== undefined) ? xs.reduce<number>((a, x) => a + x, 0) / xs.length : undefined;
-/** A ratio of means: a count's phases on the way out and back against one worker's (a mirror cancels a drift). */
-const mirrored = (v: Values, count: number[], one: number[]) => {
-  const a = mean(count.map((i) => v[i]));
-  const b = mean(one.map((i) => v[i]));
-  return a === undefined || b === undefined ? undefined : { a, b };
-};
 // Temporal's visibility store, as docker-compose and tooling/temporal-cluster.ts name it.
 const VISIBILITY_DATABASE = 'temporal_visibility';
 
@@ -177,10 +171,9 @@ export function engineComparison(dev: EngineFigures, cluster: EngineFigures | nu
   ];
   // One worker's phases: the first, and the last when the run came back to one.
   const ones = back ? [1, 5] : [1];
-  const ofMeans = (v: Values | undefined, count: number[]) => {
-    const m = v && mirrored(v, count, ones);
-    return m ? ratio(m.a, m.b) : '-';
-  };
+  // A ratio of means: a count's phases on the way out and back against one worker's (a mirror cancels a drift).
+  const ofMeans = (v: Values | undefined, count: number[]) =>
+    v ? ratio(mean(count.map((i) => v[i])), mean(ones.map((i) => v[i]))) : '-';
   const body = rows.map((r) => [
     r.label,
     ...r.cells,
